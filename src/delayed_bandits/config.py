@@ -1,0 +1,77 @@
+"""Loading and checking experiment configs against ``data/config.schema.yaml``.
+
+The workflow (``workflow/rules/common.smk``) and the CLI call the same ``validate``, so a bad
+config fails before any job runs, with a message naming the key and what is allowed."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+import jsonschema
+import yaml
+
+from delayed_bandits.algorithms import SETTINGS
+from delayed_bandits.errors import ConfigError
+
+
+def schema() -> dict[str, Any]:
+    """The config schema (``workflow/schemas/config.schema.yaml`` links to this file)."""
+    text = resources.files("delayed_bandits").joinpath("data/config.schema.yaml").read_text()
+    return yaml.safe_load(text)
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    where = ".".join(str(p) for p in error.absolute_path) or "<top level>"
+    message = error.message
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        patterns = list(error.schema.get("patternProperties", {}))
+        message += f"; allowed keys: {', '.join(allowed) or 'none'}"
+        if patterns:
+            message += f" or names matching {', '.join(patterns)}"
+    return f"config key '{where}': {message}"
+
+
+def validate(config: Mapping[str, Any]) -> None:
+    """Raise ``ConfigError`` on the first problem: schema first, then per-paper settings."""
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), e.message))
+    if errors:
+        raise ConfigError(_describe(errors[0]))
+    for paper, figures in config["papers"].items():
+        for figure, fig in figures.items():
+            for setting, raw in fig["settings"].items():
+                SETTINGS[paper](raw, f"papers.{paper}.{figure}.settings.{setting}")
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """Read and validate a YAML config file."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {str(path)!r} does not exist")
+    try:
+        config = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {exc}") from exc
+    if not isinstance(config, dict):
+        raise ConfigError(f"config file {str(path)!r} must hold a mapping")
+    validate(config)
+    return config
+
+
+def figure(config: Mapping[str, Any], paper: str, fig: str) -> Mapping[str, Any]:
+    """The experiment of one figure; the error lists the figures the config has."""
+    papers = config["papers"]
+    if paper not in papers:
+        raise ConfigError(f"paper {paper!r} is not in the config; it has {', '.join(papers)}")
+    if fig not in papers[paper]:
+        raise ConfigError(f"figure {fig!r} is not in papers.{paper}; "
+                          f"it has {', '.join(papers[paper])}")
+    return papers[paper][fig]
+
+
+def shards(replications: int, shard_size: int) -> list[tuple[int, int]]:
+    """Replication ranges (first, last), both inclusive, of at most ``shard_size`` runs."""
+    return [(a, min(a + shard_size, replications) - 1) for a in range(0, replications, shard_size)]

@@ -1,0 +1,349 @@
+"""Integer delay distributions on {0, 1, 2, ...}.
+
+Every distribution offers the same four things the papers use: ``sample`` (draws from a numpy
+``Generator``), ``cdf`` (tau(d) = P(D <= d), Vernade et al. 2017 Section 2), ``mean`` and
+``variance`` (Pike-Burke et al. 2018 eqs. (6)-(7) use E[tau] and V(tau)).
+
+A delay of ``d`` means: a reward generated at round ``s`` becomes usable at round ``s + d + 1``
+(see ``docs/decisions.md``, "arrival convention").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Protocol, Sequence
+
+import numpy as np
+from scipy import special, stats
+
+from delayed_bandits.errors import ConfigError
+
+# Draws beyond this are clipped so that heavy tails (Pareto with alpha <= 1) fit an int64; a delay
+# this long is never observed within any horizon we simulate.
+MAX_DELAY = 2**62
+
+
+class DelayDistribution(Protocol):
+    """What the engine needs from a delay distribution."""
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray: ...
+
+    def cdf(self, d: np.ndarray | int) -> np.ndarray: ...
+
+    @property
+    def mean(self) -> float: ...
+
+    @property
+    def variance(self) -> float: ...
+
+
+def _moments_from_survival(dist: DelayDistribution, upper: int) -> tuple[float, float]:
+    """Mean and variance of a delay supported on {0..upper}: E[D] = sum_d P(D > d),
+    E[D^2] = sum_d (2d + 1) P(D > d)."""
+    d = np.arange(upper + 1)
+    surv = 1.0 - dist.cdf(d)
+    mean = float(surv.sum())
+    second = float(((2 * d + 1) * surv).sum())
+    return mean, second - mean**2
+
+
+@dataclass(frozen=True)
+class Uniform:
+    """Uniform on {low, ..., high} (Pike-Burke et al. 2018, Figure 3a)."""
+
+    low: int
+    high: int
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return rng.integers(self.low, self.high + 1, size=size, dtype=np.int64)
+
+    def cdf(self, d: np.ndarray | int) -> np.ndarray:
+        d = np.floor(np.asarray(d, dtype=float))
+        return np.clip((d - self.low + 1) / (self.high - self.low + 1), 0.0, 1.0)
+
+    @property
+    def mean(self) -> float:
+        return (self.low + self.high) / 2
+
+    @property
+    def variance(self) -> float:
+        return ((self.high - self.low + 1) ** 2 - 1) / 12
+
+
+@dataclass(frozen=True)
+class Geometric:
+    """Geometric on {0, 1, ...} with mean ``mu``: P(D > d) = q^(d+1), q = mu / (mu + 1)
+    (Vernade et al. 2017, Section 7; the paper's "lambda = 1/mu" is this q, see decisions)."""
+
+    mu: float
+
+    @property
+    def q(self) -> float:
+        """The factor by which 1 - tau(d) shrinks at each step."""
+        return self.mu / (self.mu + 1.0)
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return rng.geometric(1.0 / (self.mu + 1.0), size=size).astype(np.int64) - 1
+
+    def cdf(self, d: np.ndarray | int) -> np.ndarray:
+        d = np.floor(np.asarray(d, dtype=float))
+        return np.where(d < 0, 0.0, 1.0 - self.q ** (d + 1))
+
+    @property
+    def mean(self) -> float:
+        return self.mu
+
+    @property
+    def variance(self) -> float:
+        return self.mu * (self.mu + 1.0)
+
+
+@dataclass(frozen=True)
+class Exponential:
+    """floor(E), E ~ Exponential(scale), optionally conditioned on floor(E) <= bound.
+
+    Truncation renormalises, so ``mean`` is the truncated mean, the value algorithms are given
+    (Pike-Burke et al. 2018, Figure 3a: mean 50 bounded at 75 and at 250)."""
+
+    scale: float
+    bound: int | None = None
+
+    def _untruncated_cdf(self, d: np.ndarray) -> np.ndarray:
+        return np.where(d < 0, 0.0, -np.expm1(-(d + 1) / self.scale))
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        top = 1.0 if self.bound is None else float(self._untruncated_cdf(np.array(self.bound)))
+        u = rng.random(size) * top
+        return np.floor(-self.scale * np.log1p(-u)).astype(np.int64)
+
+    def cdf(self, d: np.ndarray | int) -> np.ndarray:
+        d = np.floor(np.asarray(d, dtype=float))
+        if self.bound is None:
+            return self._untruncated_cdf(d)
+        return np.minimum(
+            self._untruncated_cdf(d) / self._untruncated_cdf(np.array(float(self.bound))), 1.0
+        )
+
+    @property
+    def mean(self) -> float:
+        if self.bound is None:
+            q = math.exp(-1.0 / self.scale)
+            return q / (1.0 - q)
+        return _moments_from_survival(self, self.bound)[0]
+
+    @property
+    def variance(self) -> float:
+        if self.bound is None:
+            q = math.exp(-1.0 / self.scale)
+            return q / (1.0 - q) ** 2
+        return _moments_from_survival(self, self.bound)[1]
+
+
+@dataclass(frozen=True)
+class Poisson:
+    """Poisson with rate ``rate``."""
+
+    rate: float
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return rng.poisson(self.rate, size=size).astype(np.int64)
+
+    def cdf(self, d: np.ndarray | int) -> np.ndarray:
+        return np.asarray(stats.poisson.cdf(np.floor(np.asarray(d, dtype=float)), self.rate))
+
+    @property
+    def mean(self) -> float:
+        return self.rate
+
+    @property
+    def variance(self) -> float:
+        return self.rate
+
+
+@dataclass(frozen=True)
+class HalfNormal:
+    """floor(|Z|), Z ~ Normal(0, sigma^2): P(D <= d) = erf((d + 1) / (sigma sqrt 2))."""
+
+    sigma: float
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return np.floor(np.abs(rng.normal(0.0, self.sigma, size=size))).astype(np.int64)
+
+    def cdf(self, d: np.ndarray | int) -> np.ndarray:
+        d = np.floor(np.asarray(d, dtype=float))
+        return np.where(d < 0, 0.0, special.erf((d + 1) / (self.sigma * math.sqrt(2.0))))
+
+    def _upper(self) -> int:
+        return int(math.ceil(12 * self.sigma)) + 1
+
+    @property
+    def mean(self) -> float:
+        return _moments_from_survival(self, self._upper())[0]
+
+    @property
+    def variance(self) -> float:
+        return _moments_from_survival(self, self._upper())[1]
+
+
+@dataclass(frozen=True)
+class Pareto:
+    """D = floor(X), X ~ Pareto type I (tail index ``alpha``, scale 1): P(D > d) = (d + 1)^-alpha.
+
+    D >= 1 always. The mean is zeta(alpha), infinite when alpha <= 1 (Manegueu et al. 2020,
+    Section 2)."""
+
+    alpha: float
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        u = 1.0 - rng.random(size)  # in (0, 1], so the power is finite
+        x = u ** (-1.0 / self.alpha)
+        return np.floor(np.minimum(x, float(MAX_DELAY))).astype(np.int64)
+
+    def cdf(self, d: np.ndarray | int) -> np.ndarray:
+        d = np.floor(np.asarray(d, dtype=float))
+        return np.where(d < 0, 0.0, 1.0 - (np.maximum(d, 0.0) + 1.0) ** (-self.alpha))
+
+    @property
+    def mean(self) -> float:
+        return float(special.zeta(self.alpha)) if self.alpha > 1 else math.inf
+
+    @property
+    def variance(self) -> float:
+        if self.alpha <= 2:
+            return math.inf
+        second = 2 * float(special.zeta(self.alpha - 1)) - float(special.zeta(self.alpha))
+        return second - self.mean**2
+
+
+@dataclass(frozen=True)
+class Empirical:
+    """An empirical delay law given by its quantile table.
+
+    ``values[i]`` is the quantile at probability ``probs[i]``; between table points the quantile
+    function is linear in ``values`` (on a log10 scale when ``log10``), then multiplied by
+    ``scale`` and floored. Vernade et al. 2020 rescale Criteo delays (seconds) by 0.01."""
+
+    probs: tuple[float, ...]
+    values: tuple[float, ...]
+    scale: float = 1.0
+    log10: bool = False
+
+    def _to_delay(self, v: np.ndarray) -> np.ndarray:
+        return self.scale * (10.0**v if self.log10 else v)
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        v = np.interp(rng.random(size), self.probs, self.values)
+        return np.floor(self._to_delay(v)).astype(np.int64)
+
+    def cdf(self, d: np.ndarray | int) -> np.ndarray:
+        # P(floor(X) <= d) = P(X < d + 1) = F_X(d + 1), F_X the inverse of the quantile table.
+        x = (np.floor(np.asarray(d, dtype=float)) + 1.0) / self.scale
+        with np.errstate(divide="ignore"):
+            v = np.log10(x) if self.log10 else x
+        return np.interp(v, self.values, self.probs, left=0.0, right=1.0)
+
+    def _upper(self) -> int:
+        return int(math.ceil(float(self._to_delay(np.array(self.values[-1])))))
+
+    @property
+    def mean(self) -> float:
+        return _moments_from_survival(self, self._upper())[0]
+
+    @property
+    def variance(self) -> float:
+        return _moments_from_survival(self, self._upper())[1]
+
+
+@dataclass(frozen=True)
+class PerArm:
+    """Arm-dependent delays: arm k's delays follow ``arms[k]`` (Manegueu et al. 2020)."""
+
+    arms: tuple[DelayDistribution, ...]
+
+    def sample_table(self, rng: np.random.Generator, horizon: int) -> np.ndarray:
+        return np.column_stack([arm.sample(rng, horizon) for arm in self.arms])
+
+
+def sample_table(dist: DelayDistribution | PerArm, rng: np.random.Generator,
+                 horizon: int, n_arms: int) -> np.ndarray:
+    """Delays for every (round, arm) pair, shape (horizon, n_arms): the environment's draw."""
+    if isinstance(dist, PerArm):
+        if len(dist.arms) != n_arms:
+            raise ConfigError(f"delay.per_arm has {len(dist.arms)} entries but there are {n_arms} arms")
+        return dist.sample_table(rng, horizon)
+    return dist.sample(rng, horizon * n_arms).reshape(horizon, n_arms)
+
+
+def cdf_table(dist: DelayDistribution, upto: int) -> np.ndarray:
+    """tau(0), ..., tau(upto) as a float64 array, the form kernels take."""
+    return np.ascontiguousarray(dist.cdf(np.arange(upto + 1)), dtype=np.float64)
+
+
+KINDS = ("uniform", "geometric", "exponential", "poisson", "halfnormal", "pareto", "empirical",
+         "per_arm")
+
+
+def _require(spec: Mapping[str, Any], key: str, where: str, positive: bool = True) -> float:
+    if key not in spec:
+        raise ConfigError(f"{where}: missing key '{key}' for delay kind '{spec.get('kind')}'")
+    value = spec[key]
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise ConfigError(f"{where}.{key}: expected a number, got {value!r}")
+    if positive and value <= 0:
+        raise ConfigError(f"{where}.{key}: must be > 0, got {value!r}")
+    return float(value)
+
+
+def from_spec(spec: Mapping[str, Any], where: str = "delay") -> DelayDistribution | PerArm:
+    """Build a distribution from a config mapping such as ``{kind: geometric, mean: 500}``.
+
+    Raises ``ConfigError`` naming ``where`` and the allowed kinds or the bad key."""
+    kind = spec.get("kind")
+    allowed = {
+        "uniform": {"low", "high"}, "geometric": {"mean"}, "exponential": {"mean", "bound"},
+        "poisson": {"rate"}, "halfnormal": {"sigma"}, "pareto": {"alpha"},
+        "empirical": {"probs", "values", "scale", "log10"}, "per_arm": {"arms"},
+    }
+    if kind not in allowed:
+        raise ConfigError(f"{where}.kind: {kind!r} is not one of {', '.join(KINDS)}")
+    extra = set(spec) - allowed[kind] - {"kind"}
+    if extra:
+        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for kind '{kind}'; "
+                          f"allowed: {sorted(allowed[kind])}")
+    if kind == "uniform":
+        low, high = _require(spec, "low", where, False), _require(spec, "high", where, False)
+        if low < 0 or high < low or low != int(low) or high != int(high):
+            raise ConfigError(f"{where}: need integers 0 <= low <= high, got {low}, {high}")
+        return Uniform(int(low), int(high))
+    if kind == "geometric":
+        return Geometric(_require(spec, "mean", where))
+    if kind == "exponential":
+        bound = spec.get("bound")
+        if bound is not None and (not isinstance(bound, int) or bound < 0):
+            raise ConfigError(f"{where}.bound: expected a non-negative integer, got {bound!r}")
+        return Exponential(_require(spec, "mean", where), bound)
+    if kind == "poisson":
+        return Poisson(_require(spec, "rate", where))
+    if kind == "halfnormal":
+        return HalfNormal(_require(spec, "sigma", where))
+    if kind == "pareto":
+        return Pareto(_require(spec, "alpha", where))
+    if kind == "empirical":
+        probs, values = spec.get("probs"), spec.get("values")
+        if not isinstance(probs, Sequence) or not isinstance(values, Sequence) \
+                or len(probs) != len(values) or len(probs) < 2:
+            raise ConfigError(f"{where}: probs and values must be lists of equal length >= 2")
+        if probs[0] != 0 or probs[-1] != 1 or any(b < a for a, b in zip(probs, probs[1:])) \
+                or any(b < a for a, b in zip(values, values[1:])):
+            raise ConfigError(f"{where}: probs must rise from 0 to 1 and values must not decrease")
+        scale = _require(spec, "scale", where) if "scale" in spec else 1.0
+        return Empirical(tuple(map(float, probs)), tuple(map(float, values)), scale,
+                         bool(spec.get("log10", False)))
+    arms = spec.get("arms")
+    if not isinstance(arms, Sequence) or not arms:
+        raise ConfigError(f"{where}.arms: expected a non-empty list of delay specs")
+    built = [from_spec(a, f"{where}.arms[{i}]") for i, a in enumerate(arms)]
+    if any(isinstance(b, PerArm) for b in built):
+        raise ConfigError(f"{where}.arms: per_arm delays cannot be nested")
+    return PerArm(tuple(built))  # type: ignore[arg-type]

@@ -1,0 +1,196 @@
+"""Compiled kernels for Vernade et al. 2017: one replication per call.
+
+Same policies, timing and tie-breaking as ``delayed_bandits.policies.vernade2017`` (the readable
+reference); the kernels differ only in how they keep the counts: arrivals are bucketed by the
+round they become usable, the censored N~ uses the m-buffer of Section 7, and the uncensored N~
+with geometric delays uses the O(1) recursion (6), N~_k = N_k - O_k, O_k <- q (O_k + 1{A_t = k}).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from delayed_bandits.policies.vernade2017 import KLUCB_TOLERANCE
+
+
+@njit(cache=True)
+def poisson_kl(p: float, q: float) -> float:
+    """d_Pois(p, q) = p log(p / q) + q - p (Lemma 7)."""
+    return (p * math.log(p / q) if p > 0.0 else 0.0) + q - p
+
+
+@njit(cache=True)
+def klucb_index(theta_hat: float, n_tilde: float, b: float) -> float:
+    """max{q in [theta_hat, 1] : N~ d_Pois(theta_hat, q) <= beta} by bisection (Section 5.3)."""
+    if n_tilde <= 0.0:
+        return math.inf
+    if theta_hat >= 1.0:
+        return theta_hat
+    if n_tilde * poisson_kl(theta_hat, 1.0) <= b:
+        return 1.0
+    lo, hi = theta_hat, 1.0
+    while hi - lo > KLUCB_TOLERANCE:
+        mid = 0.5 * (lo + hi)
+        if n_tilde * poisson_kl(theta_hat, mid) <= b:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def ucb_index(theta_hat: float, n: float, n_tilde: float, b: float) -> float:
+    """theta_hat + sqrt(N / N~) sqrt(beta / (2 N~)) (Section 5.2)."""
+    if n_tilde <= 0.0:
+        return math.inf
+    return theta_hat + math.sqrt(n / n_tilde) * math.sqrt(b / (2.0 * n_tilde))
+
+
+@njit(cache=True)
+def _record(t: int, regret: float, checkpoints: np.ndarray, out: np.ndarray, ci: int) -> int:
+    if ci < checkpoints.shape[0] and checkpoints[ci] == t:
+        out[ci] = regret
+        ci += 1
+    return ci
+
+
+@njit(cache=True)
+def delayed_index(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, tau: np.ndarray,
+                  window: int, censored: bool, kl: bool, estimate_cdf: bool, q: float,
+                  gamma: float, epsilon: float, checkpoints: np.ndarray,
+                  actions: np.ndarray) -> np.ndarray:
+    """DelayedUCB / DelayedKLUCB (Algorithm 1). Fills ``actions`` and returns the pseudo-regret at
+    ``checkpoints``.
+
+    ``tau[d]`` = P(D <= d) for d = 0..window (censored) or 0..T (uncensored). Uncensored with
+    ``q >= 0`` uses the geometric recursion with that q (known CDF) or with q = mu_hat/(mu_hat+1)
+    (``estimate_cdf``, Appendix D); ``q < 0`` falls back to the full weighted sum."""
+    horizon, n_arms = uniforms.shape
+    best = theta.max()
+    successes = np.zeros(n_arms)
+    pulls = np.zeros(n_arms)
+    old = np.zeros(n_arms)  # censored: pulls at s <= t-1-m, weight tau_m
+    o = np.zeros(n_arms)  # uncensored recursion state O_k(t)
+    n_tilde = np.zeros(n_arms)
+    # Pulls arriving at round t form a list in the order they were made: head[t], link[head[t]], ...
+    head = np.full(horizon + 2, -1, dtype=np.int64)
+    tail = np.full(horizon + 2, -1, dtype=np.int64)
+    link = np.full(horizon + 1, -1, dtype=np.int64)
+    # Appendix D estimators: cumulative counts of observed delays (censored), mean (uncensored).
+    cum = np.zeros(window + 1) if censored else np.zeros(1)
+    n_obs = 0
+    mu_hat = 0.0
+    recursion = (not censored) and q >= 0.0
+    span = window if censored else horizon
+    out = np.zeros(checkpoints.shape[0])
+    regret = 0.0
+    ci = 0
+    for t in range(1, horizon + 1):
+        s = head[t]
+        while s > 0:
+            a = actions[s - 1]
+            successes[a] += 1.0
+            d = delays[s - 1, a]
+            n_obs += 1
+            if estimate_cdf and censored:
+                for j in range(d, window + 1):
+                    cum[j] += 1.0
+            step = n_obs ** (-gamma)
+            mu_hat = (1.0 - step) * mu_hat + step * d
+            s = link[s]
+        if t <= n_arms:
+            arm = t - 1
+        else:
+            if recursion:
+                for k in range(n_arms):
+                    n_tilde[k] = pulls[k] - o[k]
+            else:
+                tau_old = 1.0 if estimate_cdf else tau[window if censored else 0]
+                for k in range(n_arms):
+                    n_tilde[k] = old[k] * tau_old if censored else 0.0
+                for s in range(max(1, t - span), t):
+                    age = t - 1 - s
+                    if estimate_cdf:
+                        w = cum[age] / n_obs if n_obs > 0 else 1.0
+                    else:
+                        w = tau[age]
+                    n_tilde[actions[s - 1]] += w
+            b = (1.0 + epsilon) * math.log(t)
+            arm = 0
+            best_index = -math.inf
+            for k in range(n_arms):
+                theta_hat = successes[k] / n_tilde[k] if n_tilde[k] > 0.0 else 0.0
+                if kl:
+                    index = klucb_index(theta_hat, n_tilde[k], b)
+                else:
+                    index = ucb_index(theta_hat, pulls[k], n_tilde[k], b)
+                if index > best_index:
+                    best_index = index
+                    arm = k
+        actions[t - 1] = arm
+        pulls[arm] += 1.0
+        regret += best - theta[arm]
+        ci = _record(t, regret, checkpoints, out, ci)
+        if recursion:
+            q_now = mu_hat / (mu_hat + 1.0) if estimate_cdf else q
+            for k in range(n_arms):
+                o[k] = q_now * (o[k] + (1.0 if k == arm else 0.0))
+        if censored and t - window >= 1:
+            old[actions[t - window - 1]] += 1.0
+        d = delays[t - 1, arm]
+        if uniforms[t - 1, arm] < theta[arm] and (not censored or d <= window) \
+                and d <= horizon - t - 1:
+            due = t + d + 1
+            if head[due] < 0:
+                head[due] = t
+            else:
+                link[tail[due]] = t
+            tail[due] = t
+    return out
+
+
+@njit(cache=True)
+def discarding(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, tau_m: float,
+               window: int, kl: bool, epsilon: float, checkpoints: np.ndarray,
+               actions: np.ndarray) -> np.ndarray:
+    """DiscardingUCB / DiscardingKLUCB (Section 6) on pulls older than the window; round robin on
+    the least-pulled arm while some arm has none. Returns the pseudo-regret at ``checkpoints``."""
+    horizon, n_arms = uniforms.shape
+    best = theta.max()
+    pulls = np.zeros(n_arms)
+    n_old = np.zeros(n_arms)
+    s_old = np.zeros(n_arms)
+    out = np.zeros(checkpoints.shape[0])
+    regret = 0.0
+    ci = 0
+    for t in range(1, horizon + 1):
+        s = t - 1 - window  # this pull's censored outcome became fully known at round t
+        if s >= 1:
+            a = actions[s - 1]
+            n_old[a] += 1.0
+            if uniforms[s - 1, a] < theta[a] and delays[s - 1, a] <= window:
+                s_old[a] += 1.0
+        if n_old.min() == 0.0:
+            arm = int(np.argmin(pulls))
+        else:
+            b = (1.0 + epsilon) * math.log(t)
+            arm = 0
+            best_index = -math.inf
+            for k in range(n_arms):
+                n_eff = tau_m * n_old[k]
+                theta_hat = s_old[k] / n_eff
+                if kl:
+                    index = klucb_index(theta_hat, n_eff, b)
+                else:
+                    index = theta_hat + math.sqrt(b / (2.0 * n_eff))
+                if index > best_index:
+                    best_index = index
+                    arm = k
+        actions[t - 1] = arm
+        pulls[arm] += 1.0
+        regret += best - theta[arm]
+        ci = _record(t, regret, checkpoints, out, ci)
+    return out

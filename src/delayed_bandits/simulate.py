@@ -1,0 +1,41 @@
+"""Run a shard of replications of one (paper, figure, setting, algorithm) with its kernel."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from delayed_bandits import algorithms, environment, seeds
+from delayed_bandits.errors import ConfigError
+
+
+def run_shard(config: Mapping[str, Any], paper: str, figure: str, setting: str, algorithm: str,
+              first: int, last: int) -> pd.DataFrame:
+    """Pseudo-regret at the figure's checkpoints for replications ``first..last`` (inclusive).
+
+    Columns: replication, t, regret. Each replication draws its own environment from its own
+    seed, so the rows of a replication do not depend on which shard computes them."""
+    fig = config["papers"][paper][figure]
+    if setting not in fig["settings"]:
+        raise ConfigError(f"setting {setting!r} is not one of {', '.join(fig['settings'])} "
+                          f"(papers.{paper}.{figure}.settings)")
+    if algorithm not in fig["algorithms"]:
+        raise ConfigError(f"algorithm {algorithm!r} is not one of {', '.join(fig['algorithms'])} "
+                          f"(papers.{paper}.{figure}.algorithms)")
+    if not 0 <= first <= last < fig["replications"]:
+        raise ConfigError(f"replications {first}-{last}: need 0 <= first <= last < "
+                          f"{fig['replications']} (papers.{paper}.{figure}.replications)")
+    algo = algorithms.get(paper, algorithm)
+    st = algorithms.SETTINGS[paper](fig["settings"][setting], f"{paper}.{figure}.{setting}")
+    horizon = int(fig["horizon"])
+    cp = environment.checkpoint_grid(horizon, int(fig["checkpoints"]))
+    frames = []
+    for r in range(first, last + 1):
+        env_seed, _policy_seed = seeds.replication_seeds(config["seed"], paper, figure, setting, r)
+        env = environment.draw(env_seed, horizon, st.n_arms, st.delay)
+        regret, _ = algo.kernel(st, env, cp)
+        frames.append(pd.DataFrame({"replication": np.full(len(cp), r, dtype=np.int64),
+                                    "t": cp, "regret": regret}))
+    return pd.concat(frames, ignore_index=True)
