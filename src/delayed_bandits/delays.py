@@ -88,7 +88,7 @@ class Geometric:
 
     def cdf(self, d: np.ndarray | int) -> np.ndarray:
         d = np.floor(np.asarray(d, dtype=float))
-        return np.where(d < 0, 0.0, 1.0 - self.q ** (d + 1))
+        return np.where(d < 0, 0.0, 1.0 - self.q ** (np.maximum(d, 0.0) + 1))
 
     @property
     def mean(self) -> float:
@@ -237,11 +237,22 @@ class Empirical:
         return np.floor(self._to_delay(v)).astype(np.int64)
 
     def cdf(self, d: np.ndarray | int) -> np.ndarray:
-        # P(floor(X) <= d) = P(X < d + 1) = F_X(d + 1), F_X the inverse of the quantile table.
+        # P(floor(X) <= d) = P(X < d + 1): the left limit of F_X, which matters at atoms (a value
+        # repeated in the table).
         x = (np.floor(np.asarray(d, dtype=float)) + 1.0) / self.scale
-        with np.errstate(divide="ignore"):
-            v = np.log10(x) if self.log10 else x
-        return np.interp(v, self.values, self.probs, left=0.0, right=1.0)
+        if self.log10:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                v = np.where(x > 0, np.log10(np.maximum(x, 1e-300)), -np.inf)
+        else:
+            v = x
+        values, probs = np.asarray(self.values), np.asarray(self.probs)
+        idx = np.searchsorted(values, v, side="left")  # first table value >= v
+        lo = np.clip(idx - 1, 0, len(values) - 1)
+        hi = np.clip(idx, 0, len(values) - 1)
+        span = values[hi] - values[lo]
+        frac = np.where(span > 0, (v - values[lo]) / np.where(span > 0, span, 1.0), 1.0)
+        inside = probs[lo] + frac * (probs[hi] - probs[lo])
+        return np.where(idx == 0, 0.0, np.where(idx >= len(values), 1.0, inside))
 
     def _upper(self) -> int:
         return int(math.ceil(float(self._to_delay(np.array(self.values[-1])))))
@@ -320,7 +331,8 @@ def from_spec(spec: Mapping[str, Any], where: str = "delay") -> DelayDistributio
         return Geometric(_require(spec, "mean", where))
     if kind == "exponential":
         bound = spec.get("bound")
-        if bound is not None and (not isinstance(bound, int) or bound < 0):
+        if bound is not None and (not isinstance(bound, int) or isinstance(bound, bool)
+                                  or bound < 0):
             raise ConfigError(f"{where}.bound: expected a non-negative integer, got {bound!r}")
         return Exponential(_require(spec, "mean", where), bound)
     if kind == "poisson":
@@ -334,15 +346,23 @@ def from_spec(spec: Mapping[str, Any], where: str = "delay") -> DelayDistributio
         if not isinstance(probs, Sequence) or not isinstance(values, Sequence) \
                 or len(probs) != len(values) or len(probs) < 2:
             raise ConfigError(f"{where}: probs and values must be lists of equal length >= 2")
+        numbers = [x for x in (*probs, *values)
+                   if isinstance(x, (int, float)) and not isinstance(x, bool)]
+        if len(numbers) != 2 * len(probs):
+            raise ConfigError(f"{where}: probs and values must hold numbers only")
         if probs[0] != 0 or probs[-1] != 1 or any(b < a for a, b in zip(probs, probs[1:])) \
                 or any(b < a for a, b in zip(values, values[1:])):
             raise ConfigError(f"{where}: probs must rise from 0 to 1 and values must not decrease")
+        if not spec.get("log10", False) and values[0] < 0:
+            raise ConfigError(f"{where}.values: delays must be >= 0 (or set log10: true)")
         scale = _require(spec, "scale", where) if "scale" in spec else 1.0
         return Empirical(tuple(map(float, probs)), tuple(map(float, values)), scale,
                          bool(spec.get("log10", False)))
     arms = spec.get("arms")
     if not isinstance(arms, Sequence) or not arms:
         raise ConfigError(f"{where}.arms: expected a non-empty list of delay specs")
+    if not all(isinstance(a, Mapping) for a in arms):
+        raise ConfigError(f"{where}.arms: every entry must be a delay spec mapping")
     built = [from_spec(a, f"{where}.arms[{i}]") for i, a in enumerate(arms)]
     if any(isinstance(b, PerArm) for b in built):
         raise ConfigError(f"{where}.arms: per_arm delays cannot be nested")

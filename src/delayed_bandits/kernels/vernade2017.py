@@ -24,21 +24,20 @@ def poisson_kl(p: float, q: float) -> float:
 
 @njit(cache=True)
 def klucb_index(theta_hat: float, n_tilde: float, b: float) -> float:
-    """max{q in [theta_hat, 1] : N~ d_Pois(theta_hat, q) <= beta} by bisection (Section 5.3)."""
+    """max{q in [theta_hat, 1] : N~ d_Pois(theta_hat, q) <= beta} by Newton from q = 1
+    (Section 5.3; same iteration as the reference)."""
     if n_tilde <= 0.0:
         return math.inf
     if theta_hat >= 1.0:
         return theta_hat
     if n_tilde * poisson_kl(theta_hat, 1.0) <= b:
         return 1.0
-    lo, hi = theta_hat, 1.0
-    while hi - lo > KLUCB_TOLERANCE:
-        mid = 0.5 * (lo + hi)
-        if n_tilde * poisson_kl(theta_hat, mid) <= b:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    q = 1.0
+    while True:
+        step = (n_tilde * poisson_kl(theta_hat, q) - b) / (n_tilde * (1.0 - theta_hat / q))
+        q -= step
+        if step < KLUCB_TOLERANCE:
+            return q
 
 
 @njit(cache=True)

@@ -40,22 +40,23 @@ def poisson_kl(p: float, q: float) -> float:
 
 
 def klucb_index(theta_hat: float, n_tilde: float, b: float) -> float:
-    """U^KL_k(t) = max{q in [theta_hat, 1] : N~ d_Pois(theta_hat, q) <= beta} (Section 5.3),
-    by bisection to ``KLUCB_TOLERANCE``. An estimate already >= 1 is its own index."""
+    """U^KL_k(t) = max{q in [theta_hat, 1] : N~ d_Pois(theta_hat, q) <= beta} (Section 5.3).
+
+    f(q) = N~ d_Pois(theta_hat, q) - beta is convex and increasing on [theta_hat, 1], so Newton's
+    method started at q = 1 decreases monotonically to the root; it stops when a step is below
+    ``KLUCB_TOLERANCE``. An estimate already >= 1 is its own index."""
     if n_tilde <= 0.0:
         return math.inf
     if theta_hat >= 1.0:
         return theta_hat
     if n_tilde * poisson_kl(theta_hat, 1.0) <= b:
         return 1.0
-    lo, hi = theta_hat, 1.0
-    while hi - lo > KLUCB_TOLERANCE:
-        mid = 0.5 * (lo + hi)
-        if n_tilde * poisson_kl(theta_hat, mid) <= b:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    q = 1.0
+    while True:
+        step = (n_tilde * poisson_kl(theta_hat, q) - b) / (n_tilde * (1.0 - theta_hat / q))
+        q -= step
+        if step < KLUCB_TOLERANCE:
+            return q
 
 
 def first_argmax(values: list[float]) -> int:

@@ -1,0 +1,17 @@
+# delayed-bandits: every figure of the reproduced papers, from simulation to claims and plots.
+# Paths: results/<paper>/<figure>/..., logs/ and benchmarks/ mirror them (see README).
+configfile: "config/config.yaml"
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/pipeline.smk"
+include: "workflow/rules/vernade2017.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        figures=all_figures(),
+        claims="results/claims.md",

@@ -1,0 +1,151 @@
+"""The ``delayed-bandits`` command: what the workflow's rules call, one readable command per job.
+
+Bad arguments or config values exit with code 2 and a message naming what is wrong and what is
+allowed; outputs are written atomically, so a failed command leaves no file behind."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from delayed_bandits import config as cfg
+from delayed_bandits.errors import ConfigError
+from delayed_bandits.outputs import atomic_path
+
+
+def _reps(text: str) -> tuple[int, int]:
+    try:
+        first, last = (int(x) for x in text.split("-"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected FIRST-LAST, e.g. 0-49, got {text!r}") from None
+    if first < 0 or last < first:
+        raise argparse.ArgumentTypeError(f"need 0 <= FIRST <= LAST, got {text!r}")
+    return first, last
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _figure_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", required=True, help="experiment config (YAML)")
+    p.add_argument("--paper", required=True, help="paper id, e.g. vernade2017")
+    p.add_argument("--figure", required=True, help="figure id, e.g. fig2")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="delayed-bandits", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("validate", help="check a config file against the schema")
+    p.add_argument("--config", required=True)
+
+    p = sub.add_parser("simulate", help="run a shard of replications with the compiled kernel")
+    _figure_args(p)
+    p.add_argument("--setting", required=True)
+    p.add_argument("--algorithm", required=True)
+    p.add_argument("--reps", required=True, type=_reps, help="replications FIRST-LAST, inclusive")
+    p.add_argument("--out", required=True, type=Path, help="parquet file to write")
+
+    p = sub.add_parser("aggregate", help="summarise shards: mean, se, quantiles per checkpoint")
+    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("shards", nargs="+", type=Path)
+
+    p = sub.add_parser("claims", help="check a figure's claims against its summary")
+    _figure_args(p)
+    p.add_argument("--summary", required=True, type=Path)
+    p.add_argument("--out", required=True, type=Path)
+
+    p = sub.add_parser("gather-claims", help="all claims files as one markdown report")
+    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("claims", nargs="+", type=Path)
+
+    p = sub.add_parser("plot", help="render a figure from its summary")
+    _figure_args(p)
+    p.add_argument("--summary", required=True, type=Path)
+    p.add_argument("--out", required=True, type=Path, nargs="+", help=".pdf and/or .png paths")
+
+    p = sub.add_parser("bench", help="agent-steps per second of each kernel and its reference")
+    p.add_argument("--horizon", type=_positive, default=2000)
+    p.add_argument("--replications", type=_positive, default=20, help="kernel runs per algorithm")
+    p.add_argument("--reference-replications", type=_positive, default=1)
+    return parser
+
+
+def _run(args: argparse.Namespace) -> None:
+    if args.command == "validate":
+        cfg.load(args.config)
+        print(f"{args.config}: valid")
+    elif args.command == "simulate":
+        from delayed_bandits.simulate import run_shard
+
+        config = cfg.load(args.config)
+        cfg.figure(config, args.paper, args.figure)
+        frame = run_shard(config, args.paper, args.figure, args.setting, args.algorithm,
+                          *args.reps)
+        frame.insert(0, "algorithm", args.algorithm)
+        frame.insert(0, "setting", args.setting)
+        with atomic_path(args.out) as tmp:
+            frame.to_parquet(tmp, index=False)
+    elif args.command == "aggregate":
+        from delayed_bandits.aggregate import read_shards, summarise
+
+        summary = summarise(read_shards(args.shards))
+        with atomic_path(args.out) as tmp:
+            summary.to_csv(tmp, index=False, float_format="%.10g")
+    elif args.command == "claims":
+        import pandas as pd
+
+        from delayed_bandits import claims
+
+        fig = cfg.figure(cfg.load(args.config), args.paper, args.figure)
+        found = claims.check(args.paper, args.figure, pd.read_csv(args.summary), fig)
+        with atomic_path(args.out) as tmp:
+            tmp.write_text(claims.to_json(found))
+    elif args.command == "gather-claims":
+        from delayed_bandits import claims
+
+        with atomic_path(args.out) as tmp:
+            tmp.write_text(claims.to_markdown(args.claims))
+    elif args.command == "plot":
+        import pandas as pd
+
+        from delayed_bandits.plotting import plot_regret
+
+        bad = [str(p) for p in args.out if p.suffix not in (".pdf", ".png")]
+        if bad:
+            raise ConfigError(f"--out: {', '.join(bad)} must end in .pdf or .png")
+        fig = cfg.figure(cfg.load(args.config), args.paper, args.figure)
+        plot_regret(pd.read_csv(args.summary), args.paper, args.figure, fig, args.out)
+    elif args.command == "bench":
+        from delayed_bandits import bench
+
+        rows = bench.run(args.horizon, args.replications, args.reference_replications)
+        print(f"agent-steps per second (replications x rounds / s), T = {args.horizon}")
+        print(f"{'paper':<14}{'algorithm':<20}{'kernel':>14}{'reference':>14}{'speedup':>10}")
+        for r in rows:
+            print(f"{r['paper']:<14}{r['algorithm']:<20}{r['kernel']:>14,.0f}"
+                  f"{r['reference']:>14,.0f}{r['speedup']:>9,.0f}x")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        _run(args)
+    except (ConfigError, FileNotFoundError) as exc:
+        print(f"delayed-bandits {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""Figures: mean pseudo-regret against time with a ±2 SE band, one panel per setting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from delayed_bandits import algorithms, lower_bounds  # noqa: E402
+from delayed_bandits.outputs import atomic_path  # noqa: E402
+
+
+def reference_lines(paper: str, figure: str, setting_cfg: Mapping[str, Any]) -> list[tuple[str, float]]:
+    """(label, c) of the c log t curves drawn in a panel: the lower bounds of Vernade et al. 2017
+    Theorems 3 and 4 on Figure 1."""
+    if (paper, figure) != ("vernade2017", "fig1"):
+        return []
+    st = algorithms.Vernade2017Setting.from_config(setting_cfg, "setting")
+    tau_m = float(st.delay.cdf(st.window))
+    return [("lower bound, censored (Thm 3)", lower_bounds.censored_constant(st.theta, tau_m)),
+            ("lower bound, uncensored (Thm 4)", lower_bounds.uncensored_constant(st.theta))]
+
+
+def plot_regret(summary: pd.DataFrame, paper: str, figure: str, fig_cfg: Mapping[str, Any],
+                outputs: list[Path]) -> None:
+    """Write the figure to every path in ``outputs`` (format from the suffix)."""
+    sns.set_theme(style="whitegrid", context="paper")
+    settings = list(fig_cfg["settings"])
+    fig, axes = plt.subplots(1, len(settings), figsize=(5.2 * len(settings), 4.0), squeeze=False)
+    palette = dict(zip(fig_cfg["algorithms"], sns.color_palette("tab10", len(fig_cfg["algorithms"]))))
+    for ax, name in zip(axes[0], settings):
+        scfg = fig_cfg["settings"][name]
+        for alg in fig_cfg["algorithms"]:
+            rows = summary[(summary.setting == name) & (summary.algorithm == alg)].sort_values("t")
+            if rows.empty:
+                continue
+            label = algorithms.get(paper, alg).label
+            ax.plot(rows.t, rows["mean"], color=palette[alg], label=label)
+            ax.fill_between(rows.t, rows["mean"] - 2 * rows.se, rows["mean"] + 2 * rows.se,
+                            color=palette[alg], alpha=0.2, linewidth=0)
+        t = np.linspace(1, fig_cfg["horizon"], 400)
+        for (label, c), style in zip(reference_lines(paper, figure, scfg), ("--", ":")):
+            ax.plot(t, c * np.log(t), color="black", linestyle=style, linewidth=1, label=label)
+        ax.set_title(scfg.get("label", name))
+        ax.set_xlabel("round t")
+        ax.set_ylabel("pseudo-regret  Σ (θ* − θ_{A_s})")
+        ax.legend(fontsize=7, loc="upper left")
+    n_runs = int(summary.n_runs.min()) if not summary.empty else 0
+    fig.suptitle(f"{fig_cfg.get('title', f'{paper} {figure}')}: mean ± 2 SE over {n_runs} runs",
+                 fontsize=10)
+    fig.tight_layout()
+    for out in outputs:
+        # matplotlib embeds no timestamps with these settings, so reruns give identical files.
+        metadata = {"CreationDate": None} if out.suffix == ".pdf" else {"Software": None}
+        with atomic_path(out) as tmp:
+            fig.savefig(tmp, metadata=metadata, dpi=150)
+    plt.close(fig)

@@ -1,0 +1,84 @@
+# Shared helpers: the validated config, wildcard constraints, and the functions that list a
+# figure's shards and the workflow's targets. The rules are in pipeline.smk and <paper>.smk.
+import json
+
+import yaml
+
+from delayed_bandits import config as dbconfig
+
+# The CLI reads the config file itself, so the file must be all there is: command-line
+# --config overrides would silently not reach the jobs.
+CONFIGFILE = (
+    str(workflow.overwrite_configfiles[-1])
+    if workflow.overwrite_configfiles
+    else "config/config.yaml"
+)
+with open(CONFIGFILE) as handle:
+    if yaml.safe_load(handle) != config:
+        raise ValueError(
+            f"the workflow config differs from {CONFIGFILE}: put changes in a config file "
+            "(--configfile FILE) instead of --config KEY=VALUE; a --configfile must hold every key"
+        )
+dbconfig.validate(config)
+
+PAPERS = list(config["papers"])
+ENV = "../../envs/delayed-bandits.yaml"
+
+
+wildcard_constraints:
+    paper="|".join(PAPERS),
+    figure=r"[A-Za-z0-9]+",
+    first=r"\d+",
+    last=r"\d+",
+
+
+def figure_config(paper, figure):
+    return dbconfig.figure(config, paper, figure)
+
+
+def shard_files(wildcards):
+    fig = figure_config(wildcards.paper, wildcards.figure)
+    return [
+        f"results/{wildcards.paper}/{wildcards.figure}/{setting}/{algorithm}/rep{a}-{b}.parquet"
+        for setting in fig["settings"]
+        for algorithm in fig["algorithms"]
+        for a, b in dbconfig.shards(fig["replications"], config["shard_size"])
+    ]
+
+
+def simulation_spec(wildcards):
+    """Everything a shard's numbers depend on: a change reruns the shard (params trigger)."""
+    fig = figure_config(wildcards.paper, wildcards.figure)
+    return json.dumps(
+        {
+            "seed": config["seed"],
+            "horizon": fig["horizon"],
+            "checkpoints": fig["checkpoints"],
+            "setting": fig["settings"].get(wildcards.setting),
+        },
+        sort_keys=True,
+    )
+
+
+def figure_caption(wildcards):
+    return figure_config(wildcards.paper, wildcards.figure).get("caption", "")
+
+
+def paper_figures(paper):
+    return [
+        f"figures/{paper}-{figure}.{ext}"
+        for figure in config["papers"].get(paper, {})
+        for ext in ("pdf", "png")
+    ]
+
+
+def all_figures():
+    return [path for paper in PAPERS for path in paper_figures(paper)]
+
+
+def all_claims():
+    return [
+        f"results/{paper}/{figure}/claims.json"
+        for paper in PAPERS
+        for figure in config["papers"][paper]
+    ]

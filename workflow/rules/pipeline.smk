@@ -1,0 +1,98 @@
+# The stages every figure goes through, for every paper:
+#   simulate (one job per shard of replications) -> summarise -> claims and plot -> gather_claims.
+# Paths: results/<paper>/<figure>/<setting>/<algorithm>/rep<first>-<last>.parquet, then
+# results/<paper>/<figure>/{summary.csv,claims.json}, figures/<paper>-<figure>.{pdf,png};
+# logs/ and benchmarks/ mirror results/.
+
+
+rule simulate:
+    output:
+        raw="results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.parquet",
+    params:
+        config=CONFIGFILE,
+        spec=simulation_spec,
+    log:
+        "logs/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.log",
+    benchmark:
+        "benchmarks/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.tsv"
+    conda:
+        ENV
+    shell:
+        "delayed-bandits simulate --config {params.config} --paper {wildcards.paper}"
+        " --figure {wildcards.figure} --setting {wildcards.setting}"
+        " --algorithm {wildcards.algorithm} --reps {wildcards.first}-{wildcards.last}"
+        " --out {output.raw} > {log} 2>&1"
+
+
+rule summarise:
+    input:
+        shards=shard_files,
+    output:
+        summary="results/{paper}/{figure}/summary.csv",
+    log:
+        "logs/{paper}/{figure}/summary.log",
+    benchmark:
+        "benchmarks/{paper}/{figure}/summary.tsv"
+    conda:
+        ENV
+    shell:
+        "delayed-bandits aggregate --out {output.summary} {input.shards} > {log} 2>&1"
+
+
+rule claims:
+    input:
+        summary="results/{paper}/{figure}/summary.csv",
+    output:
+        claims="results/{paper}/{figure}/claims.json",
+    params:
+        config=CONFIGFILE,
+    log:
+        "logs/{paper}/{figure}/claims.log",
+    benchmark:
+        "benchmarks/{paper}/{figure}/claims.tsv"
+    conda:
+        ENV
+    shell:
+        "delayed-bandits claims --config {params.config} --paper {wildcards.paper}"
+        " --figure {wildcards.figure} --summary {input.summary} --out {output.claims}"
+        " > {log} 2>&1"
+
+
+rule plot:
+    input:
+        summary="results/{paper}/{figure}/summary.csv",
+    output:
+        pdf="figures/{paper}-{figure}.pdf",
+        png=report(
+            "figures/{paper}-{figure}.png",
+            caption="../report/figure.rst",
+            category="{paper}",
+        ),
+    params:
+        config=CONFIGFILE,
+        caption=figure_caption,
+    log:
+        "logs/{paper}/{figure}/plot.log",
+    benchmark:
+        "benchmarks/{paper}/{figure}/plot.tsv"
+    conda:
+        ENV
+    shell:
+        "delayed-bandits plot --config {params.config} --paper {wildcards.paper}"
+        " --figure {wildcards.figure} --summary {input.summary}"
+        " --out {output.pdf} {output.png} > {log} 2>&1"
+
+
+rule gather_claims:
+    input:
+        claims=all_claims(),
+    output:
+        report=report("results/claims.md", category="claims"),
+    log:
+        "logs/claims.log",
+    benchmark:
+        "benchmarks/claims.tsv"
+    conda:
+        ENV
+    shell:
+        "delayed-bandits gather-claims --out {output.report} {input.claims} > {log} 2>&1"
