@@ -50,7 +50,7 @@ def plot_regret(summary: pd.DataFrame, paper: str, figure: str, fig_cfg: Mapping
             ax.plot(t, c * np.log(t), color="black", linestyle=style, linewidth=1, label=label)
         ax.set_title(scfg.get("label", name))
         ax.set_xlabel("round t")
-        ax.set_ylabel("pseudo-regret  Σ (θ* − θ_{A_s})")
+        ax.set_ylabel(r"pseudo-regret $\sum_{s \leq t} (\theta^* - \theta_{A_s})$")
         ax.legend(fontsize=7, loc="upper left")
     n_runs = int(summary.n_runs.min()) if not summary.empty else 0
     fig.suptitle(f"{fig_cfg.get('title', f'{paper} {figure}')}: mean ± 2 SE over {n_runs} runs",

@@ -1,0 +1,94 @@
+"""Estimator and index formulas of Vernade et al. 2017, and the timing convention behind N~."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from delayed_bandits import delays, lower_bounds
+from delayed_bandits.kernels import vernade2017 as k17
+from delayed_bandits.policies import vernade2017 as p17
+
+
+@given(theta_hat=st.floats(0.0, 0.99), n_tilde=st.floats(0.5, 1e4), b=st.floats(0.01, 30.0))
+@settings(max_examples=300, deadline=None)
+def test_klucb_index_solves_its_equation(theta_hat: float, n_tilde: float, b: float) -> None:
+    q = p17.klucb_index(theta_hat, n_tilde, b)
+    assert q == k17.klucb_index(theta_hat, n_tilde, b)
+    assert theta_hat <= q <= 1.0
+    if q < 1.0:
+        # within the 1e-6 tolerance of the root of N~ d_Pois(theta_hat, q) = beta
+        assert n_tilde * p17.poisson_kl(theta_hat, max(q - 1e-6, theta_hat)) <= b + 1e-9
+        assert n_tilde * p17.poisson_kl(theta_hat, min(q + 1e-6, 1.0)) >= b - 1e-9
+    else:
+        assert n_tilde * p17.poisson_kl(theta_hat, 1.0) <= b
+
+
+def test_poisson_kl_values() -> None:
+    assert p17.poisson_kl(0.2, 0.2) == 0.0
+    assert p17.poisson_kl(0.0, 0.3) == pytest.approx(0.3)
+    assert p17.poisson_kl(0.1, 0.2) == pytest.approx(0.1 * math.log(0.5) + 0.1)
+    # Lemma 8: (1 - q) d(p, q) <= d_Pois(p, q) <= d(p, q) for p < q
+    for p, q in [(0.01, 0.05), (0.1, 0.3), (0.4, 0.5)]:
+        d = lower_bounds.bernoulli_kl(p, q)
+        assert (1 - q) * d <= p17.poisson_kl(p, q) <= d
+
+
+def test_ucb_index_formula() -> None:
+    # theta_hat + sqrt(N / N~) sqrt(beta / (2 N~))
+    assert p17.ucb_index(0.1, 40, 10, 2.0) == pytest.approx(0.1 + 2.0 * math.sqrt(0.1))
+    assert k17.ucb_index(0.1, 40.0, 10.0, 2.0) == p17.ucb_index(0.1, 40, 10, 2.0)
+    assert p17.ucb_index(0.0, 3, 0.0, 1.0) == math.inf
+
+
+def test_lower_bound_constants() -> None:
+    theta = np.array([0.1, 0.05, 0.03])
+    lr = (0.05 / lower_bounds.bernoulli_kl(0.05, 0.1) + 0.07 / lower_bounds.bernoulli_kl(0.03, 0.1))
+    assert lower_bounds.uncensored_constant(theta) == pytest.approx(lr)
+    # Section 4.1: d(tau p, tau q) / tau grows with tau (convexity, Lemma 15), so the constant
+    # falls as tau_m grows: a smaller m or a longer mean delay makes the problem harder.
+    values = [lower_bounds.censored_constant(theta, t) for t in (0.3, 0.6, 0.9, 1.0)]
+    assert values == sorted(values, reverse=True)
+    assert values[-1] == pytest.approx(lr)
+
+
+@pytest.mark.parametrize("window", [None, 8])
+def test_delay_corrected_count_makes_the_estimate_unbiased(window: int | None) -> None:
+    """Section 5.1: with conversions usable from round s + D + 1, S_k(t) / N~_k(t) is unbiased
+    for theta when N~ weights the pull at s by tau(min(t - 1 - s, m)). The shifted weights
+    tau(t - s) (the paper's own indexing, read literally) would be biased; the test has the power
+    to see that."""
+    theta, t, n = 0.3, 16, 40_000
+    dist = delays.Geometric(4.0)
+    rng = np.random.default_rng(20170811)
+    pulls = np.arange(1, t)  # the arm is pulled at every round before t
+    conv = rng.random((n, pulls.size)) < theta
+    d = dist.sample(rng, n * pulls.size).reshape(n, pulls.size)
+    cap = np.inf if window is None else window
+    seen = conv & (d <= np.minimum(t - 1 - pulls, cap))  # usable at s + D + 1 <= t
+    successes = seen.sum(axis=1)
+    policy = p17.DelayedIndexPolicy(1, lambda x: float(dist.cdf(x)), window, False, 0.0)
+    policy.actions = [0] * pulls.size
+    n_tilde = policy.n_tilde(0, t, policy.tau)
+    estimate = successes / n_tilde
+    se = estimate.std(ddof=1) / math.sqrt(n)
+    assert abs(estimate.mean() - theta) < 4 * se
+    ages = t - pulls if window is None else np.minimum(t - pulls, window)
+    shifted = successes / dist.cdf(ages).sum()
+    assert abs(shifted.mean() - theta) > 4 * se
+
+
+def test_geometric_recursion_equals_the_sum() -> None:
+    """Section 7: N~_k = N_k - O_k with O_k <- q (O_k + 1{A_t = k}) equals the weighted sum."""
+    dist = delays.Geometric(7.0)
+    actions = np.random.default_rng(1).integers(0, 2, 60)
+    o = 0.0
+    for a in actions:
+        o = dist.q * (o + (a == 0))
+    t = len(actions) + 1
+    direct = sum(float(dist.cdf(t - 1 - s)) for s, a in enumerate(actions, 1) if a == 0)
+    assert (actions == 0).sum() - o == pytest.approx(direct, rel=1e-12)

@@ -1,0 +1,99 @@
+"""End to end: the smoke config through the whole Snakemake workflow in a temporary directory,
+then the report and the notebook on its results."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+from nbclient import NotebookClient
+
+BIN = str(Path(sys.executable).parent)
+FIGURES = ["fig1", "fig2", "fig3"]
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory, root) -> Path:
+    work = tmp_path_factory.mktemp("workflow")
+    for item in ("Snakefile", "workflow", "config", "envs", "notebooks"):
+        src = root / item
+        if src.is_dir():
+            shutil.copytree(src, work / item, symlinks=False)
+        else:
+            shutil.copy(src, work / item)
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    run = subprocess.run([f"{BIN}/snakemake", "--cores", "2", "--configfile", "config/smoke.yaml"],
+                         cwd=work, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return work
+
+
+def _snakemake(work: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    return subprocess.run([f"{BIN}/snakemake", "--configfile", "config/smoke.yaml", *args],
+                          cwd=work, env=env, capture_output=True, text=True)
+
+
+@pytest.mark.slow
+def test_figures_summaries_and_claims(smoke_run: Path) -> None:
+    for fig in FIGURES:
+        for ext in ("pdf", "png"):
+            out = smoke_run / f"figures/vernade2017-{fig}.{ext}"
+            assert out.stat().st_size > 5000
+        summary = pd.read_csv(smoke_run / f"results/vernade2017/{fig}/summary.csv")
+        assert list(summary.columns) == ["setting", "algorithm", "t", "mean", "se", "q05", "q95",
+                                         "n_runs"]
+        assert (summary.n_runs == 6).all()
+        assert summary.t.max() == 1500
+        claims = json.loads((smoke_run / f"results/vernade2017/{fig}/claims.json").read_text())
+        assert claims, f"{fig} has no claims"
+        for c in claims:
+            assert set(c) == {"id", "statement", "paper_ref", "measured", "expected", "holds"}
+            assert isinstance(c["holds"], bool)
+    report = (smoke_run / "results/claims.md").read_text()
+    assert "claims hold" in report and "vernade2017 fig2" in report
+    raw = pd.read_parquet(next((smoke_run / "results/vernade2017/fig2/thetaL/d-ucb").glob("*.parquet")))
+    assert {"replication", "t", "regret"} <= set(raw.columns)
+    for kind in ("logs", "benchmarks"):
+        assert (smoke_run / kind / "vernade2017/fig2/summary").with_suffix(
+            ".log" if kind == "logs" else ".tsv").exists()
+
+
+@pytest.mark.slow
+def test_rerun_has_nothing_to_do_and_single_rule_audit(smoke_run: Path) -> None:
+    dry = _snakemake(smoke_run, "-n")
+    assert dry.returncode == 0
+    assert "Nothing to be done" in dry.stdout + dry.stderr
+    audit = _snakemake(smoke_run, "-n", "-p", "--forcerun", "plot", "figures/vernade2017-fig2.pdf")
+    assert "delayed-bandits plot --config config/smoke.yaml --paper vernade2017 --figure fig2" \
+        in audit.stdout + audit.stderr
+
+
+@pytest.mark.slow
+def test_report_builds(smoke_run: Path) -> None:
+    run = _snakemake(smoke_run, "--report", "report.html")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert (smoke_run / "report.html").stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_notebook_runs_on_smoke_results(smoke_run: Path, root: Path) -> None:
+    nb = nbformat.read(root / "notebooks/vernade2017.ipynb", as_version=4)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
+        "the notebook is stored with outputs"
+    os.environ["DELAYED_BANDITS_RESULTS"] = str(smoke_run / "results")
+    try:
+        NotebookClient(nb, timeout=300, kernel_name="python3",
+                       resources={"metadata": {"path": str(root / "notebooks")}}).execute()
+    finally:
+        del os.environ["DELAYED_BANDITS_RESULTS"]
+    text = "".join(str(o.get("text", "")) for c in nb.cells if c.cell_type == "code"
+                   for o in c.outputs)
+    assert "claims hold" in text
