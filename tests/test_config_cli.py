@@ -210,10 +210,6 @@ def test_validate_does_not_modify_the_config() -> None:
     assert config == before
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: validate accepts fig3 running ud-klucb-est on a non-geometric delay; the simulate job "
-    "then fails at run time with 'the uncensored CDF estimator of Appendix D assumes geometric "
-    "delays' (no key named), contradicting 'a bad config fails before any job runs'"))
 def test_validate_rejects_estimated_uncensored_cdf_without_geometric_delay() -> None:
     config = _smoke()
     assert "ud-klucb-est" in _fig(config, "fig3")["algorithms"]
@@ -306,7 +302,7 @@ BAD_SIMULATE: dict[str, tuple[dict[str, str], list[str]]] = {
     "reps-not-a-range": ({"reps": "x"}, ["argument --reps", "FIRST-LAST", "'x'"]),
     "reps-three-parts": ({"reps": "1-2-3"}, ["argument --reps", "FIRST-LAST", "'1-2-3'"]),
     "reps-beyond-replications": (
-        {"reps": "4-6"}, ["replications 4-6", "< 6", "papers.vernade2017.fig1.replications"]),
+        {"reps": "4-6"}, ["--reps 4-6", "< 6", "papers.vernade2017.fig1.replications"]),
     "setting-unknown": (
         {"setting": "thetaZ"},
         ["setting 'thetaZ'", "thetaH, thetaL", "papers.vernade2017.fig1.settings"]),

@@ -71,7 +71,7 @@ def test_rerun_has_nothing_to_do_and_single_rule_audit(smoke_run: Path) -> None:
     dry = _snakemake(smoke_run, "-n")
     assert dry.returncode == 0
     assert "Nothing to be done" in dry.stdout + dry.stderr
-    audit = _snakemake(smoke_run, "-n", "-p", "--forcerun", "plot", "figures/vernade2017-fig2.pdf")
+    audit = _snakemake(smoke_run, "-n", "-p", "figures/vernade2017-fig2.pdf", "--forcerun", "plot")
     assert "delayed-bandits plot --config config/smoke.yaml --paper vernade2017 --figure fig2" \
         in audit.stdout + audit.stderr
 

@@ -52,6 +52,8 @@ class Algorithm:
     description: str
     kernel: Runner
     reference: Runner
+    # What the algorithm needs of a setting: an error message when the setting lacks it, else "".
+    precondition: Callable[[Any], str] = lambda setting: ""
 
 
 def _regret_at(theta: np.ndarray, actions: np.ndarray, checkpoints: np.ndarray) -> np.ndarray:
@@ -63,10 +65,9 @@ def _delayed(censored: bool, kl: bool, estimate: bool) -> tuple[Runner, Runner]:
     def kernel(st: Vernade2017Setting, env: Realisation, cp: np.ndarray):
         horizon = env.uniforms.shape[0]
         tau = delays.cdf_table(st.delay, st.window if censored else horizon)
-        geometric = isinstance(st.delay, delays.Geometric)
-        if not censored and estimate and not geometric:
-            raise ConfigError("the uncensored CDF estimator of Appendix D assumes geometric delays")
-        q = st.delay.q if geometric else -1.0
+        if _needs_geometric(censored, estimate)(st):
+            raise ConfigError(_needs_geometric(censored, estimate)(st))
+        q = st.delay.q if isinstance(st.delay, delays.Geometric) else -1.0
         actions = np.zeros(horizon, dtype=np.int64)
         regret = k17.delayed_index(st.theta, env.uniforms, env.delays, tau, st.window, censored,
                                    kl, estimate, q, st.gamma, st.epsilon, cp, actions)
@@ -80,6 +81,14 @@ def _delayed(censored: bool, kl: bool, estimate: bool) -> tuple[Runner, Runner]:
         return _regret_at(st.theta, actions, cp), actions
 
     return kernel, reference
+
+
+def _needs_geometric(censored: bool, estimate: bool) -> Callable[[Any], str]:
+    def check(st: Vernade2017Setting) -> str:
+        if not censored and estimate and not isinstance(st.delay, delays.Geometric):
+            return "delay must be geometric: the uncensored CDF estimator of Appendix D assumes it"
+        return ""
+    return check
 
 
 def _discarding(kl: bool) -> tuple[Runner, Runner]:
@@ -99,8 +108,11 @@ def _discarding(kl: bool) -> tuple[Runner, Runner]:
     return kernel, reference
 
 
-def _entry(id_: str, label: str, description: str, runners: tuple[Runner, Runner]) -> Algorithm:
-    return Algorithm(id_, label, description, *runners)
+def _entry(id_: str, label: str, description: str, runners: tuple[Runner, Runner],
+           precondition: Callable[[Any], str] | None = None) -> Algorithm:
+    if precondition is None:
+        return Algorithm(id_, label, description, *runners)
+    return Algorithm(id_, label, description, *runners, precondition)
 
 
 REGISTRY: dict[str, dict[str, Algorithm]] = {
@@ -122,7 +134,7 @@ REGISTRY: dict[str, dict[str, Algorithm]] = {
                _delayed(True, True, True)),
         _entry("ud-klucb-est", "ud-KLUCB (estimated CDF)",
                "DelayedKLUCB, uncensored, geometric mean by stochastic approximation (App. D)",
-               _delayed(False, True, True)),
+               _delayed(False, True, True), _needs_geometric(False, True)),
     ]},
 }
 

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 import jsonschema
 import yaml
 
-from delayed_bandits.algorithms import SETTINGS
+from delayed_bandits.algorithms import SETTINGS, get
 from delayed_bandits.errors import ConfigError
 
 
@@ -43,7 +43,13 @@ def validate(config: Mapping[str, Any]) -> None:
     for paper, figures in config["papers"].items():
         for figure, fig in figures.items():
             for setting, raw in fig["settings"].items():
-                SETTINGS[paper](raw, f"papers.{paper}.{figure}.settings.{setting}")
+                where = f"papers.{paper}.{figure}.settings.{setting}"
+                built = SETTINGS[paper](raw, where)
+                for algorithm in fig["algorithms"]:
+                    problem = get(paper, algorithm).precondition(built)
+                    if problem:
+                        raise ConfigError(f"config key '{where}': {problem} "
+                                          f"(algorithm {algorithm} of papers.{paper}.{figure})")
 
 
 def load(path: str | Path) -> dict[str, Any]:

@@ -48,6 +48,22 @@ def _moments_from_survival(dist: DelayDistribution, upper: int) -> tuple[float, 
     return mean, second - mean**2
 
 
+class _NumericMoments:
+    """Mean and variance summed from the CDF over {0..self._upper()}, beyond which the law has
+    (numerically) no mass."""
+
+    def _upper(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def mean(self) -> float:
+        return _moments_from_survival(self, self._upper())[0]  # type: ignore[arg-type]
+
+    @property
+    def variance(self) -> float:
+        return _moments_from_survival(self, self._upper())[1]  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class Uniform:
     """Uniform on {low, ..., high} (Pike-Burke et al. 2018, Figure 3a)."""
@@ -162,7 +178,7 @@ class Poisson:
 
 
 @dataclass(frozen=True)
-class HalfNormal:
+class HalfNormal(_NumericMoments):
     """floor(|Z|), Z ~ Normal(0, sigma^2): P(D <= d) = erf((d + 1) / (sigma sqrt 2))."""
 
     sigma: float
@@ -176,14 +192,6 @@ class HalfNormal:
 
     def _upper(self) -> int:
         return int(math.ceil(12 * self.sigma)) + 1
-
-    @property
-    def mean(self) -> float:
-        return _moments_from_survival(self, self._upper())[0]
-
-    @property
-    def variance(self) -> float:
-        return _moments_from_survival(self, self._upper())[1]
 
 
 @dataclass(frozen=True)
@@ -217,7 +225,7 @@ class Pareto:
 
 
 @dataclass(frozen=True)
-class Empirical:
+class Empirical(_NumericMoments):
     """An empirical delay law given by its quantile table.
 
     ``values[i]`` is the quantile at probability ``probs[i]``; between table points the quantile
@@ -256,14 +264,6 @@ class Empirical:
 
     def _upper(self) -> int:
         return int(math.ceil(float(self._to_delay(np.array(self.values[-1])))))
-
-    @property
-    def mean(self) -> float:
-        return _moments_from_survival(self, self._upper())[0]
-
-    @property
-    def variance(self) -> float:
-        return _moments_from_survival(self, self._upper())[1]
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,13 @@ def run_shard(config: Mapping[str, Any], paper: str, figure: str, setting: str, 
     seed, so the rows of a replication do not depend on which shard computes them."""
     fig = config["papers"][paper][figure]
     if setting not in fig["settings"]:
-        raise ConfigError(f"setting {setting!r} is not one of {', '.join(fig['settings'])} "
+        raise ConfigError(f"--setting {setting!r} is not one of {', '.join(fig['settings'])} "
                           f"(papers.{paper}.{figure}.settings)")
     if algorithm not in fig["algorithms"]:
-        raise ConfigError(f"algorithm {algorithm!r} is not one of {', '.join(fig['algorithms'])} "
+        raise ConfigError(f"--algorithm {algorithm!r} is not one of {', '.join(fig['algorithms'])} "
                           f"(papers.{paper}.{figure}.algorithms)")
     if not 0 <= first <= last < fig["replications"]:
-        raise ConfigError(f"replications {first}-{last}: need 0 <= first <= last < "
+        raise ConfigError(f"--reps {first}-{last}: need 0 <= first <= last < "
                           f"{fig['replications']} (papers.{paper}.{figure}.replications)")
     algo = algorithms.get(paper, algorithm)
     st = algorithms.SETTINGS[paper](fig["settings"][setting], f"{paper}.{figure}.{setting}")

@@ -1,6 +1,7 @@
 # Shared helpers: the validated config, wildcard constraints, and the functions that list a
 # figure's shards and the workflow's targets. The rules are in pipeline.smk and <paper>.smk.
 import json
+import os
 
 import yaml
 
@@ -9,7 +10,7 @@ from delayed_bandits import config as dbconfig
 # The CLI reads the config file itself, so the file must be all there is: command-line
 # --config overrides would silently not reach the jobs.
 CONFIGFILE = (
-    str(workflow.overwrite_configfiles[-1])
+    os.path.relpath(workflow.overwrite_configfiles[-1])
     if workflow.overwrite_configfiles
     else "config/config.yaml"
 )

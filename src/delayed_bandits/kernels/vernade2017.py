@@ -4,6 +4,7 @@ Same policies, timing and tie-breaking as ``delayed_bandits.policies.vernade2017
 reference); the kernels differ only in how they keep the counts: arrivals are bucketed by the
 round they become usable, the censored N~ uses the m-buffer of Section 7, and the uncensored N~
 with geometric delays uses the O(1) recursion (6), N~_k = N_k - O_k, O_k <- q (O_k + 1{A_t = k}).
+The index functions are the reference's own, compiled in (``register_jitable``).
 """
 
 from __future__ import annotations
@@ -13,39 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-from delayed_bandits.policies.vernade2017 import KLUCB_TOLERANCE
-
-
-@njit(cache=True)
-def poisson_kl(p: float, q: float) -> float:
-    """d_Pois(p, q) = p log(p / q) + q - p (Lemma 7)."""
-    return (p * math.log(p / q) if p > 0.0 else 0.0) + q - p
-
-
-@njit(cache=True)
-def klucb_index(theta_hat: float, n_tilde: float, b: float) -> float:
-    """max{q in [theta_hat, 1] : N~ d_Pois(theta_hat, q) <= beta} by Newton from q = 1
-    (Section 5.3; same iteration as the reference)."""
-    if n_tilde <= 0.0:
-        return math.inf
-    if theta_hat >= 1.0:
-        return theta_hat
-    if n_tilde * poisson_kl(theta_hat, 1.0) <= b:
-        return 1.0
-    q = 1.0
-    while True:
-        step = (n_tilde * poisson_kl(theta_hat, q) - b) / (n_tilde * (1.0 - theta_hat / q))
-        q -= step
-        if step < KLUCB_TOLERANCE:
-            return q
-
-
-@njit(cache=True)
-def ucb_index(theta_hat: float, n: float, n_tilde: float, b: float) -> float:
-    """theta_hat + sqrt(N / N~) sqrt(beta / (2 N~)) (Section 5.2)."""
-    if n_tilde <= 0.0:
-        return math.inf
-    return theta_hat + math.sqrt(n / n_tilde) * math.sqrt(b / (2.0 * n_tilde))
+from delayed_bandits.policies.vernade2017 import klucb_index, ucb_index
 
 
 @njit(cache=True)

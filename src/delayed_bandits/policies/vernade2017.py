@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from numba.extending import register_jitable
 
 KLUCB_TOLERANCE = 1e-6
 
@@ -27,6 +28,7 @@ def beta(t: int, epsilon: float) -> float:
     return (1.0 + epsilon) * math.log(t)
 
 
+@register_jitable  # plain Python here; compiled into the kernels, same arithmetic
 def ucb_index(theta_hat: float, n: float, n_tilde: float, b: float) -> float:
     """U^UCB_k(t) = theta_hat + sqrt(N / N~) sqrt(beta / (2 N~)) (Section 5.2)."""
     if n_tilde <= 0.0:
@@ -34,11 +36,13 @@ def ucb_index(theta_hat: float, n: float, n_tilde: float, b: float) -> float:
     return theta_hat + math.sqrt(n / n_tilde) * math.sqrt(b / (2.0 * n_tilde))
 
 
+@register_jitable  # plain Python here; compiled into the kernels, same arithmetic
 def poisson_kl(p: float, q: float) -> float:
     """d_Pois(p, q) = p log(p / q) + q - p (Lemma 7), with 0 log 0 = 0."""
     return (p * math.log(p / q) if p > 0.0 else 0.0) + q - p
 
 
+@register_jitable  # plain Python here; compiled into the kernels, same arithmetic
 def klucb_index(theta_hat: float, n_tilde: float, b: float) -> float:
     """U^KL_k(t) = max{q in [theta_hat, 1] : N~ d_Pois(theta_hat, q) <= beta} (Section 5.3).
 
