@@ -28,12 +28,21 @@ def reference_lines(paper: str, figure: str, setting_cfg: Mapping[str, Any]) -> 
             ("lower bound, uncensored (Thm 4)", lower_bounds.uncensored_constant(st.theta))]
 
 
+def _describe_setting(scfg: Mapping[str, Any]) -> str:
+    """The setting's delay law and window, as a subtitle: 'delay geometric(mean=500), m = 1000'."""
+    delay = scfg.get("delay", {})
+    params = ", ".join(f"{k}={v}" for k, v in delay.items() if k not in ("kind", "arms"))
+    text = f"delay {delay.get('kind', '?')}({params})"
+    return text + (f", m = {scfg['window']}" if "window" in scfg else "")
+
+
 def plot_regret(summary: pd.DataFrame, paper: str, figure: str, fig_cfg: Mapping[str, Any],
                 outputs: list[Path]) -> None:
     """Write the figure to every path in ``outputs`` (format from the suffix)."""
     sns.set_theme(style="whitegrid", context="paper")
     settings = list(fig_cfg["settings"])
-    fig, axes = plt.subplots(1, len(settings), figsize=(5.2 * len(settings), 4.0), squeeze=False)
+    fig, axes = plt.subplots(1, len(settings), figsize=(max(5.2 * len(settings), 8.0), 4.2),
+                             squeeze=False)
     palette = dict(zip(fig_cfg["algorithms"], sns.color_palette("tab10", len(fig_cfg["algorithms"]))))
     for ax, name in zip(axes[0], settings):
         scfg = fig_cfg["settings"][name]
@@ -48,13 +57,13 @@ def plot_regret(summary: pd.DataFrame, paper: str, figure: str, fig_cfg: Mapping
         t = np.linspace(1, fig_cfg["horizon"], 400)
         for (label, c), style in zip(reference_lines(paper, figure, scfg), ("--", ":")):
             ax.plot(t, c * np.log(t), color="black", linestyle=style, linewidth=1, label=label)
-        ax.set_title(scfg.get("label", name))
+        ax.set_title(f"{scfg.get('label', name)}\n{_describe_setting(scfg)}", fontsize=9)
         ax.set_xlabel("round t")
         ax.set_ylabel(r"pseudo-regret $\sum_{s \leq t} (\theta^* - \theta_{A_s})$")
         ax.legend(fontsize=7, loc="upper left")
     n_runs = int(summary.n_runs.min()) if not summary.empty else 0
-    fig.suptitle(f"{fig_cfg.get('title', f'{paper} {figure}')}: mean ± 2 SE over {n_runs} runs",
-                 fontsize=10)
+    fig.suptitle(f"{fig_cfg.get('title', f'{paper} {figure}')}\nT = {fig_cfg['horizon']}, "
+                 f"mean ± 2 SE over {n_runs} runs", fontsize=10)
     fig.tight_layout()
     for out in outputs:
         # matplotlib embeds no timestamps with these settings, so reruns give identical files.
