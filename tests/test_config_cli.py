@@ -32,7 +32,7 @@ CLI = str(BIN / "delayed-bandits")
 SNAKEMAKE = str(BIN / "snakemake")
 
 PAPER = "vernade2017"
-ALGORITHM_IDS = list(algorithms.REGISTRY[PAPER])
+ALGORITHM_IDS = list(algorithms.registry(PAPER))
 
 
 def _yaml(path: Path) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 import jsonschema
 import yaml
 
-from delayed_bandits.algorithms import SETTINGS, get
+from delayed_bandits.algorithms import experiment, get
 from delayed_bandits.errors import ConfigError
 
 
@@ -44,7 +44,7 @@ def validate(config: Mapping[str, Any]) -> None:
         for figure, fig in figures.items():
             for setting, raw in fig["settings"].items():
                 where = f"papers.{paper}.{figure}.settings.{setting}"
-                built = SETTINGS[paper](raw, where)
+                built = experiment(paper).Setting.from_config(raw, where)
                 for algorithm in fig["algorithms"]:
                     problem = get(paper, algorithm).precondition(built)
                     if problem:

@@ -13,19 +13,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from delayed_bandits import algorithms, lower_bounds  # noqa: E402
+from delayed_bandits import algorithms  # noqa: E402
 from delayed_bandits.outputs import atomic_path  # noqa: E402
-
-
-def reference_lines(paper: str, figure: str, setting_cfg: Mapping[str, Any]) -> list[tuple[str, float]]:
-    """(label, c) of the c log t curves drawn in a panel: the lower bounds of Vernade et al. 2017
-    Theorems 3 and 4 on Figure 1."""
-    if (paper, figure) != ("vernade2017", "fig1"):
-        return []
-    st = algorithms.Vernade2017Setting.from_config(setting_cfg, "setting")
-    tau_m = float(st.delay.cdf(st.window))
-    return [("lower bound, censored (Thm 3)", lower_bounds.censored_constant(st.theta, tau_m)),
-            ("lower bound, uncensored (Thm 4)", lower_bounds.uncensored_constant(st.theta))]
 
 
 def _describe_setting(scfg: Mapping[str, Any]) -> str:
@@ -55,7 +44,8 @@ def plot_regret(summary: pd.DataFrame, paper: str, figure: str, fig_cfg: Mapping
             ax.fill_between(rows.t, rows["mean"] - 2 * rows.se, rows["mean"] + 2 * rows.se,
                             color=palette[alg], alpha=0.2, linewidth=0)
         t = np.linspace(1, fig_cfg["horizon"], 400)
-        for (label, c), style in zip(reference_lines(paper, figure, scfg), ("--", ":")):
+        lines = getattr(algorithms.experiment(paper), "reference_lines", lambda f, c: [])
+        for (label, c), style in zip(lines(figure, scfg), ("--", ":")):
             ax.plot(t, c * np.log(t), color="black", linestyle=style, linewidth=1, label=label)
         ax.set_title(f"{scfg.get('label', name)}\n{_describe_setting(scfg)}", fontsize=9)
         ax.set_xlabel("round t")

@@ -29,3 +29,8 @@ def replication_seeds(base_seed: int, paper: str, figure: str, setting: str,
         [base_seed, PAPER_IDS[paper], stable_id(figure), stable_id(setting), replication])
     env, policy = root.spawn(2)
     return env, policy
+
+
+def as_int(seed: np.random.SeedSequence) -> int:
+    """A 63-bit integer from a seed sequence, for kernels that seed numba's own generator."""
+    return int(seed.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))

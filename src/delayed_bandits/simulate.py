@@ -28,14 +28,15 @@ def run_shard(config: Mapping[str, Any], paper: str, figure: str, setting: str, 
         raise ConfigError(f"--reps {first}-{last}: need 0 <= first <= last < "
                           f"{fig['replications']} (papers.{paper}.{figure}.replications)")
     algo = algorithms.get(paper, algorithm)
-    st = algorithms.SETTINGS[paper](fig["settings"][setting], f"{paper}.{figure}.{setting}")
+    plugin = algorithms.experiment(paper)
+    st = plugin.Setting.from_config(fig["settings"][setting], f"{paper}.{figure}.{setting}")
     horizon = int(fig["horizon"])
     cp = environment.checkpoint_grid(horizon, int(fig["checkpoints"]))
     frames = []
     for r in range(first, last + 1):
-        env_seed, _policy_seed = seeds.replication_seeds(config["seed"], paper, figure, setting, r)
-        env = environment.draw(env_seed, horizon, st.n_arms, st.delay)
-        regret, _ = algo.kernel(st, env, cp)
+        env_seed, policy_seed = seeds.replication_seeds(config["seed"], paper, figure, setting, r)
+        env = plugin.draw_environment(env_seed, horizon, st)
+        regret, _ = algo.kernel(st, env, cp, seeds.as_int(policy_seed))
         frames.append(pd.DataFrame({"replication": np.full(len(cp), r, dtype=np.int64),
                                     "t": cp, "regret": regret}))
     return pd.concat(frames, ignore_index=True)

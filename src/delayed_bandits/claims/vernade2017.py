@@ -8,7 +8,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import algorithms, lower_bounds
+from delayed_bandits import lower_bounds
+from delayed_bandits.experiments.vernade2017 import Setting
 from delayed_bandits.claims import Claim, Checker, at, diff_se
 
 # "Costs little": the paper shows no number; we call a relative increase of regret at T of at
@@ -16,8 +17,8 @@ from delayed_bandits.claims import Claim, Checker, at, diff_se
 LITTLE = 0.25
 
 
-def _setting(fig_cfg: Mapping[str, Any], name: str) -> algorithms.Vernade2017Setting:
-    return algorithms.Vernade2017Setting.from_config(fig_cfg["settings"][name], name)
+def _setting(fig_cfg: Mapping[str, Any], name: str) -> Setting:
+    return Setting.from_config(fig_cfg["settings"][name], name)
 
 
 def _below(summary: pd.DataFrame, setting: str, low: str, high: str, cid: str, statement: str,

@@ -1,0 +1,1 @@
+"""Per-paper plug-ins: each module defines a paper's setting and algorithms (see algorithms.py)."""
