@@ -8,6 +8,7 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/pipeline.smk"
 include: "workflow/rules/vernade2017.smk"
+include: "workflow/rules/pikeburke2018.smk"
 
 
 rule all:

@@ -40,8 +40,8 @@ def test_kernel_takes_reference_actions(setting: str, algorithm: str) -> None:
     for r in range(2):
         env_seed, _ = seeds.replication_seeds(11, "vernade2017", "test", setting, r)
         env = environment.draw(env_seed, HORIZON, st.n_arms, st.delay)
-        regret_k, actions_k = alg.kernel(st, env, CHECKPOINTS, r)
-        regret_r, actions_r = alg.reference(st, env, CHECKPOINTS, r)
+        regret_k, actions_k, _ = alg.kernel(st, env, CHECKPOINTS, r)
+        regret_r, actions_r, _ = alg.reference(st, env, CHECKPOINTS, r)
         mismatch = np.flatnonzero(actions_k != actions_r)
         assert mismatch.size == 0, f"first different action at round {mismatch[:1] + 1}"
         np.testing.assert_allclose(regret_k, regret_r, rtol=0, atol=1e-9)
@@ -59,7 +59,7 @@ def test_uncensored_estimator_needs_geometric_delays() -> None:
 def test_regret_is_cumulative_pseudo_regret() -> None:
     st = SETTINGS["geometric-low"]
     env = environment.draw(np.random.SeedSequence(3), HORIZON, st.n_arms, st.delay)
-    regret, actions = algorithms.get("vernade2017", "d-ucb").kernel(st, env, CHECKPOINTS, 0)
+    regret, actions, _ = algorithms.get("vernade2017", "d-ucb").kernel(st, env, CHECKPOINTS, 0)
     gaps = st.theta.max() - st.theta[actions]
     np.testing.assert_allclose(regret, np.cumsum(gaps)[CHECKPOINTS - 1])
     assert np.all(np.diff(regret) >= 0)

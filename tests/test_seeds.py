@@ -31,8 +31,8 @@ def test_stable_ids_are_fixed() -> None:
 
 def test_shard_size_does_not_change_numbers(root) -> None:
     config = _smoke(root)
-    whole = run_shard(config, "vernade2017", "fig2", "thetaL", "d-klucb", 0, 5)
-    parts = pd.concat([run_shard(config, "vernade2017", "fig2", "thetaL", "d-klucb", a, b)
+    whole, _ = run_shard(config, "vernade2017", "fig2", "thetaL", "d-klucb", 0, 5)
+    parts = pd.concat([run_shard(config, "vernade2017", "fig2", "thetaL", "d-klucb", a, b)[0]
                        for a, b in [(0, 1), (2, 2), (3, 5)]], ignore_index=True)
     pd.testing.assert_frame_equal(whole, parts, check_exact=True)
     # replications differ from each other (the seed really depends on r)
@@ -58,8 +58,8 @@ def test_algorithms_share_the_environment(root) -> None:
     plays the same arms gets the same regret; here d-UCB vs itself across figures differs only
     through the figure id in the seed."""
     config = _smoke(root)
-    a = run_shard(config, "vernade2017", "fig2", "thetaL", "d-klucb", 0, 2)
-    b = run_shard(config, "vernade2017", "fig3", "thetaL", "d-klucb", 0, 2)
+    a, _ = run_shard(config, "vernade2017", "fig2", "thetaL", "d-klucb", 0, 2)
+    b, _ = run_shard(config, "vernade2017", "fig3", "thetaL", "d-klucb", 0, 2)
     assert not a.regret.equals(b.regret)  # different figures, different streams
-    c = run_shard(config, "vernade2017", "fig2", "thetaL", "d-klucb", 0, 2)
+    c, _ = run_shard(config, "vernade2017", "fig2", "thetaL", "d-klucb", 0, 2)
     pd.testing.assert_frame_equal(a, c, check_exact=True)

@@ -20,10 +20,11 @@ import numpy as np
 
 from delayed_bandits.errors import ConfigError
 
-PAPERS = ("vernade2017",)
+PAPERS = ("vernade2017", "pikeburke2018")
 
-# (setting, environment, checkpoints, policy seed) -> (pseudo-regret at checkpoints, actions)
-Runner = Callable[[Any, Any, np.ndarray, int], tuple[np.ndarray, np.ndarray]]
+# (setting, environment, checkpoints, policy seed) -> (pseudo-regret at checkpoints, actions,
+# events): events is a side table of the run (e.g. ODAAF's phase ends) or None.
+Runner = Callable[[Any, Any, np.ndarray, int], tuple[np.ndarray, np.ndarray, Any]]
 
 
 @dataclass(frozen=True)

@@ -54,14 +54,24 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--algorithm", required=True)
     p.add_argument("--reps", required=True, type=_reps, help="replications FIRST-LAST, inclusive")
     p.add_argument("--out", required=True, type=Path, help="parquet file to write")
+    p.add_argument("--events", type=Path, help="parquet file for the algorithm's side table "
+                   "(e.g. ODAAF's phase ends and eliminations)")
 
     p = sub.add_parser("aggregate", help="summarise shards: mean, se, quantiles per checkpoint")
+    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("shards", nargs="+", type=Path)
+
+    p = sub.add_parser("ratios", help="ratio of mean regrets to a baseline, bootstrap band")
+    _figure_args(p)
+    p.add_argument("--baseline", required=True, help="algorithm id of the denominator")
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("shards", nargs="+", type=Path)
 
     p = sub.add_parser("claims", help="check a figure's claims against its summary")
     _figure_args(p)
     p.add_argument("--summary", required=True, type=Path)
+    p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
+    p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path)
 
     p = sub.add_parser("gather-claims", help="all claims files as one markdown report")
@@ -71,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("plot", help="render a figure from its summary")
     _figure_args(p)
     p.add_argument("--summary", required=True, type=Path)
+    p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
     p.add_argument("--out", required=True, type=Path, nargs="+", help=".pdf and/or .png paths")
 
     p = sub.add_parser("bench", help="agent-steps per second of each kernel and its reference")
@@ -78,6 +89,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--replications", type=_positive, default=20, help="kernel runs per algorithm")
     p.add_argument("--reference-replications", type=_positive, default=1)
     return parser
+
+
+def _tables(args: argparse.Namespace) -> dict:
+    """The tables a claims or plot command was given, by name."""
+    import pandas as pd
+
+    tables = {"summary": pd.read_csv(args.summary)}
+    if getattr(args, "ratios", None):
+        tables["ratios"] = pd.read_csv(args.ratios)
+    if getattr(args, "events", None):
+        tables["events"] = pd.concat([pd.read_parquet(p) for p in args.events], ignore_index=True)
+    return tables
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -89,11 +112,15 @@ def _run(args: argparse.Namespace) -> None:
 
         config = cfg.load(args.config)
         cfg.figure(config, args.paper, args.figure)
-        frame = run_shard(config, args.paper, args.figure, args.setting, args.algorithm,
-                          *args.reps)
-        frame.insert(0, "algorithm", args.algorithm)
-        frame.insert(0, "setting", args.setting)
+        frame, events = run_shard(config, args.paper, args.figure, args.setting,
+                                  args.algorithm, *args.reps)
+        for table in (frame, events):
+            table.insert(0, "algorithm", args.algorithm)
+            table.insert(0, "setting", args.setting)
         with atomic_path(args.out) as tmp:
+            if args.events:
+                with atomic_path(args.events) as tmp_events:
+                    events.to_parquet(tmp_events, index=False)
             frame.to_parquet(tmp, index=False)
     elif args.command == "aggregate":
         from delayed_bandits.aggregate import read_shards, summarise
@@ -101,13 +128,22 @@ def _run(args: argparse.Namespace) -> None:
         summary = summarise(read_shards(args.shards))
         with atomic_path(args.out) as tmp:
             summary.to_csv(tmp, index=False, float_format="%.10g")
-    elif args.command == "claims":
-        import pandas as pd
+    elif args.command == "ratios":
+        from delayed_bandits import seeds
+        from delayed_bandits.aggregate import ratio_of_means, read_shards
 
+        config = cfg.load(args.config)
+        fig = cfg.figure(config, args.paper, args.figure)
+        seed = seeds.analysis_seed(config["seed"], args.paper, args.figure, "bootstrap")
+        table = ratio_of_means(read_shards(args.shards), args.baseline,
+                               int(fig.get("bootstrap", 1000)), seed)
+        with atomic_path(args.out) as tmp:
+            table.to_csv(tmp, index=False, float_format="%.10g")
+    elif args.command == "claims":
         from delayed_bandits import claims
 
         fig = cfg.figure(cfg.load(args.config), args.paper, args.figure)
-        found = claims.check(args.paper, args.figure, pd.read_csv(args.summary), fig)
+        found = claims.check(args.paper, args.figure, _tables(args), fig)
         with atomic_path(args.out) as tmp:
             tmp.write_text(claims.to_json(found))
     elif args.command == "gather-claims":
@@ -116,15 +152,13 @@ def _run(args: argparse.Namespace) -> None:
         with atomic_path(args.out) as tmp:
             tmp.write_text(claims.to_markdown(args.claims))
     elif args.command == "plot":
-        import pandas as pd
-
-        from delayed_bandits.plotting import plot_regret
+        from delayed_bandits.plotting import plot_figure
 
         bad = [str(p) for p in args.out if p.suffix not in (".pdf", ".png")]
         if bad:
             raise ConfigError(f"--out: {', '.join(bad)} must end in .pdf or .png")
         fig = cfg.figure(cfg.load(args.config), args.paper, args.figure)
-        plot_regret(pd.read_csv(args.summary), args.paper, args.figure, fig, args.out)
+        plot_figure(_tables(args), args.paper, args.figure, fig, args.out)
     elif args.command == "bench":
         from delayed_bandits import bench
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -25,10 +26,37 @@ def _describe_setting(scfg: Mapping[str, Any]) -> str:
     return text + (f", m = {scfg['window']}" if "window" in scfg else "")
 
 
+def plot_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
+                fig_cfg: Mapping[str, Any], outputs: list[Path]) -> None:
+    """A paper's own plot for the figure if it has one (``delayed_bandits.plots.<paper>``), else
+    regret against time."""
+    sns.set_theme(style="whitegrid", context="paper")
+    try:
+        custom = importlib.import_module(f"delayed_bandits.plots.{paper}").PLOTS
+    except ModuleNotFoundError:
+        custom = {}
+    kind = fig_cfg.get("kind", "regret")
+    if kind in custom:
+        fig = custom[kind](tables, paper, figure, fig_cfg)
+        save(fig, outputs)
+    else:
+        plot_regret(tables["summary"], paper, figure, fig_cfg, outputs)
+
+
+def save(fig: plt.Figure, outputs: list[Path]) -> None:
+    """Write ``fig`` to every path (format from the suffix), atomically, then close it."""
+    fig.tight_layout()
+    for out in outputs:
+        # no timestamps in the files, so reruns give identical bytes
+        metadata = {"CreationDate": None} if out.suffix == ".pdf" else {"Software": None}
+        with atomic_path(out) as tmp:
+            fig.savefig(tmp, metadata=metadata, dpi=150)
+    plt.close(fig)
+
+
 def plot_regret(summary: pd.DataFrame, paper: str, figure: str, fig_cfg: Mapping[str, Any],
                 outputs: list[Path]) -> None:
-    """Write the figure to every path in ``outputs`` (format from the suffix)."""
-    sns.set_theme(style="whitegrid", context="paper")
+    """Mean pseudo-regret against time, ±2 SE, one panel per setting."""
     settings = list(fig_cfg["settings"])
     fig, axes = plt.subplots(1, len(settings), figsize=(max(5.2 * len(settings), 8.0), 4.2),
                              squeeze=False)
@@ -54,10 +82,4 @@ def plot_regret(summary: pd.DataFrame, paper: str, figure: str, fig_cfg: Mapping
     n_runs = int(summary.n_runs.min()) if not summary.empty else 0
     fig.suptitle(f"{fig_cfg.get('title', f'{paper} {figure}')}\nT = {fig_cfg['horizon']}, "
                  f"mean ± 2 SE over {n_runs} runs", fontsize=10)
-    fig.tight_layout()
-    for out in outputs:
-        # matplotlib embeds no timestamps with these settings, so reruns give identical files.
-        metadata = {"CreationDate": None} if out.suffix == ".pdf" else {"Software": None}
-        with atomic_path(out) as tmp:
-            fig.savefig(tmp, metadata=metadata, dpi=150)
-    plt.close(fig)
+    save(fig, outputs)

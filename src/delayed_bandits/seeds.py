@@ -34,3 +34,9 @@ def replication_seeds(base_seed: int, paper: str, figure: str, setting: str,
 def as_int(seed: np.random.SeedSequence) -> int:
     """A 63-bit integer from a seed sequence, for kernels that seed numba's own generator."""
     return int(seed.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+def analysis_seed(base_seed: int, paper: str, figure: str, purpose: str) -> np.random.SeedSequence:
+    """Seed of a figure-level analysis step (e.g. the bootstrap), apart from every replication."""
+    return np.random.SeedSequence([base_seed, PAPER_IDS[paper], stable_id(figure),
+                                   stable_id(purpose), 2**32 - 1])

@@ -12,8 +12,9 @@ from delayed_bandits.errors import ConfigError
 
 
 def run_shard(config: Mapping[str, Any], paper: str, figure: str, setting: str, algorithm: str,
-              first: int, last: int) -> pd.DataFrame:
-    """Pseudo-regret at the figure's checkpoints for replications ``first..last`` (inclusive).
+              first: int, last: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Pseudo-regret at the figure's checkpoints for replications ``first..last`` (inclusive),
+    and the algorithm's side table of events (empty but for ``replication`` when it has none).
 
     Columns: replication, t, regret. Each replication draws its own environment from its own
     seed, so the rows of a replication do not depend on which shard computes them."""
@@ -32,11 +33,15 @@ def run_shard(config: Mapping[str, Any], paper: str, figure: str, setting: str, 
     st = plugin.Setting.from_config(fig["settings"][setting], f"{paper}.{figure}.{setting}")
     horizon = int(fig["horizon"])
     cp = environment.checkpoint_grid(horizon, int(fig["checkpoints"]))
-    frames = []
+    frames, side = [], [pd.DataFrame({"replication": pd.Series([], dtype=np.int64)})]
     for r in range(first, last + 1):
         env_seed, policy_seed = seeds.replication_seeds(config["seed"], paper, figure, setting, r)
         env = plugin.draw_environment(env_seed, horizon, st)
-        regret, _ = algo.kernel(st, env, cp, seeds.as_int(policy_seed))
+        regret, _, events = algo.kernel(st, env, cp, seeds.as_int(policy_seed))
         frames.append(pd.DataFrame({"replication": np.full(len(cp), r, dtype=np.int64),
                                     "t": cp, "regret": regret}))
-    return pd.concat(frames, ignore_index=True)
+        if events is not None:
+            side.append(events.assign(replication=r))
+    events = pd.concat(side, ignore_index=True)
+    return pd.concat(frames, ignore_index=True), events[["replication"] + [
+        c for c in events.columns if c != "replication"]]

@@ -37,14 +37,18 @@ def figure_config(paper, figure):
     return dbconfig.figure(config, paper, figure)
 
 
-def shard_files(wildcards):
+def shard_files(wildcards, suffix="parquet"):
     fig = figure_config(wildcards.paper, wildcards.figure)
     return [
-        f"results/{wildcards.paper}/{wildcards.figure}/{setting}/{algorithm}/rep{a}-{b}.parquet"
+        f"results/{wildcards.paper}/{wildcards.figure}/{setting}/{algorithm}/rep{a}-{b}.{suffix}"
         for setting in fig["settings"]
         for algorithm in fig["algorithms"]
         for a, b in dbconfig.shards(fig["replications"], config["shard_size"])
     ]
+
+
+def event_files(wildcards):
+    return shard_files(wildcards, "events.parquet")
 
 
 def simulation_spec(wildcards):
@@ -83,3 +87,11 @@ def all_claims():
         for paper in PAPERS
         for figure in config["papers"][paper]
     ]
+
+
+def figure_tables(wildcards):
+    """The summary, and the ratios table for figures of kind 'ratio'."""
+    tables = {"summary": f"results/{wildcards.paper}/{wildcards.figure}/summary.csv"}
+    if figure_config(wildcards.paper, wildcards.figure).get("kind") == "ratio":
+        tables["ratios"] = f"results/{wildcards.paper}/{wildcards.figure}/ratios.csv"
+    return tables

@@ -1,6 +1,7 @@
 # The stages every figure goes through, for every paper:
 #   simulate (one job per shard of replications) -> summarise -> claims and plot -> gather_claims.
-# Paths: results/<paper>/<figure>/<setting>/<algorithm>/rep<first>-<last>.parquet, then
+# Paths: results/<paper>/<figure>/<setting>/<algorithm>/rep<first>-<last>.parquet (regret at the
+# checkpoints) and .events.parquet beside it (the algorithm's side table, e.g. ODAAF's phases), then
 # results/<paper>/<figure>/{summary.csv,claims.json}, figures/<paper>-<figure>.{pdf,png};
 # logs/ and benchmarks/ mirror results/.
 
@@ -8,6 +9,7 @@
 rule simulate:
     output:
         raw="results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.parquet",
+        events="results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.events.parquet",
     params:
         config=CONFIGFILE,
         spec=simulation_spec,
@@ -21,7 +23,7 @@ rule simulate:
         "delayed-bandits simulate --config {params.config} --paper {wildcards.paper}"
         " --figure {wildcards.figure} --setting {wildcards.setting}"
         " --algorithm {wildcards.algorithm} --reps {wildcards.first}-{wildcards.last}"
-        " --out {output.raw} > {log} 2>&1"
+        " --out {output.raw} --events {output.events} > {log} 2>&1"
 
 
 rule summarise:

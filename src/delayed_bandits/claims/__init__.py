@@ -50,18 +50,21 @@ def diff_se(a: Point, b: Point) -> float:
     return float((a.se**2 + b.se**2) ** 0.5)
 
 
-Checker = Callable[[pd.DataFrame, Mapping[str, Any]], list[Claim]]
+# (tables, figure config) -> claims; tables always hold "summary", and "ratios" or "events" where
+# the paper's rules produce them.
+Checker = Callable[[Mapping[str, pd.DataFrame], Mapping[str, Any]], list[Claim]]
 
 
 def registry() -> dict[str, dict[str, Checker]]:
-    from delayed_bandits.claims import vernade2017
-    return {"vernade2017": vernade2017.CHECKS}
+    from delayed_bandits.claims import pikeburke2018, vernade2017
+    return {"vernade2017": vernade2017.CHECKS, "pikeburke2018": pikeburke2018.CHECKS}
 
 
-def check(paper: str, figure: str, summary: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> list[Claim]:
+def check(paper: str, figure: str, tables: Mapping[str, pd.DataFrame],
+          fig_cfg: Mapping[str, Any]) -> list[Claim]:
     """Claims of one figure; a figure without registered claims yields none."""
     checker = registry().get(paper, {}).get(figure)
-    return checker(summary, fig_cfg) if checker else []
+    return checker(tables, fig_cfg) if checker else []
 
 
 def to_json(claims: Iterable[Claim]) -> str:

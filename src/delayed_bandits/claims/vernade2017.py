@@ -30,7 +30,8 @@ def _below(summary: pd.DataFrame, setting: str, low: str, high: str, cid: str, s
                  f"{high} - {low} > 2 SE", bool(d > 2 * se))
 
 
-def fig1(summary: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> list[Claim]:
+def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
+    summary = tables["summary"]
     ref = "Section 7, Figure 1"
     claims = [
         _below(summary, "thetaL", "d-klucb", "d-ucb", "fig1-kl-beats-ucb-censored",
@@ -66,7 +67,8 @@ def fig1(summary: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> list[Claim]:
     return claims
 
 
-def fig2(summary: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> list[Claim]:
+def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
+    summary = tables["summary"]
     ref = "Section 7, Figure 2"
     claims = []
     for name in fig_cfg["settings"]:
@@ -92,7 +94,8 @@ def fig2(summary: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> list[Claim]:
     return claims
 
 
-def fig3(summary: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> list[Claim]:
+def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
+    summary = tables["summary"]
     claims = []
     for name in fig_cfg["settings"]:
         for known in ("d-klucb", "ud-klucb"):

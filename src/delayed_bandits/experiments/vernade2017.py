@@ -62,14 +62,14 @@ def _delayed(censored: bool, kl: bool, estimate: bool) -> tuple[Runner, Runner]:
         actions = np.zeros(horizon, dtype=np.int64)
         regret = k17.delayed_index(st.theta, env.uniforms, env.delays, tau, st.window, censored,
                                  kl, estimate, q, st.gamma, st.epsilon, cp, actions)
-        return regret, actions
+        return regret, actions, None
 
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         window = st.window if censored else None
         policy = p17.DelayedIndexPolicy(st.n_arms, lambda d: float(st.delay.cdf(d)), window, kl,
                                       st.epsilon, estimate, st.gamma)
         actions = p17.run(policy, st.theta, env.uniforms, env.delays, window)
-        return _regret_at(st.theta, actions, cp), actions
+        return _regret_at(st.theta, actions, cp), actions, None
 
     return kernel, reference
 
@@ -87,14 +87,14 @@ def _discarding(kl: bool) -> tuple[Runner, Runner]:
         actions = np.zeros(env.uniforms.shape[0], dtype=np.int64)
         tau_m = float(st.delay.cdf(st.window))
         regret = k17.discarding(st.theta, env.uniforms, env.delays, tau_m, st.window, kl,
-                              st.epsilon, cp, actions)
-        return regret, actions
+                                st.epsilon, cp, actions)
+        return regret, actions, None
 
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         policy = p17.DiscardingPolicy(st.n_arms, float(st.delay.cdf(st.window)), st.window, kl,
-                                    st.epsilon)
+                                      st.epsilon)
         actions = p17.run(policy, st.theta, env.uniforms, env.delays, st.window)
-        return _regret_at(st.theta, actions, cp), actions
+        return _regret_at(st.theta, actions, cp), actions, None
 
     return kernel, reference
 
