@@ -15,12 +15,13 @@ def _steps_per_second(runner, st, envs, cp) -> float:
     return len(envs) * envs[0].uniforms.shape[0] / elapsed
 
 
-def run(horizon: int, kernel_reps: int, reference_reps: int) -> list[dict[str, float | str]]:
+def run(horizon: int, kernel_reps: int, reference_reps: int,
+        papers: tuple[str, ...] = algorithms.PAPERS) -> list[dict[str, float | str]]:
     """agent-steps per second (replications x rounds / s) of each kernel and reference, on each
     paper's ``BENCH`` setting; the horizon is a flag because some references are O(T^2)."""
     cp = environment.checkpoint_grid(horizon, 10)
     rows = []
-    for paper in algorithms.PAPERS:
+    for paper in papers:
         plugin = algorithms.experiment(paper)
         st = plugin.BENCH
         envs = [plugin.draw_environment(seeds.replication_seeds(0, paper, "bench", "bench", r)[0],

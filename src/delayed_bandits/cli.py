@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from delayed_bandits import algorithms
 from delayed_bandits import config as cfg
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.outputs import atomic_path
@@ -88,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--horizon", type=_positive, default=2000)
     p.add_argument("--replications", type=_positive, default=20, help="kernel runs per algorithm")
     p.add_argument("--reference-replications", type=_positive, default=1)
+    p.add_argument("--paper", action="append", help="only this paper's kernels (repeatable)")
     return parser
 
 
@@ -162,7 +164,10 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "bench":
         from delayed_bandits import bench
 
-        rows = bench.run(args.horizon, args.replications, args.reference_replications)
+        papers = tuple(args.paper) if args.paper else algorithms.PAPERS
+        for paper in papers:
+            algorithms.experiment(paper)  # an unknown paper fails here, naming the allowed ones
+        rows = bench.run(args.horizon, args.replications, args.reference_replications, papers)
         print(f"agent-steps per second (replications x rounds / s), T = {args.horizon}")
         print(f"{'paper':<14}{'algorithm':<20}{'kernel':>14}{'reference':>14}{'speedup':>10}")
         for r in rows:

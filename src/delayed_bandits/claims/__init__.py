@@ -19,6 +19,7 @@ class Claim:
     measured: str
     expected: str
     holds: bool
+    note: str = ""  # what may explain a claim that does not hold, or a caveat
 
 
 @dataclass(frozen=True)
@@ -78,12 +79,13 @@ def to_markdown(files: Iterable[str | Path]) -> str:
     for path in sorted(map(Path, files)):
         claims = json.loads(path.read_text())
         paper, figure = path.parent.parent.name, path.parent.name
-        lines += [f"## {paper} {figure}", "", "| claim | paper | measured | expected | holds |",
-                  "|---|---|---|---|---|"]
+        lines += [f"## {paper} {figure}", "",
+                  "| claim | paper | measured | expected | holds | note |",
+                  "|---|---|---|---|---|---|"]
         for c in claims:
             mark = "yes" if c["holds"] else "**NO**"
             lines.append(f"| {c['statement']} | {c['paper_ref']} | {c['measured']} | "
-                         f"{c['expected']} | {mark} |")
+                         f"{c['expected']} | {mark} | {c.get('note', '')} |")
             total += 1
             held += bool(c["holds"])
         lines.append("")

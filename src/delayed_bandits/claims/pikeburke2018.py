@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits.claims import Checker, Claim
+from delayed_bandits.experiments.pikeburke2018 import Setting
 from delayed_bandits.plots.pikeburke2018 import at_horizon
 
 # "The ratios converge to a constant": we call a ratio converged when it moves by at most this
@@ -19,6 +20,11 @@ LATE = 0.75
 # "Regret increases linearly in E[tau]": the least-squares line explains at least this share of
 # the variance of the regret at T across delays.
 LINEAR_R2 = 0.95
+# Section 5 contrasts a small delay variance (Poisson, V = E[tau]) with the exponential's
+# V = E[tau]^2; we classify by V / E[tau]^2 and make no variance claim in between.
+SMALL_VARIANCE, LARGE_VARIANCE = 0.1, 0.9
+PHASE_NOTE = ("ODAAF's regret grows in jumps at phase ends; a phase ending in the last quarter "
+              "moves the ratio")
 
 
 def _ratio(ratios: pd.DataFrame, setting: str, alg: str, t: int | None = None) -> pd.Series:
@@ -34,24 +40,26 @@ def _converges(ratios: pd.DataFrame, fig_cfg: Mapping[str, Any], ref: str) -> li
     for (setting, alg), _ in ratios.groupby(["setting", "algorithm"]):
         end, quarter = _ratio(ratios, setting, alg), _ratio(ratios, setting, alg, 3 * horizon // 4)
         change = abs(end.ratio - quarter.ratio) / end.ratio
+        holds = bool(change <= CONVERGED)
         claims.append(Claim(
             f"{setting}-{alg}-ratio-converges",
             f"The ratio of {alg} to QPM-D converges to a constant ({setting})", ref,
             f"ratio {quarter.ratio:.2f} at t={quarter.t}, {end.ratio:.2f} [{end.lo:.2f}, "
             f"{end.hi:.2f}] at T; relative change {change:.1%}",
-            f"relative change over the last quarter <= {CONVERGED:.0%}",
-            bool(change <= CONVERGED)))
+            f"relative change over the last quarter <= {CONVERGED:.0%}", holds,
+            "" if holds else PHASE_NOTE))
     return claims
 
 
 def _same_jumps(events: pd.DataFrame, ref: str) -> list[Claim]:
     """Phase ends are fixed by n_m; they can differ between replications only through which arms
-    were eliminated earlier. Group by (phase, earlier eliminations) and count distinct ends."""
+    were eliminated in which earlier phase. Group by (phase, that history); count distinct ends."""
     claims = []
     for (setting, alg), ev in events.groupby(["setting", "algorithm"]):
         ev = ev.sort_values(["replication", "phase"])
-        history = ev.groupby("replication").eliminated.transform(
-            lambda e: e.shift(fill_value=0).cumsum())
+        codes = ev.eliminated.astype(int).astype(str)
+        history = codes.groupby(ev.replication).transform(
+            lambda e: (e.shift(fill_value="") + ",").cumsum())
         distinct = ev.assign(history=history).groupby(["phase", "history"]).step1_end.nunique()
         eliminated = ev[ev.eliminated != 0]
         claims.append(Claim(
@@ -72,34 +80,40 @@ def ratio_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any])
     claims = _converges(ratios, fig_cfg, ref) + _same_jumps(events.dropna(subset=["phase"]), ref)
     if "odaaf-v" not in set(ratios.algorithm):
         return claims
-    for setting in fig_cfg["settings"]:
+    for setting, scfg in fig_cfg["settings"].items():
         plain, informed = _ratio(ratios, setting, "odaaf"), _ratio(ratios, setting, "odaaf-v")
-        exponential = fig_cfg["settings"][setting]["delay"]["kind"] == "exponential"
-        helps = informed.hi < plain.lo
-        hurts = informed.lo > plain.hi
+        delay = Setting.from_config(scfg, setting).delay
+        spread = delay.variance / delay.mean**2
+        if SMALL_VARIANCE < spread < LARGE_VARIANCE:
+            continue  # neither of the paper's two cases
+        large = spread >= LARGE_VARIANCE
+        holds = bool(informed.lo > plain.hi if large else informed.hi < plain.lo)
         claims.append(Claim(
-            f"{setting}-variance-{'hurts' if exponential else 'helps'}",
-            "Knowing the variance " + ("hurts under exponential delays (V = E[tau]^2)"
-                                       if exponential else "helps when it is small")
-            + f" ({setting})", ref,
+            f"{setting}-variance-{'hurts' if large else 'helps'}",
+            "Knowing the variance " + ("hurts when it is large (exponential: V = E[tau]^2)"
+                                       if large else "helps when it is small")
+            + f" ({setting}, V / E[tau]^2 = {spread:.2f})", ref,
             f"ratio at T: ODAAF-V {informed.ratio:.2f} [{informed.lo:.2f}, {informed.hi:.2f}], "
             f"ODAAF {plain.ratio:.2f} [{plain.lo:.2f}, {plain.hi:.2f}]",
-            "ODAAF-V's band " + ("above" if exponential else "below") + " ODAAF's",
-            bool(hurts if exponential else helps)))
-        if exponential:
+            "ODAAF-V's band " + ("above" if large else "below") + " ODAAF's", holds))
+        if large:
             ev = events[(events.setting == setting) & (events.algorithm == "odaaf-v")]
             runs = int(tables["summary"].n_runs.max())
             rounds = ev[ev.eliminated.fillna(0) != 0].step1_end
             share = len(rounds) / runs
             median = float(np.median(rounds)) / fig_cfg["horizon"] if len(rounds) else float("nan")
+            holds = bool(share > 0.5 and median >= LATE)
+            phases = int(ev.phase.max()) if len(ev) else 0
             claims.append(Claim(
                 f"{setting}-odaaf-v-eliminates-late",
-                f"Under exponential delays ODAAF-V only just eliminates the worse arm by T "
+                f"With a large delay variance ODAAF-V only just eliminates the worse arm by T "
                 f"({setting})", ref,
-                f"eliminated in {len(rounds)} of {runs} runs; median elimination at "
-                f"{median:.2f} T",
-                f"eliminated in most runs, at a median after {LATE:.2f} T",
-                bool(share > 0.5 and median >= LATE)))
+                f"eliminated in {len(rounds)} of {runs} runs (median at {median:.2f} T); "
+                f"{phases} phase(s) completed by T",
+                f"eliminated in most runs, at a median after {LATE:.2f} T", holds,
+                "" if holds else "with the default n_m constants (eq. 7's appendix values are "
+                "not in our copy) ODAAF-V's phases are too long to reach an elimination phase "
+                "by T; see docs/decisions.md"))
     return claims
 
 
@@ -114,8 +128,11 @@ def delay_sweep_claims(tables: Mapping[str, pd.DataFrame],
         claims.append(Claim(
             f"{alg}-regret-linear-in-delay",
             f"{alg}'s regret at T increases linearly in E[tau]", "Section 5, Appendix E",
-            f"slope {slope:.2f} per unit of E[tau], R^2 = {r2:.3f} over {len(x)} delays",
-            f"slope > 0 and R^2 >= {LINEAR_R2}", bool(slope > 0 and r2 >= LINEAR_R2)))
+            f"slope {slope:.2f} per unit of E[tau], R^2 = {r2:.3f} over {len(x)} delays; regret "
+            f"{y.min():.0f} to {y.max():.0f}",
+            f"slope > 0 and R^2 >= {LINEAR_R2}", bool(slope > 0 and r2 >= LINEAR_R2),
+            "" if r2 >= LINEAR_R2 else "the delay's share of the regret (about Delta E[tau] "
+            "per suboptimal arm) is small against run-to-run noise at this scale"))
     return claims
 
 

@@ -43,9 +43,9 @@ def odaaf(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, variant: int
     m = 1
     n_events = 0
     while t < horizon:
-        needed = samples_required(m, horizon, variant, mean, var, bound, constants[0],
-                                  constants[1], constants[2], constants[3], constants[4],
-                                  constants[5])
+        needed = max(samples_required(m, horizon, variant, mean, var, bound, constants[0],
+                                      constants[1], constants[2], constants[3], constants[4],
+                                      constants[5]), previous + 1)
         for j in range(n_arms):
             if not active[j]:
                 continue

@@ -48,7 +48,8 @@ def samples_required(m: int, horizon: int, variant: int, mean: float, var: float
 
     ``variant``: 0 ODAAF (eq. 2), 1 ODAAF-B (eq. 6, then max(., m min(d, n_m^ODAAF / m))),
     2 ODAAF-V (eq. 7). L = log(T Delta_m^2) is floored at 0: late phases, where T Delta_m^2 < 1,
-    never finish within T anyway."""
+    never finish within T anyway. At least one sample per phase (n_m = 0 when L = 0 and
+    E[tau] = 0); the 1e-9 keeps float error from rounding a whole n_m up."""
     delta = 0.5**m
     log_term = max(math.log(horizon * delta * delta), 0.0)
     n_odaaf = _n_of(a, b, delta, log_term, c_odaaf * delta * m * mean)
@@ -58,7 +59,7 @@ def samples_required(m: int, horizon: int, variant: int, mean: float, var: float
         n = max(_n_of(a, b, delta, log_term, c_bounded * delta * mean), m * min(bound, n_odaaf / m))
     else:
         n = _n_of(a, b, delta, log_term, c_variance * delta * (mean + variance_weight * var))
-    return int(math.ceil(n))
+    return max(1, int(math.ceil(n - 1e-9)))
 
 
 def first_argmax(values: list[float]) -> int:
@@ -90,7 +91,7 @@ def run_odaaf(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, required
     rounds: dict[int, list[int]] = {j: [] for j in active}  # T_j(m)
     tolerance, previous, m = 0.5, 0, 1
     while len(actions) < horizon:
-        needed = required(m)
+        needed = max(required(m), previous + 1)  # every phase adds a sample, so time advances
         for j in active:  # Step 1, in the fixed order of arm indices
             while len(rounds[j]) < needed and len(actions) < horizon:
                 play(j)
