@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Protocol, Sequence
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from delayed_bandits.errors import ConfigError
 
@@ -166,7 +166,9 @@ class Poisson:
         return rng.poisson(self.rate, size=size).astype(np.int64)
 
     def cdf(self, d: np.ndarray | int) -> np.ndarray:
-        return np.asarray(stats.poisson.cdf(np.floor(np.asarray(d, dtype=float)), self.rate))
+        d = np.floor(np.asarray(d, dtype=float))
+        # pdtr(k, rate) = P(Poisson(rate) <= k); scipy.stats would cost ~0.7 s of import per job
+        return np.where(d < 0, 0.0, special.pdtr(np.maximum(d, 0.0), self.rate))
 
     @property
     def mean(self) -> float:
