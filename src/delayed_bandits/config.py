@@ -1,4 +1,5 @@
-"""Loading and checking experiment configs against ``data/config.schema.yaml``.
+"""Loading and checking experiment configs against ``data/schemas/config.schema.yaml``, which
+refers to one ``<paper>.schema.yaml`` per paper.
 
 The workflow (``workflow/rules/common.smk``) and the CLI call the same ``validate``, so a bad
 config fails before any job runs, with a message naming the key and what is allowed."""
@@ -11,15 +12,27 @@ from typing import Any, Mapping
 
 import jsonschema
 import yaml
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 
 from delayed_bandits.algorithms import experiment, get
 from delayed_bandits.errors import ConfigError
 
 
-def schema() -> dict[str, Any]:
-    """The config schema (``workflow/schemas/config.schema.yaml`` links to this file)."""
-    text = resources.files("delayed_bandits").joinpath("data/config.schema.yaml").read_text()
-    return yaml.safe_load(text)
+def schemas() -> dict[str, dict[str, Any]]:
+    """The config schema and one schema per paper's figures, by file name
+    (``workflow/schemas`` links to this folder)."""
+    folder = resources.files("delayed_bandits").joinpath("data/schemas")
+    return {f.name: yaml.safe_load(f.read_text()) for f in folder.iterdir()
+            if f.name.endswith(".schema.yaml")}
+
+
+def _validator() -> jsonschema.Draft202012Validator:
+    docs = schemas()
+    registry = Registry().with_resources(
+        (doc["$id"], Resource.from_contents(doc, default_specification=DRAFT202012))
+        for doc in docs.values())
+    return jsonschema.Draft202012Validator(docs["config.schema.yaml"], registry=registry)
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
@@ -36,13 +49,13 @@ def _describe(error: jsonschema.ValidationError) -> str:
 
 def validate(config: Mapping[str, Any]) -> None:
     """Raise ``ConfigError`` on the first problem: schema first, then per-paper settings."""
-    validator = jsonschema.Draft202012Validator(schema())
+    validator = _validator()
     errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), e.message))
     if errors:
         raise ConfigError(_describe(errors[0]))
     for paper, figures in config["papers"].items():
         for figure, fig in figures.items():
-            for setting, raw in fig["settings"].items():
+            for setting, raw in settings(fig).items():
                 where = f"papers.{paper}.{figure}.settings.{setting}"
                 built = experiment(paper).Setting.from_config(raw, where)
                 for algorithm in fig["algorithms"]:
@@ -81,3 +94,28 @@ def figure(config: Mapping[str, Any], paper: str, fig: str) -> Mapping[str, Any]
 def shards(replications: int, shard_size: int) -> list[tuple[int, int]]:
     """Replication ranges (first, last), both inclusive, of at most ``shard_size`` runs."""
     return [(a, min(a + shard_size, replications) - 1) for a in range(0, replications, shard_size)]
+
+
+def settings(fig: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The figure's settings by id. A ``sweep`` ({key, values}) repeats every listed setting once
+    per value, with ``key`` set to it, under the id ``<setting>-<index>``."""
+    sweep = fig.get("sweep")
+    if not sweep:
+        return {name: dict(cfg) for name, cfg in fig["settings"].items()}
+    return {f"{name}-{i:02d}": {**cfg, sweep["key"]: value}
+            for name, cfg in fig["settings"].items() for i, value in enumerate(sweep["values"])}
+
+
+def seed_name(fig: Mapping[str, Any], setting: str) -> str:
+    """The setting id the environment's seed uses. A sweep of an algorithm's parameter
+    (``sweep.environment: false``) keeps the listed setting's id, so every value of the sweep faces
+    the same draws (paired comparison along the sweep)."""
+    sweep = fig.get("sweep")
+    if sweep and not sweep.get("environment", True):
+        return setting.rsplit("-", 1)[0]
+    return setting
+
+
+def horizon(fig: Mapping[str, Any], setting_cfg: Mapping[str, Any]) -> int:
+    """T of a setting: its own ``horizon`` if it has one, else the figure's."""
+    return int(setting_cfg.get("horizon", fig["horizon"]))

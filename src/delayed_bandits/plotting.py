@@ -14,7 +14,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from delayed_bandits import algorithms  # noqa: E402
+from delayed_bandits import algorithms, config  # noqa: E402
 from delayed_bandits.outputs import atomic_path  # noqa: E402
 
 
@@ -57,12 +57,13 @@ def save(fig: plt.Figure, outputs: list[Path]) -> None:
 def plot_regret(summary: pd.DataFrame, paper: str, figure: str, fig_cfg: Mapping[str, Any],
                 outputs: list[Path]) -> None:
     """Mean pseudo-regret against time, ±2 SE, one panel per setting."""
-    settings = list(fig_cfg["settings"])
+    all_settings = config.settings(fig_cfg)
+    settings = list(all_settings)
     fig, axes = plt.subplots(1, len(settings), figsize=(max(5.2 * len(settings), 8.0), 4.2),
                              squeeze=False)
     palette = dict(zip(fig_cfg["algorithms"], sns.color_palette("tab10", len(fig_cfg["algorithms"]))))
     for ax, name in zip(axes[0], settings):
-        scfg = fig_cfg["settings"][name]
+        scfg = all_settings[name]
         for alg in fig_cfg["algorithms"]:
             rows = summary[(summary.setting == name) & (summary.algorithm == alg)].sort_values("t")
             if rows.empty:

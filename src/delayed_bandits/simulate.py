@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import algorithms, environment, seeds
+from delayed_bandits import config as cfg
 from delayed_bandits.errors import ConfigError
 
 
@@ -19,8 +20,9 @@ def run_shard(config: Mapping[str, Any], paper: str, figure: str, setting: str, 
     Columns: replication, t, regret. Each replication draws its own environment from its own
     seed, so the rows of a replication do not depend on which shard computes them."""
     fig = config["papers"][paper][figure]
-    if setting not in fig["settings"]:
-        raise ConfigError(f"--setting {setting!r} is not one of {', '.join(fig['settings'])} "
+    all_settings = cfg.settings(fig)
+    if setting not in all_settings:
+        raise ConfigError(f"--setting {setting!r} is not one of {', '.join(all_settings)} "
                           f"(papers.{paper}.{figure}.settings)")
     if algorithm not in fig["algorithms"]:
         raise ConfigError(f"--algorithm {algorithm!r} is not one of {', '.join(fig['algorithms'])} "
@@ -30,12 +32,14 @@ def run_shard(config: Mapping[str, Any], paper: str, figure: str, setting: str, 
                           f"{fig['replications']} (papers.{paper}.{figure}.replications)")
     algo = algorithms.get(paper, algorithm)
     plugin = algorithms.experiment(paper)
-    st = plugin.Setting.from_config(fig["settings"][setting], f"{paper}.{figure}.{setting}")
-    horizon = int(fig["horizon"])
+    st = plugin.Setting.from_config(all_settings[setting], f"{paper}.{figure}.{setting}")
+    horizon = cfg.horizon(fig, all_settings[setting])
+    seed_setting = cfg.seed_name(fig, setting)
     cp = environment.checkpoint_grid(horizon, int(fig["checkpoints"]))
     frames, side = [], [pd.DataFrame({"replication": pd.Series([], dtype=np.int64)})]
     for r in range(first, last + 1):
-        env_seed, policy_seed = seeds.replication_seeds(config["seed"], paper, figure, setting, r)
+        env_seed, policy_seed = seeds.replication_seeds(config["seed"], paper, figure,
+                                                        seed_setting, r)
         env = plugin.draw_environment(env_seed, horizon, st)
         regret, _, events = algo.kernel(st, env, cp, seeds.as_int(policy_seed))
         frames.append(pd.DataFrame({"replication": np.full(len(cp), r, dtype=np.int64),

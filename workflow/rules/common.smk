@@ -41,7 +41,7 @@ def shard_files(wildcards, suffix="parquet"):
     fig = figure_config(wildcards.paper, wildcards.figure)
     return [
         f"results/{wildcards.paper}/{wildcards.figure}/{setting}/{algorithm}/rep{a}-{b}.{suffix}"
-        for setting in fig["settings"]
+        for setting in dbconfig.settings(fig)
         for algorithm in fig["algorithms"]
         for a, b in dbconfig.shards(fig["replications"], config["shard_size"])
     ]
@@ -59,7 +59,8 @@ def simulation_spec(wildcards):
             "seed": config["seed"],
             "horizon": fig["horizon"],
             "checkpoints": fig["checkpoints"],
-            "setting": fig["settings"].get(wildcards.setting),
+            "setting": dbconfig.settings(fig).get(wildcards.setting),
+            "seed_setting": dbconfig.seed_name(fig, wildcards.setting),
         },
         sort_keys=True,
     )

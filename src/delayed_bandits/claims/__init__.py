@@ -3,6 +3,7 @@ the paper makes it, what was measured, what was expected, and whether it holds."
 
 from __future__ import annotations
 
+import importlib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -56,15 +57,12 @@ def diff_se(a: Point, b: Point) -> float:
 Checker = Callable[[Mapping[str, pd.DataFrame], Mapping[str, Any]], list[Claim]]
 
 
-def registry() -> dict[str, dict[str, Checker]]:
-    from delayed_bandits.claims import pikeburke2018, vernade2017
-    return {"vernade2017": vernade2017.CHECKS, "pikeburke2018": pikeburke2018.CHECKS}
-
-
 def check(paper: str, figure: str, tables: Mapping[str, pd.DataFrame],
           fig_cfg: Mapping[str, Any]) -> list[Claim]:
-    """Claims of one figure; a figure without registered claims yields none."""
-    checker = registry().get(paper, {}).get(figure)
+    """Claims of one figure, from ``delayed_bandits.claims.<paper>.CHECKS``; a figure without
+    registered claims yields none."""
+    checks = importlib.import_module(f"delayed_bandits.claims.{paper}").CHECKS
+    checker = checks.get(figure)
     return checker(tables, fig_cfg) if checker else []
 
 
