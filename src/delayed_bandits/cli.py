@@ -83,6 +83,7 @@ def _parser() -> argparse.ArgumentParser:
     _figure_args(p)
     p.add_argument("--summary", required=True, type=Path)
     p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
+    p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path, nargs="+", help=".pdf and/or .png paths")
 
     p = sub.add_parser("bench", help="agent-steps per second of each kernel and its reference")

@@ -57,9 +57,10 @@ def validate(config: Mapping[str, Any]) -> None:
         for figure, fig in figures.items():
             for setting, raw in settings(fig).items():
                 where = f"papers.{paper}.{figure}.settings.{setting}"
-                built = experiment(paper).Setting.from_config(raw, where)
                 for algorithm in fig["algorithms"]:
-                    problem = get(paper, algorithm).precondition(built)
+                    registry_id, merged = resolve(fig, raw, algorithm)
+                    built = experiment(paper).Setting.from_config(merged, where)
+                    problem = get(paper, registry_id).precondition(built)
                     if problem:
                         raise ConfigError(f"config key '{where}': {problem} "
                                           f"(algorithm {algorithm} of papers.{paper}.{figure})")
@@ -91,6 +92,22 @@ def figure(config: Mapping[str, Any], paper: str, fig: str) -> Mapping[str, Any]
     return papers[paper][fig]
 
 
+def shard_size(config: Mapping[str, Any], fig: Mapping[str, Any]) -> int:
+    """Replications per job: the figure's own ``shard_size`` (cheap sweep cells) or the global."""
+    return int(fig.get("shard_size", config["shard_size"]))
+
+
+def resolve(fig: Mapping[str, Any], setting_cfg: Mapping[str, Any],
+            algorithm: str) -> tuple[str, dict[str, Any]]:
+    """(registry id, setting config) of a curve. A figure's ``variants`` name parameterisations of
+    a registry algorithm ({algorithm, label, ...}); their other keys override the setting's."""
+    variant = fig.get("variants", {}).get(algorithm)
+    if variant is None:
+        return algorithm, dict(setting_cfg)
+    params = {k: v for k, v in variant.items() if k not in ("algorithm", "label")}
+    return variant["algorithm"], {**setting_cfg, **params}
+
+
 def shards(replications: int, shard_size: int) -> list[tuple[int, int]]:
     """Replication ranges (first, last), both inclusive, of at most ``shard_size`` runs."""
     return [(a, min(a + shard_size, replications) - 1) for a in range(0, replications, shard_size)]
@@ -119,3 +136,11 @@ def seed_name(fig: Mapping[str, Any], setting: str) -> str:
 def horizon(fig: Mapping[str, Any], setting_cfg: Mapping[str, Any]) -> int:
     """T of a setting: its own ``horizon`` if it has one, else the figure's."""
     return int(setting_cfg.get("horizon", fig["horizon"]))
+
+
+def label(paper: str, fig: Mapping[str, Any], algorithm: str) -> str:
+    """The name a curve carries on figures: its variant's label, else the paper's name for it."""
+    variant = fig.get("variants", {}).get(algorithm)
+    if variant is not None:
+        return str(variant.get("label", algorithm))
+    return get(paper, algorithm).label

@@ -227,6 +227,41 @@ class Pareto:
 
 
 @dataclass(frozen=True)
+class ScaledPareto:
+    """P(D > d) = c (d + 1)^-alpha for d >= 1 and P(D > 0) = c 2^-alpha: the delays of arm 1 in
+    Manegueu et al. 2020, Section 8.3 (c = 0.7, alpha = 0.3), which satisfy their Assumption 2.
+    So D = 0 with probability 1 - c 2^-alpha, else D = floor(X), X ~ Pareto(alpha, scale 2)."""
+
+    alpha: float
+    c: float
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        u = rng.random(size)
+        tail = self.c * 2.0 ** (-self.alpha)
+        # u < tail has probability `tail`; u / tail is then uniform on (0, 1)
+        x = 2.0 * np.maximum(u / tail, 1e-300) ** (-1.0 / self.alpha)
+        return np.where(u < tail, np.floor(np.minimum(x, float(MAX_DELAY))), 0.0).astype(np.int64)
+
+    def cdf(self, d: np.ndarray | int) -> np.ndarray:
+        d = np.floor(np.asarray(d, dtype=float))
+        surv = self.c * (np.maximum(d, 1.0) + 1.0) ** (-self.alpha)
+        return np.where(d < 0, 0.0, 1.0 - surv)
+
+    @property
+    def mean(self) -> float:
+        return math.inf if self.alpha <= 1 else float(
+            self.c * 2.0 ** (-self.alpha) + self.c * (special.zeta(self.alpha) - 1.0))
+
+    @property
+    def variance(self) -> float:
+        if self.alpha <= 2:
+            return math.inf
+        second = self.c * 2.0 ** (-self.alpha) + self.c * (
+            2 * float(special.zeta(self.alpha - 1)) - float(special.zeta(self.alpha)) - 1.0)
+        return second - self.mean**2
+
+
+@dataclass(frozen=True)
 class Empirical(_NumericMoments):
     """An empirical delay law given by its quantile table.
 
@@ -293,8 +328,8 @@ def cdf_table(dist: DelayDistribution, upto: int) -> np.ndarray:
     return np.ascontiguousarray(dist.cdf(np.arange(upto + 1)), dtype=np.float64)
 
 
-KINDS = ("uniform", "geometric", "exponential", "poisson", "halfnormal", "pareto", "empirical",
-         "per_arm")
+KINDS = ("uniform", "geometric", "exponential", "poisson", "halfnormal", "pareto",
+         "scaled_pareto", "empirical", "per_arm")
 
 
 def _require(spec: Mapping[str, Any], key: str, where: str, positive: bool = True) -> float:
@@ -316,6 +351,7 @@ def from_spec(spec: Mapping[str, Any], where: str = "delay") -> DelayDistributio
     allowed = {
         "uniform": {"low", "high"}, "geometric": {"mean"}, "exponential": {"mean", "bound"},
         "poisson": {"rate"}, "halfnormal": {"sigma"}, "pareto": {"alpha"},
+        "scaled_pareto": {"alpha", "c"},
         "empirical": {"probs", "values", "scale", "log10"}, "per_arm": {"arms"},
     }
     if kind not in allowed:
@@ -343,6 +379,11 @@ def from_spec(spec: Mapping[str, Any], where: str = "delay") -> DelayDistributio
         return HalfNormal(_require(spec, "sigma", where))
     if kind == "pareto":
         return Pareto(_require(spec, "alpha", where))
+    if kind == "scaled_pareto":
+        c = _require(spec, "c", where)
+        if c > 1:
+            raise ConfigError(f"{where}.c: must be in (0, 1], got {c}")
+        return ScaledPareto(_require(spec, "alpha", where), c)
     if kind == "empirical":
         probs, values = spec.get("probs"), spec.get("values")
         if not isinstance(probs, Sequence) or not isinstance(values, Sequence) \

@@ -68,7 +68,7 @@ def plot_regret(summary: pd.DataFrame, paper: str, figure: str, fig_cfg: Mapping
             rows = summary[(summary.setting == name) & (summary.algorithm == alg)].sort_values("t")
             if rows.empty:
                 continue
-            label = algorithms.get(paper, alg).label
+            label = config.label(paper, fig_cfg, alg)
             ax.plot(rows.t, rows["mean"], color=palette[alg], label=label)
             ax.fill_between(rows.t, rows["mean"] - 2 * rows.se, rows["mean"] + 2 * rows.se,
                             color=palette[alg], alpha=0.2, linewidth=0)

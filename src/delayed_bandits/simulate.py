@@ -30,9 +30,10 @@ def run_shard(config: Mapping[str, Any], paper: str, figure: str, setting: str, 
     if not 0 <= first <= last < fig["replications"]:
         raise ConfigError(f"--reps {first}-{last}: need 0 <= first <= last < "
                           f"{fig['replications']} (papers.{paper}.{figure}.replications)")
-    algo = algorithms.get(paper, algorithm)
+    registry_id, setting_cfg = cfg.resolve(fig, all_settings[setting], algorithm)
+    algo = algorithms.get(paper, registry_id)
     plugin = algorithms.experiment(paper)
-    st = plugin.Setting.from_config(all_settings[setting], f"{paper}.{figure}.{setting}")
+    st = plugin.Setting.from_config(setting_cfg, f"{paper}.{figure}.{setting}")
     horizon = cfg.horizon(fig, all_settings[setting])
     seed_setting = cfg.seed_name(fig, setting)
     cp = environment.checkpoint_grid(horizon, int(fig["checkpoints"]))

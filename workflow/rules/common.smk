@@ -43,7 +43,7 @@ def shard_files(wildcards, suffix="parquet"):
         f"results/{wildcards.paper}/{wildcards.figure}/{setting}/{algorithm}/rep{a}-{b}.{suffix}"
         for setting in dbconfig.settings(fig)
         for algorithm in fig["algorithms"]
-        for a, b in dbconfig.shards(fig["replications"], config["shard_size"])
+        for a, b in dbconfig.shards(fig["replications"], dbconfig.shard_size(config, fig))
     ]
 
 
@@ -54,12 +54,13 @@ def event_files(wildcards):
 def simulation_spec(wildcards):
     """Everything a shard's numbers depend on: a change reruns the shard (params trigger)."""
     fig = figure_config(wildcards.paper, wildcards.figure)
+    setting = dbconfig.settings(fig).get(wildcards.setting, {})
     return json.dumps(
         {
             "seed": config["seed"],
             "horizon": fig["horizon"],
             "checkpoints": fig["checkpoints"],
-            "setting": dbconfig.settings(fig).get(wildcards.setting),
+            "setting": dbconfig.resolve(fig, setting, wildcards.algorithm),
             "seed_setting": dbconfig.seed_name(fig, wildcards.setting),
         },
         sort_keys=True,
@@ -96,3 +97,8 @@ def figure_tables(wildcards):
     if figure_config(wildcards.paper, wildcards.figure).get("kind") == "ratio":
         tables["ratios"] = f"results/{wildcards.paper}/{wildcards.figure}/ratios.csv"
     return tables
+
+
+def ratios_flag(wildcards, input):
+    """The claims and plot commands' --ratios option, for figures that have a ratios table."""
+    return f"--ratios {input.ratios}" if "ratios" in input.keys() else ""

@@ -43,11 +43,13 @@ rule summarise:
 
 rule claims:
     input:
-        summary="results/{paper}/{figure}/summary.csv",
+        unpack(figure_tables),
+        events=event_files,
     output:
         claims="results/{paper}/{figure}/claims.json",
     params:
         config=CONFIGFILE,
+        ratios=ratios_flag,
     log:
         "logs/{paper}/{figure}/claims.log",
     benchmark:
@@ -56,13 +58,14 @@ rule claims:
         ENV
     shell:
         "delayed-bandits claims --config {params.config} --paper {wildcards.paper}"
-        " --figure {wildcards.figure} --summary {input.summary} --out {output.claims}"
-        " > {log} 2>&1"
+        " --figure {wildcards.figure} --summary {input.summary} {params.ratios}"
+        " --events {input.events} --out {output.claims} > {log} 2>&1"
 
 
 rule plot:
     input:
-        summary="results/{paper}/{figure}/summary.csv",
+        unpack(figure_tables),
+        events=event_files,
     output:
         pdf="figures/{paper}-{figure}.pdf",
         png=report(
@@ -73,6 +76,7 @@ rule plot:
     params:
         config=CONFIGFILE,
         caption=figure_caption,
+        ratios=ratios_flag,
     log:
         "logs/{paper}/{figure}/plot.log",
     benchmark:
@@ -81,8 +85,8 @@ rule plot:
         ENV
     shell:
         "delayed-bandits plot --config {params.config} --paper {wildcards.paper}"
-        " --figure {wildcards.figure} --summary {input.summary}"
-        " --out {output.pdf} {output.png} > {log} 2>&1"
+        " --figure {wildcards.figure} --summary {input.summary} {params.ratios}"
+        " --events {input.events} --out {output.pdf} {output.png} > {log} 2>&1"
 
 
 rule gather_claims:
