@@ -1,0 +1,60 @@
+"""Figures of Manegueu et al. 2020 beyond regret against time: regret at T along a sweep of
+alpha_tilde (Figure 2) or of the gap (Figure 3), and Adapt-Patient's alpha estimate (Figure 7)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+
+from delayed_bandits import config
+
+
+def sweep_table(summary: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> pd.DataFrame:
+    """The summary at T, with the listed setting (``base``) and the swept value (``x``)."""
+    key = fig_cfg["sweep"]["key"]
+    cells = config.settings(fig_cfg)
+    last = summary[summary.t == summary.t.max()].copy()
+    last["x"] = last.setting.map({name: cfg[key] for name, cfg in cells.items()})
+    last["base"] = last.setting.str.rsplit("-", n=1).str[0]
+    return last.sort_values(["base", "x"])
+
+
+def sweep_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
+                 fig_cfg: Mapping[str, Any]) -> plt.Figure:
+    """Mean pseudo-regret at T (±2 SE) against the swept value, one curve per listed setting."""
+    table = sweep_table(tables["summary"], fig_cfg)
+    xlabel = {"alpha_tilde": "tail parameter α̃ of Patient Bandits", "gap": "gap Δ"}
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for colour, (base, rows) in zip(sns.color_palette("viridis", table.base.nunique()),
+                                    table.groupby("base", sort=False)):
+        ax.errorbar(rows.x, rows["mean"], yerr=2 * rows.se, marker="o", ms=3, capsize=2,
+                    color=colour, label=fig_cfg["settings"][base].get("label", base))
+    ax.set(xlabel=xlabel[fig_cfg["sweep"]["key"]],
+           ylabel=f"mean pseudo-regret at T = {fig_cfg['horizon']} (±2 SE)")
+    ax.legend(fontsize=8)
+    fig.suptitle(f"{fig_cfg['title']}\n{int(table.n_runs.min())} runs per point", fontsize=10)
+    return fig
+
+
+def alpha_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
+                 fig_cfg: Mapping[str, Any]) -> plt.Figure:
+    """alpha_t and alpha_hat_t over time: mean and 5-95% quantiles over runs."""
+    events = tables["events"].dropna(subset=["t"])
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for column, label, colour in (("alpha_t", "α_t (lower confidence value used)", "C0"),
+                                  ("alpha_hat", "α̂_t (raw estimate)", "C1")):
+        stats = events.groupby("t")[column].agg(
+            mean="mean", lo=lambda x: x.quantile(0.05), hi=lambda x: x.quantile(0.95))
+        ax.plot(stats.index, stats["mean"], color=colour, label=label)
+        ax.fill_between(stats.index, stats.lo, stats.hi, color=colour, alpha=0.2, lw=0)
+    ax.axhline(0.3, color="black", ls="--", lw=1, label="true α = 0.3")
+    ax.set(xlabel="round t", ylabel="estimate of α", ylim=(0, 1.05))
+    ax.legend(fontsize=8)
+    fig.suptitle(f"{fig_cfg['title']}\n{events.replication.nunique()} runs", fontsize=10)
+    return fig
+
+
+PLOTS = {"alpha_sweep": sweep_figure, "gap_sweep": sweep_figure, "alpha_trace": alpha_figure}
