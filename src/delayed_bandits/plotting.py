@@ -18,11 +18,17 @@ from delayed_bandits import algorithms, config  # noqa: E402
 from delayed_bandits.outputs import atomic_path  # noqa: E402
 
 
+def _describe_delay(delay: Mapping[str, Any]) -> str:
+    """'geometric(mean=500)', or one law per arm: '[pareto(alpha=1.0), pareto(alpha=0.3)]'."""
+    if delay.get("kind") == "per_arm":
+        return "[" + ", ".join(_describe_delay(arm) for arm in delay["arms"]) + "]"
+    params = ", ".join(f"{k}={v}" for k, v in delay.items() if k != "kind")
+    return f"{delay.get('kind', '?')}({params})"
+
+
 def _describe_setting(scfg: Mapping[str, Any]) -> str:
     """The setting's delay law and window, as a subtitle: 'delay geometric(mean=500), m = 1000'."""
-    delay = scfg.get("delay", {})
-    params = ", ".join(f"{k}={v}" for k, v in delay.items() if k not in ("kind", "arms"))
-    text = f"delay {delay.get('kind', '?')}({params})"
+    text = f"delay {_describe_delay(scfg.get('delay', {}))}"
     return text + (f", m = {scfg['window']}" if "window" in scfg else "")
 
 
