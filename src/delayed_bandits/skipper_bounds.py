@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 E = math.e
 
@@ -61,23 +62,36 @@ def minimise(delays: np.ndarray, n_arms: int, c: float) -> Minimum:
     are constant for beta in (u_j, u_{j+1}], where f_c = S_j + A beta + B_j / beta with
     A = 4 e ln K and B_j = (c + D_j) / (4 e), minimised at sqrt(B_j / A) clipped to the interval.
     When the clip hits the open left end u_j, the infimum is approached from above; we take the
-    next float above u_j, which attains it to rounding."""
-    d = np.asarray(delays, dtype=np.float64)
-    horizon = len(d)
-    values, counts = np.unique(d[d > 0], return_counts=True)
-    lo = np.concatenate([[0.0], values])
-    hi = np.concatenate([values, [np.inf]])
-    zeros = horizon - int(counts.sum())
-    kept = zeros + np.concatenate([[0], np.cumsum(counts)])  # rounds with d <= u_j
-    skipped = horizon - kept
-    delay_kept = np.concatenate([[0.0], np.cumsum(values * counts)])  # D_j
-    a = 4 * E * math.log(n_arms)
-    b = (c + delay_kept) / (4 * E)
-    beta = np.clip(np.sqrt(b / a), lo, hi)
-    beta = np.where(beta <= lo, np.nextafter(lo, np.inf), beta)
-    f = skipped + a * beta + b / beta
-    j = int(np.argmin(f))
-    return Minimum(float(beta[j]), float(f[j]), int(skipped[j]), float(delay_kept[j]))
+    next float above u_j, which attains it to rounding. The first interval wins ties."""
+    beta, value, skipped, kept = _scan(np.sort(np.asarray(delays, dtype=np.float64)),
+                                       4 * E * math.log(n_arms), c)
+    return Minimum(beta, value, skipped, kept)
+
+
+@njit(cache=True)
+def _scan(d: np.ndarray, a: float, c: float) -> tuple[float, float, int, float]:
+    """``minimise`` over the sorted delays ``d``, one interval (u_j, u_{j+1}] at a time."""
+    horizon = d.shape[0]
+    i = 0
+    while i < horizon and d[i] <= 0.0:  # zero delays are never skipped (beta > 0)
+        i += 1
+    lo, kept = 0.0, 0.0  # u_j and D_j
+    best = (math.inf, math.inf, 0, 0.0)
+    while True:
+        hi = d[i] if i < horizon else math.inf
+        b = (c + kept) / (4 * E)
+        beta = min(max(math.sqrt(b / a), lo), hi)
+        if beta <= lo:
+            beta = np.nextafter(lo, math.inf)
+        value = (horizon - i) + a * beta + b / beta
+        if value < best[1]:
+            best = (beta, value, horizon - i, kept)
+        if i == horizon:
+            return best
+        lo = d[i]
+        while i < horizon and d[i] == lo:
+            kept += lo
+            i += 1
 
 
 def oracle_beta(delays: np.ndarray, n_arms: int) -> Minimum:

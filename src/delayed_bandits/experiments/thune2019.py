@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
-import pandas as pd
 
 from delayed_bandits import skipper_bounds as sb
 from delayed_bandits.algorithms import Algorithm, Runner
@@ -31,8 +30,6 @@ from delayed_bandits.policies import thune2019 as p19
 LOSS_KINDS = ("bernoulli_gap", "bernoulli_switch")
 DELAY_KINDS = ("example8",)
 COROLLARY4_READINGS = ("with_skip_term", "without_skip_term")
-EVENT_COLUMNS = ["epoch", "start", "beta"]
-MAX_EPOCHS = 128  # eq. (6) bounds omega_m by O(T^2 + K T ln K): about 2 log2 T + 10 epochs
 
 
 @dataclass(frozen=True)
@@ -195,25 +192,18 @@ def _fixed(algorithm: str) -> tuple[Runner, Runner]:
     return kernel, reference
 
 
-def _events(rows: Any) -> pd.DataFrame:
-    table = pd.DataFrame(rows, columns=EVENT_COLUMNS)
-    return table.astype({"epoch": np.int64, "start": np.int64, "beta": np.float64})
-
-
 def _doubling() -> tuple[Runner, Runner]:
     def kernel(st: Setting, env: Environment, cp: np.ndarray, seed: int):
         horizon = env.losses.shape[0]
         actions = np.zeros(horizon, dtype=np.int64)
-        events = np.zeros((MAX_EPOCHS, len(EVENT_COLUMNS)))
-        regret, n = k19.doubling(env.losses, env.delays, policy_uniforms(seed, horizon), cp,
-                                 actions, events)
-        return regret, actions, _events(events[:n])
+        regret = k19.doubling(env.losses, env.delays, policy_uniforms(seed, horizon), cp, actions)
+        return regret, actions, None
 
     def reference(st: Setting, env: Environment, cp: np.ndarray, seed: int):
         policy = p19.Doubling(st.n_arms)
         uniforms = policy_uniforms(seed, env.losses.shape[0])
         actions = p19.run(policy, env.losses, env.delays, uniforms)
-        return p19.regret_at(env.losses, actions, cp), actions, _events(policy.epochs)
+        return p19.regret_at(env.losses, actions, cp), actions, None
 
     return kernel, reference
 

@@ -1,11 +1,11 @@
 """Compiled kernels for Thune et al. 2019: one replication per call.
 
-Same protocol, estimators, skipping and epochs as the references in
+Same protocol, weights, skipping and epochs as the references in
 ``delayed_bandits.policies.thune2019``, with the reference's own formulas compiled in
-(``register_jitable``): learning rates, eq. (5)-(6), the exponential weights and the inverse-CDF
-draw. The kernels differ in bookkeeping only: feedback is bucketed by its arrival round in linked
-lists kept in increasing order of the round that generated it, and the regret is accumulated as
-the game runs (O(K) per round plus the arriving updates)."""
+(``register_jitable``): learning rates, eqs. (5)-(6), the weight sum, the inverse-CDF draw and the
+multiplicative update. The kernels differ in bookkeeping only: feedback is bucketed by its arrival
+round in linked lists kept in increasing order of the round that generated it, and the regret is
+accumulated as the game runs (O(K) per round plus one exp per arriving non-zero loss)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,7 @@ import numpy as np
 from numba import njit
 
 from delayed_bandits.policies.thune2019 import (doubling_beta, doubling_condition, draw_arm,
-                                                 exp_weights, truncated_rate)
-
-EVENT_WIDTH = 3  # (epoch m, first round, beta_m)
+                                                 total_weight, truncated_rate, weight_factor)
 
 
 @njit(cache=True)
@@ -37,8 +35,7 @@ def skipper(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray, rate: 
     beta = inf is DEW alone. Fills ``actions`` (0-based arms) and returns the regret against the
     best fixed arm in hindsight at ``checkpoints``."""
     horizon, n_arms = losses.shape
-    cum = np.zeros(n_arms)  # cumulative importance-weighted loss estimates L^a
-    p = np.zeros(n_arms)
+    w = np.ones(n_arms)
     prob = np.zeros(horizon + 1)  # p_s^{A_s}, by round
     arm_loss = np.zeros(n_arms)  # sum_{s <= t} l_s^a
     head = np.full(horizon + 1, -1, dtype=np.int64)
@@ -48,10 +45,10 @@ def skipper(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray, rate: 
     played = 0.0
     ci = 0
     for t in range(1, horizon + 1):
-        exp_weights(cum, rate, p)
-        arm = draw_arm(p, uniforms[t - 1])
+        total = total_weight(w)
+        arm = draw_arm(w, total, uniforms[t - 1])
         actions[t - 1] = arm
-        prob[t] = p[arm]
+        prob[t] = w[arm] / total
         played += losses[t - 1, arm]
         for a in range(n_arms):
             arm_loss[a] += losses[t - 1, a]
@@ -66,20 +63,20 @@ def skipper(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray, rate: 
         s = head[t]
         while s > 0:
             a = actions[s - 1]
-            cum[a] += losses[s - 1, a] / prob[s]
+            if losses[s - 1, a] > 0.0:  # a zero loss multiplies by exp(-0) = 1, exactly
+                w[a] *= weight_factor(rate, losses[s - 1, a], prob[s])
             s = link[s]
     return out
 
 
 @njit(cache=True)
 def doubling(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray,
-             checkpoints: np.ndarray, actions: np.ndarray, events: np.ndarray) -> tuple:
+             checkpoints: np.ndarray, actions: np.ndarray) -> np.ndarray:
     """Skipper(beta_m, DEW(1/(4e beta_m), beta_m)) tuned by Doubling (Section 4.1, eqs. 5-6).
-    Fills ``actions`` and one row of ``events`` per epoch (m, first round, beta_m); returns
-    (regret at ``checkpoints``, number of epochs)."""
+    Fills ``actions`` and returns the regret at ``checkpoints``."""
     horizon, n_arms = losses.shape
-    cum = np.zeros(n_arms)
-    p = np.zeros(n_arms)
+    log_k = math.log(n_arms)
+    w = np.ones(n_arms)
     prob = np.zeros(horizon + 1)
     epoch_of = np.zeros(horizon + 1, dtype=np.int64)
     arm_loss = np.zeros(n_arms)
@@ -88,11 +85,12 @@ def doubling(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray,
     link = np.full(horizon + 1, -1, dtype=np.int64)
     out = np.zeros(checkpoints.shape[0])
     m = 0
+    omega = 2.0 ** m
     beta = doubling_beta(m, n_arms)
+    rate = truncated_rate(1.0 / (4.0 * math.e * beta), beta)
     length = 0
     skipped = 0
     delay_sum = 0.0
-    n_events = 0
     played = 0.0
     ci = 0
     for t in range(1, horizon + 1):
@@ -100,29 +98,24 @@ def doubling(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray,
         while True:  # eq. (6) with round t added, else the next epoch (delay at action time)
             new_skipped = skipped + (1 if d >= beta else 0)
             new_delay_sum = delay_sum + (0.0 if d >= beta else float(d))
-            if doubling_condition(new_skipped, length + 1, new_delay_sum, m, n_arms):
+            if doubling_condition(new_skipped, length + 1, new_delay_sum, omega, n_arms, log_k):
                 break
             m += 1
+            omega = 2.0 ** m
             beta = doubling_beta(m, n_arms)
+            rate = truncated_rate(1.0 / (4.0 * math.e * beta), beta)
             length = 0
             skipped = 0
             delay_sum = 0.0
-            cum[:] = 0.0
-        if length == 0:
-            if n_events == events.shape[0]:
-                raise ValueError("more Doubling epochs than rows in the events table")
-            events[n_events, 0] = m
-            events[n_events, 1] = t
-            events[n_events, 2] = beta
-            n_events += 1
+            w[:] = 1.0
         length += 1
         skipped = new_skipped
         delay_sum = new_delay_sum
         epoch_of[t] = m
-        exp_weights(cum, truncated_rate(1.0 / (4.0 * math.e * beta), beta), p)
-        arm = draw_arm(p, uniforms[t - 1])
+        total = total_weight(w)
+        arm = draw_arm(w, total, uniforms[t - 1])
         actions[t - 1] = arm
-        prob[t] = p[arm]
+        prob[t] = w[arm] / total
         played += losses[t - 1, arm]
         for a in range(n_arms):
             arm_loss[a] += losses[t - 1, a]
@@ -133,8 +126,9 @@ def doubling(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray,
             _schedule(t, t + d, head, tail, link)
         s = head[t]
         while s > 0:
-            if epoch_of[s] == m:  # feedback from an earlier epoch reaches a restarted DEW
-                a = actions[s - 1]
-                cum[a] += losses[s - 1, a] / prob[s]
+            a = actions[s - 1]
+            # feedback from an earlier epoch would reach a restarted DEW: dropped
+            if epoch_of[s] == m and losses[s - 1, a] > 0.0:
+                w[a] *= weight_factor(rate, losses[s - 1, a], prob[s])
             s = link[s]
-    return out, n_events
+    return out

@@ -8,20 +8,21 @@ picks A_t with probability p_t, suffers the loss l_t^{A_t}, and at the end of ro
 pairs (s, l_s^{A_s}) of every s <= t with s + d_s = t, in increasing order of s. Losses due after
 T are never observed.
 
-Exponential weights are kept as cumulative importance-weighted loss estimates L^a, so that
-w^a = exp(-eta' L^a) (Algorithm 1's weights, up to a common factor) and
-p^a = exp(-eta' (L^a - min_b L^b)) / sum_b exp(-eta' (L^b - min_b L^b)): the same distribution
-without the underflow of w^a itself over long runs.
+The weights follow Algorithm 1 literally, one multiplicative update per arriving loss; only the
+played arm's estimate is non-zero, so an arrival moves one weight (one exp per arrival).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 from numba.extending import register_jitable
+
+# Rescaling of the weights against underflow (``total_weight``); powers of two keep it exact.
+RESCALE_BELOW = 2.0 ** -512
+RESCALE_BY = 2.0 ** 512
 
 
 @register_jitable  # plain Python here; compiled into the kernels, same arithmetic
@@ -57,75 +58,78 @@ def doubling_beta(m: int, n_arms: int) -> float:
 
 
 @register_jitable  # plain Python here; compiled into the kernels, same arithmetic
-def doubling_condition(skipped: float, length: float, delay_sum: float, m: int,
-                       n_arms: int) -> bool:
-    """Eq. (6): stay in epoch m while max{|S^m|^2, (e K sigma(m) / 2 + D^m) ln K} <= omega_m."""
-    needed = max(skipped * skipped,
-                 (math.e * n_arms * length / 2.0 + delay_sum) * math.log(n_arms))
-    return needed <= 2.0 ** m
+def doubling_condition(skipped: float, length: float, delay_sum: float, omega: float,
+                       n_arms: int, log_k: float) -> bool:
+    """Eq. (6): stay in the epoch while max{|S^m|^2, (e K sigma(m) / 2 + D^m) ln K} <= omega_m
+    (omega_m = 2^m and log_k = ln K are passed in: the kernels compute them once per epoch)."""
+    return max(skipped * skipped, (math.e * n_arms * length / 2.0 + delay_sum) * log_k) <= omega
 
 
 @register_jitable  # plain Python here; compiled into the kernels, same arithmetic
-def exp_weights(cum: Sequence[float] | np.ndarray, rate: float,
-                out: list[float] | np.ndarray) -> None:
-    """p^a = exp(-rate (L^a - min L)) / sum_b exp(-rate (L^b - min L)), written into ``out``."""
-    low = cum[0]
-    for a in range(1, len(cum)):
-        low = min(low, cum[a])
+def total_weight(w: list[float] | np.ndarray) -> float:
+    """W = sum_a w^a. Weights only shrink, so before W falls below 2^-512 every weight is
+    multiplied by 2^512: exact for normal floats, so p = w / W is unchanged and never underflows."""
     total = 0.0
-    for a in range(len(cum)):
-        out[a] = math.exp(-rate * (cum[a] - low))
-        total += out[a]
-    for a in range(len(cum)):
-        out[a] = out[a] / total
+    for a in range(len(w)):
+        total += w[a]
+    if total < RESCALE_BELOW:
+        total = 0.0
+        for a in range(len(w)):
+            w[a] *= RESCALE_BY
+            total += w[a]
+    return total
 
 
 @register_jitable  # plain Python here; compiled into the kernels, same arithmetic
-def draw_arm(p: Sequence[float] | np.ndarray, u: float) -> int:
-    """Inverse-CDF draw: the first arm a with u < p^0 + ... + p^a, for a uniform u in [0, 1).
-    If rounding leaves u above the last partial sum, the last arm with p^a > 0."""
+def draw_arm(w: list[float] | np.ndarray, total: float, u: float) -> int:
+    """Inverse-CDF draw from p = w / W: the first arm a with u W < w^0 + ... + w^a, for a uniform
+    u in [0, 1). If rounding leaves u W above the last partial sum, the last arm with w^a > 0."""
+    target = u * total
     acc = 0.0
     last = 0
-    for a in range(len(p)):
-        if p[a] > 0.0:
+    for a in range(len(w)):
+        if w[a] > 0.0:
             last = a
-        acc += p[a]
-        if u < acc:
+        acc += w[a]
+        if target < acc:
             return a
     return last
+
+
+@register_jitable  # plain Python here; compiled into the kernels, same arithmetic
+def weight_factor(rate: float, loss: float, prob: float) -> float:
+    """exp(-eta' l^hat) with the importance-weighted estimate l^hat = l_s^{A_s} / p_s^{A_s} of the
+    played arm (the other arms' estimates are 0: their weights do not move)."""
+    return math.exp(-rate * (loss / prob))
 
 
 @dataclass
 class DEW:
     """Delayed exponential weights (Algorithm 1) with learning rate ``eta`` and delay bound
-    ``d_max``. Each arriving loss is turned into the estimator l_s^a 1(a = A_s) / p_s^a with the
-    probability p_s of the round s that generated it, and applied as it arrives."""
+    ``d_max``: p_t = w_{t-1} / W_{t-1}; each arriving loss of round s becomes the estimator
+    l_s^a 1(a = A_s) / p_s^a, with the probability p_s of the round that generated it, and
+    multiplies w^{A_s} by exp(-eta' l^hat) as it arrives."""
 
     n_arms: int
     eta: float
     d_max: float
     rate: float = field(init=False)  # eta', the truncated learning rate
-    cum: list[float] = field(init=False)  # L^a, cumulative loss estimates
+    w: list[float] = field(init=False)  # the weights w^a
     played: dict[int, tuple[int, float]] = field(default_factory=dict)  # s -> (A_s, p_s^{A_s})
 
     def __post_init__(self) -> None:
         self.rate = truncated_rate(self.eta, self.d_max)
-        self.cum = [0.0] * self.n_arms
-
-    def probabilities(self) -> list[float]:
-        p = [0.0] * self.n_arms
-        exp_weights(self.cum, self.rate, p)
-        return p
+        self.w = [1.0] * self.n_arms
 
     def act(self, t: int, u: float) -> int:
-        p = self.probabilities()
-        arm = draw_arm(p, u)
-        self.played[t] = (arm, p[arm])
+        total = total_weight(self.w)
+        arm = draw_arm(self.w, total, u)
+        self.played[t] = (arm, self.w[arm] / total)
         return arm
 
     def observe(self, s: int, loss: float) -> None:
         arm, prob = self.played.pop(s)
-        self.cum[arm] += loss / prob
+        self.w[arm] *= weight_factor(self.rate, loss, prob)
 
 
 @dataclass
@@ -152,7 +156,8 @@ class Doubling:
     to |S^m| if d_t >= beta_m, else to D^m) and keeps the epoch if condition (6) still holds.
     Otherwise round t opens epoch m + 1 with a fresh DEW; if (6) fails even for round t alone,
     the epoch is left empty and the next one tried. Feedback of a round reaching the learner
-    after its epoch ended is dropped: the algorithm has been restarted (docs/decisions.md)."""
+    after its epoch ended is dropped: the algorithm has been restarted (docs/decisions.md).
+    The epochs depend on the delays and K only, not on the losses or the actions."""
 
     n_arms: int
     m: int = 0  # the first epoch tried; condition (6) fails for it at any K >= 2
@@ -175,7 +180,8 @@ class Doubling:
             beta = self.skipper.beta
             skipped = self.skipped + (1 if delay >= beta else 0)
             delay_sum = self.delay_sum + (0.0 if delay >= beta else float(delay))
-            if doubling_condition(skipped, self.length + 1, delay_sum, self.m, self.n_arms):
+            if doubling_condition(skipped, self.length + 1, delay_sum, 2.0 ** self.m,
+                                  self.n_arms, math.log(self.n_arms)):
                 break
             self.m += 1
             self.length, self.skipped, self.delay_sum = 0, 0, 0.0
@@ -191,6 +197,15 @@ class Doubling:
     def observe(self, s: int, loss: float, delay: int) -> None:
         if self.epoch_of[s] == self.m:
             self.skipper.observe(s, loss, delay)
+
+
+def doubling_epochs(delays: np.ndarray, n_arms: int) -> list[tuple[int, int, float]]:
+    """Doubling's epochs (m, first round, beta_m) on a delay sequence: they depend on nothing
+    else, so one computation serves every replication."""
+    policy = Doubling(n_arms)
+    for t, delay in enumerate(delays.tolist(), start=1):
+        policy.begin_round(t, delay)
+    return policy.epochs
 
 
 def run(policy: DEW | Skipper | Doubling, losses: np.ndarray, delays: np.ndarray,
