@@ -15,6 +15,7 @@ import seaborn as sns
 from delayed_bandits import algorithms
 from delayed_bandits import skipper_bounds as sb
 from delayed_bandits.experiments.thune2019 import Setting
+from delayed_bandits.policies import thune2019 as p19
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class Fit:
     se: float
 
     def __str__(self) -> str:
-        return f"{self.slope:.2f}" + (f" ± {self.se:.2f}" if self.se > 0 else "")
+        return f"{self.slope:.2f}" + (f" ± {self.se:.1g}" if self.se > 0 else "")
 
 
 def grid(fig_cfg: Mapping[str, Any]) -> list[GridPoint]:
@@ -138,6 +139,12 @@ def example8_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
                    label=algorithms.get(paper, alg).label)
         right.fill_between(rows.t, rows["mean"] - 2 * rows.se, rows["mean"] + 2 * rows.se,
                            color=colours[alg], alpha=0.2, linewidth=0)
+    if "doubling" in fig_cfg["algorithms"]:
+        # Doubling restarts DEW at each epoch start: the steps of its curve
+        epochs = p19.doubling_epochs(largest.problem.delays(largest.horizon), largest.problem.n_arms)
+        for i, (_, start, _) in enumerate(epochs):
+            right.axvline(start, color=colours["doubling"], linestyle=":", linewidth=0.8,
+                          label="Doubling's epoch starts" if i == 0 else None)
     right.set(yscale="log", xlabel="round t", ylabel="mean regret (±2 SE)",
               title=f"(c) regret against time, T = {largest.horizon:,}")
     right.legend(fontsize=8)
