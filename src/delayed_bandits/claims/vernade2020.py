@@ -15,8 +15,7 @@ import pandas as pd
 
 from delayed_bandits import config, delays
 from delayed_bandits.claims import Checker, Claim, Point, at, diff_se
-from delayed_bandits.experiments.vernade2020 import Setting, draw_action_sets
-from delayed_bandits.plots.vernade2020 import heavy_law
+from delayed_bandits.experiments.vernade2020 import Setting, draw_action_sets, heavy_law
 
 # Our quantifications of the paper's words (docs/decisions.md):
 LINEAR, BENT = 0.8, 0.6  # growth (R(T) - R(T/2)) / R(T/2): 1 when linear, 0.41 for sqrt(t)

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import criteo, delays
+from delayed_bandits import config, criteo, delays
 from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.kernels import vernade2020 as kvn
@@ -102,6 +102,20 @@ class Environment:
     action_sets: np.ndarray  # float64, (T, K, d), unit-norm rows
     uniforms: np.ndarray  # float64, (T,)
     delays: np.ndarray  # int64, (T,)
+
+
+def heavy_law(fig_cfg: Mapping[str, Any]) -> tuple[str, Setting]:
+    """Figure 2's single setting, whose delay law must be a quantile table of log10 delays
+    (the default table, or a Criteo file)."""
+    items = list(config.settings(fig_cfg).items())
+    if len(items) != 1:
+        raise ConfigError(f"a delay_density figure has one setting, got {len(items)}")
+    name, raw = items[0]
+    st = Setting.from_config(raw, name)
+    if not (isinstance(st.delay, delays.Empirical) and st.delay.log10):
+        raise ConfigError(f"setting {name}: a delay_density figure needs a quantile table of "
+                          "log10 delays (delay kind empirical with log10: true, or criteo)")
+    return name, st
 
 
 def draw_action_sets(rng: np.random.Generator, horizon: int, n_actions: int, dimension: int,

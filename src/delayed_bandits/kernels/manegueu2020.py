@@ -14,6 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
+from delayed_bandits.kernels.common import arrival_lists, enqueue, record
 from delayed_bandits.policies.manegueu2020 import alpha_estimates, patient_index, windows
 
 
@@ -42,8 +43,7 @@ def patient(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, alpha_tild
     best = mu.max()
     pulls = np.zeros(n_arms)
     seen = np.zeros(n_arms)
-    head = np.full(horizon + 2, -1, dtype=np.int64)  # pulls whose conversion is usable at round t
-    link = np.full(horizon + 1, -1, dtype=np.int64)
+    head, tail, link = arrival_lists(horizon)
     # alpha estimator: converted pulls by delay value (values <= horizon can ever count)
     by_delay = np.full(horizon + 1, -1, dtype=np.int64)
     next_same = np.full(horizon + 1, -1, dtype=np.int64)
@@ -105,15 +105,11 @@ def patient(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, alpha_tild
         actions[t - 1] = arm
         pulls[arm] += 1.0
         regret += best - mu[arm]
-        if ci < checkpoints.shape[0] and checkpoints[ci] == t:
-            out[ci] = regret
-            ci += 1
+        ci = record(t, regret, checkpoints, out, ci)
         if uniforms[t - 1, arm] < mu[arm]:
             d = delays[t - 1, arm]
             if d <= horizon - t:  # usable from round t + max(d, 1), if that round exists
-                due = t + max(d, 1)
-                link[t] = head[due]
-                head[due] = t
+                enqueue(head, tail, link, t + max(d, 1), t)
             if d <= horizon:
                 next_same[t] = by_delay[d]
                 by_delay[d] = t

@@ -11,6 +11,7 @@ import math
 import numpy as np
 from numba import njit
 
+from delayed_bandits.kernels.common import arrival_lists, enqueue
 from delayed_bandits.policies.pikeburke2018 import samples_required
 
 
@@ -108,10 +109,7 @@ def qpmd(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, actions: np.n
     """QPM-D with UCB1 as base: per-arm FIFO queues of arrived rewards feed the base on its own
     clock; the first recommended arm with an empty queue is played. Fills ``actions``."""
     horizon, n_arms = uniforms.shape
-    # Arrivals usable at round t form a list in the order of the plays: head[t], link[...], ...
-    head = np.full(horizon + 2, -1, dtype=np.int64)
-    tail = np.full(horizon + 2, -1, dtype=np.int64)
-    link = np.full(horizon + 1, -1, dtype=np.int64)
+    head, tail, link = arrival_lists(horizon)
     queue = np.zeros((n_arms, horizon))  # FIFO of rewards per arm
     q_head = np.zeros(n_arms, dtype=np.int64)
     q_tail = np.zeros(n_arms, dtype=np.int64)
@@ -148,9 +146,4 @@ def qpmd(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, actions: np.n
         reward_of[t] = 1.0 if uniforms[t - 1, arm] < mu[arm] else 0.0
         d = delays[t - 1, arm]
         if d <= horizon - t - 1:
-            due = t + d + 1
-            if head[due] < 0:
-                head[due] = t
-            else:
-                link[tail[due]] = t
-            tail[due] = t
+            enqueue(head, tail, link, t + d + 1, t)

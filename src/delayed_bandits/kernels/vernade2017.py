@@ -14,15 +14,8 @@ import math
 import numpy as np
 from numba import njit
 
+from delayed_bandits.kernels.common import arrival_lists, enqueue, record
 from delayed_bandits.policies.vernade2017 import klucb_index, ucb_index
-
-
-@njit(cache=True)
-def _record(t: int, regret: float, checkpoints: np.ndarray, out: np.ndarray, ci: int) -> int:
-    if ci < checkpoints.shape[0] and checkpoints[ci] == t:
-        out[ci] = regret
-        ci += 1
-    return ci
 
 
 @njit(cache=True)
@@ -43,10 +36,7 @@ def delayed_index(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, t
     old = np.zeros(n_arms)  # censored: pulls at s <= t-1-m, weight tau_m
     o = np.zeros(n_arms)  # uncensored recursion state O_k(t)
     n_tilde = np.zeros(n_arms)
-    # Pulls arriving at round t form a list in the order they were made: head[t], link[head[t]], ...
-    head = np.full(horizon + 2, -1, dtype=np.int64)
-    tail = np.full(horizon + 2, -1, dtype=np.int64)
-    link = np.full(horizon + 1, -1, dtype=np.int64)
+    head, tail, link = arrival_lists(horizon)
     # Appendix D estimators: cumulative counts of observed delays (censored), mean (uncensored).
     cum = np.zeros(window + 1) if censored else np.zeros(1)
     n_obs = 0
@@ -101,7 +91,7 @@ def delayed_index(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, t
         actions[t - 1] = arm
         pulls[arm] += 1.0
         regret += best - theta[arm]
-        ci = _record(t, regret, checkpoints, out, ci)
+        ci = record(t, regret, checkpoints, out, ci)
         if recursion:
             q_now = mu_hat / (mu_hat + 1.0) if estimate_cdf else q
             for k in range(n_arms):
@@ -111,12 +101,7 @@ def delayed_index(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, t
         d = delays[t - 1, arm]
         if uniforms[t - 1, arm] < theta[arm] and (not censored or d <= window) \
                 and d <= horizon - t - 1:
-            due = t + d + 1
-            if head[due] < 0:
-                head[due] = t
-            else:
-                link[tail[due]] = t
-            tail[due] = t
+            enqueue(head, tail, link, t + d + 1, t)
     return out
 
 
@@ -160,5 +145,5 @@ def discarding(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, tau_
         actions[t - 1] = arm
         pulls[arm] += 1.0
         regret += best - theta[arm]
-        ci = _record(t, regret, checkpoints, out, ci)
+        ci = record(t, regret, checkpoints, out, ci)
     return out

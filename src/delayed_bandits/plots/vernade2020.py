@@ -10,25 +10,10 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import config, delays
-from delayed_bandits.errors import ConfigError
-from delayed_bandits.experiments.vernade2020 import Setting
+from delayed_bandits.experiments.vernade2020 import heavy_law
 
 KDE_DRAWS = 20_000  # draws of log10(delay) for the Gaussian KDE, from a fixed seed
 KDE_SEED = 0
-
-
-def heavy_law(fig_cfg: Mapping[str, Any]) -> tuple[str, Setting]:
-    """The figure's single setting, whose delay law must be a quantile table of log10 delays
-    (the default table, or a Criteo file)."""
-    items = list(config.settings(fig_cfg).items())
-    if len(items) != 1:
-        raise ConfigError(f"a delay_density figure has one setting, got {len(items)}")
-    name, raw = items[0]
-    st = Setting.from_config(raw, name)
-    if not (isinstance(st.delay, delays.Empirical) and st.delay.log10):
-        raise ConfigError(f"setting {name}: a delay_density figure needs a quantile table of "
-                          "log10 delays (delay kind empirical with log10: true, or criteo)")
-    return name, st
 
 
 def log10_draws(law: delays.Empirical, n: int, seed: int) -> np.ndarray:
