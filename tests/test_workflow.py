@@ -16,6 +16,8 @@ import pytest
 import yaml
 from nbclient import NotebookClient
 
+from delayed_bandits import config
+
 BIN = str(Path(sys.executable).parent)
 SMOKE = yaml.safe_load((Path(__file__).resolve().parents[1] / "config/smoke.yaml").read_text())
 FIGURES = [(paper, fig) for paper, figs in SMOKE["papers"].items() for fig in figs]
@@ -55,7 +57,7 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
                                          "n_runs"]
         assert (summary.n_runs == cfg["replications"]).all()
         assert summary.t.max() == cfg["horizon"]
-        assert set(summary.setting) == set(cfg["settings"])
+        assert set(summary.setting) == set(config.settings(cfg))
         assert set(summary.algorithm) == set(cfg["algorithms"])
         claims = json.loads((smoke_run / f"results/{paper}/{fig}/claims.json").read_text())
         assert claims, f"{fig} has no claims"
