@@ -9,6 +9,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/pipeline.smk"
 include: "workflow/rules/vernade2017.smk"
 include: "workflow/rules/pikeburke2018.smk"
+include: "workflow/rules/thune2019.smk"
 include: "workflow/rules/manegueu2020.smk"
 
 

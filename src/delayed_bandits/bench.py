@@ -7,12 +7,12 @@ import time
 from delayed_bandits import algorithms, environment, seeds
 
 
-def _steps_per_second(runner, st, envs, cp) -> float:
+def _steps_per_second(runner, st, envs, cp, horizon: int) -> float:
     start = time.perf_counter()
     for r, env in enumerate(envs):
         runner(st, env, cp, r)
     elapsed = time.perf_counter() - start
-    return len(envs) * envs[0].uniforms.shape[0] / elapsed
+    return len(envs) * horizon / elapsed
 
 
 def run(horizon: int, kernel_reps: int, reference_reps: int,
@@ -28,8 +28,8 @@ def run(horizon: int, kernel_reps: int, reference_reps: int,
                                         horizon, st) for r in range(kernel_reps)]
         for algo in plugin.ALGORITHMS:
             algo.kernel(st, envs[0], cp, 0)  # compile or load numba's cache outside the timing
-            kernel = _steps_per_second(algo.kernel, st, envs, cp)
-            reference = _steps_per_second(algo.reference, st, envs[:reference_reps], cp)
+            kernel = _steps_per_second(algo.kernel, st, envs, cp, horizon)
+            reference = _steps_per_second(algo.reference, st, envs[:reference_reps], cp, horizon)
             rows.append({"paper": paper, "algorithm": algo.id, "kernel": kernel,
                          "reference": reference, "speedup": kernel / reference})
     return rows

@@ -30,8 +30,9 @@ LINEAR_SLOPE_MARGIN = 0.1
 # "Grows like the oracle bound": the measured slope is at most 1/2 plus this margin (Doubling's
 # restarts and the early rounds' skipped feedback bend the curve at small T).
 ORACLE_SLOPE_MARGIN = 0.1
-# D = Theta(T sqrt(K T / ln K)): Example 8's D is n T - n (n + 1) / 2 with n < sqrt(K T / ln K)
-# <= T / 2 rounds delayed, so D / (T sqrt(K T / ln K)) lies in [1/2, 1] once n >= 1/2 sqrt(...).
+# D = Theta(T sqrt(K T / ln K)): Example 8 delays the n = ceil(sqrt(KT / ln K)) - 1 first rounds,
+# so D = n T - n (n + 1) / 2 and D / (T sqrt(KT / ln K)) = (n / sqrt(KT / ln K)) (1 - (n + 1) / 2T),
+# below 1 and tending to 1; we ask for the constants of the Theta to lie in [1/2, 1] on the grid.
 D_RATIO = (0.5, 1.0)
 NOTES = {
     "doubling": "Doubling restarts DEW at every epoch, and how much of the horizon the last, "

@@ -82,7 +82,8 @@ class Setting:
         spec = need(cfg, "losses", where)
         kind = need(spec, "kind", f"{where}.losses")
         if kind not in LOSS_KINDS:
-            raise ConfigError(f"{where}.losses.kind: {kind!r} is not one of {', '.join(LOSS_KINDS)}")
+            raise ConfigError(f"{where}.losses.kind: {kind!r} is not one of "
+                              f"{', '.join(LOSS_KINDS)}")
         gap = need(spec, "gap", f"{where}.losses")
         if isinstance(gap, bool) or not isinstance(gap, (int, float)) or not 0 < gap <= 0.5:
             raise ConfigError(f"{where}.losses.gap: need 0 < gap <= 0.5, got {gap!r}")
@@ -125,12 +126,6 @@ class Environment:
     losses: np.ndarray  # float64, (T, K), row t-1 is round t
     delays: np.ndarray  # int64, (T,)
 
-    @property
-    def uniforms(self) -> np.ndarray:
-        """The (T, K) loss table under the name ``delayed_bandits.bench`` reads T from
-        (``env.uniforms.shape[0]``); this environment draws its losses, not reward uniforms."""
-        return self.losses
-
 
 def draw_environment(seed: np.random.SeedSequence, horizon: int, st: Setting) -> Environment:
     """Which arm is best (and which is the decoy) by a random permutation, then one uniform per
@@ -160,7 +155,8 @@ def tuning(algorithm: str, st: Setting, horizon: int,
 
     ``dew``: Theorem 1's eta with d_max = max_t d_t, no skipping (beta = inf).
     ``skipper-explicit``: Corollary 4, eta = 1 / (4 e beta), knowing T and D.
-    ``skipper-oracle``: beta* minimising Theorem 3's bound on the realised delays, eta = 1/(4e beta*)."""
+    ``skipper-oracle``: beta* minimising Theorem 3's bound on the realised delays,
+    eta = 1 / (4 e beta*)."""
     total = float(delays.sum())
     if algorithm == "dew":
         return p19.theorem1_rate(st.n_arms, horizon, total), float(delays.max()), math.inf
@@ -172,7 +168,8 @@ def tuning(algorithm: str, st: Setting, horizon: int,
 
 
 def _fixed(algorithm: str) -> tuple[Runner, Runner]:
-    def kernel(st: Setting, env: Environment, cp: np.ndarray, seed: int):
+    def kernel(st: Setting, env: Environment, cp: np.ndarray,
+               seed: int) -> tuple[np.ndarray, np.ndarray, None]:
         horizon = env.losses.shape[0]
         eta, d_max, beta = tuning(algorithm, st, horizon, env.delays)
         actions = np.zeros(horizon, dtype=np.int64)
@@ -180,7 +177,8 @@ def _fixed(algorithm: str) -> tuple[Runner, Runner]:
                              p19.truncated_rate(eta, d_max), beta, cp, actions)
         return regret, actions, None
 
-    def reference(st: Setting, env: Environment, cp: np.ndarray, seed: int):
+    def reference(st: Setting, env: Environment, cp: np.ndarray,
+                  seed: int) -> tuple[np.ndarray, np.ndarray, None]:
         horizon = env.losses.shape[0]
         eta, d_max, beta = tuning(algorithm, st, horizon, env.delays)
         dew = p19.DEW(st.n_arms, eta, d_max)
@@ -193,13 +191,15 @@ def _fixed(algorithm: str) -> tuple[Runner, Runner]:
 
 
 def _doubling() -> tuple[Runner, Runner]:
-    def kernel(st: Setting, env: Environment, cp: np.ndarray, seed: int):
+    def kernel(st: Setting, env: Environment, cp: np.ndarray,
+               seed: int) -> tuple[np.ndarray, np.ndarray, None]:
         horizon = env.losses.shape[0]
         actions = np.zeros(horizon, dtype=np.int64)
         regret = k19.doubling(env.losses, env.delays, policy_uniforms(seed, horizon), cp, actions)
         return regret, actions, None
 
-    def reference(st: Setting, env: Environment, cp: np.ndarray, seed: int):
+    def reference(st: Setting, env: Environment, cp: np.ndarray,
+                  seed: int) -> tuple[np.ndarray, np.ndarray, None]:
         policy = p19.Doubling(st.n_arms)
         uniforms = policy_uniforms(seed, env.losses.shape[0])
         actions = p19.run(policy, env.losses, env.delays, uniforms)

@@ -32,7 +32,7 @@ class Setting:
 
     theta: np.ndarray
     n_actions: int  # K
-    action_set: str  # "binary": {0,1}^d \ {0} normalised (Section 8); "continuous": [0,1]^d normalised
+    action_set: str  # "binary" ({0,1}^d without 0, Section 8) or "continuous" ([0,1]^d)
     delay: delays.DelayDistribution
     window: int  # m
     lam: float = 1.0  # λ
@@ -54,8 +54,8 @@ class Setting:
             raise ConfigError(f"{where}.theta: need entries >= 0 and norm <= 1, got "
                               f"{theta.tolist()}")
         if ("delay" in cfg) == ("criteo" in cfg):
-            raise ConfigError(f"{where}: give exactly one of delay (a delay law) or criteo (a local "
-                              f"copy of the Criteo attribution dataset)")
+            raise ConfigError(f"{where}: give exactly one of delay (a delay law) or criteo (a "
+                              "local copy of the Criteo attribution dataset)")
         if "criteo" in cfg:
             spec = cfg["criteo"]
             dist = criteo.empirical_delays(spec["path"], float(spec.get("scale", 0.01)),
@@ -122,10 +122,12 @@ def draw_action_sets(rng: np.random.Generator, horizon: int, n_actions: int, dim
                      kind: str) -> np.ndarray:
     """K actions per round: vectors of {0,1}^d (``binary``, Section 8) or of [0,1]^d
     (``continuous``), a zero vector redrawn, normalised to unit norm."""
-    shape = (horizon, n_actions, dimension)
-    draw = (lambda n: rng.integers(0, 2, size=(n, dimension)).astype(np.float64)) \
-        if kind == "binary" else (lambda n: rng.random((n, dimension)))
-    vectors = draw(horizon * n_actions).reshape(shape)
+    def draw(n: int) -> np.ndarray:
+        if kind == "binary":
+            return rng.integers(0, 2, size=(n, dimension)).astype(np.float64)
+        return rng.random((n, dimension))
+
+    vectors = draw(horizon * n_actions).reshape(horizon, n_actions, dimension)
     zero = ~vectors.any(axis=2)
     while zero.any():
         vectors[zero] = draw(int(zero.sum()))

@@ -92,7 +92,7 @@ def at_horizon(summary: pd.DataFrame, points: list[GridPoint]) -> pd.DataFrame:
 def example8_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
                     fig_cfg: Mapping[str, Any]) -> plt.Figure:
     """(a) the bounds against T; (b) mean regret at T (±2 SE) against T, with uniform play's
-    linear regret dashed; (c) mean regret (±2 SE) against t at the largest T. Log-log in (a)
+    linear regret dotted; (c) mean regret (±2 SE) against t at the largest T. Log-log in (a)
     and (b), fitted slopes (upper half of the grid) in the legends."""
     summary = tables["summary"]
     points = grid(fig_cfg)
@@ -126,7 +126,8 @@ def example8_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
                         color=colours[alg], markersize=4,
                         label=f"{algorithms.get(paper, alg).label}: slope {fit}")
     linear = [p.problem.uniform_play_regret(p.horizon) for p in points]
-    middle.plot(horizons, linear, ":", color="grey", label="uniform play (linear)")
+    middle.plot(horizons, linear, ":", color="black", linewidth=1.5, zorder=3,
+                label="uniform play (linear)")
     middle.set(xscale="log", yscale="log", xlabel="horizon T", ylabel="mean regret at T (±2 SE)",
                title="(b) regret against T")
     middle.legend(fontsize=8)
@@ -141,7 +142,8 @@ def example8_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
                            color=colours[alg], alpha=0.2, linewidth=0)
     if "doubling" in fig_cfg["algorithms"]:
         # Doubling restarts DEW at each epoch start: the steps of its curve
-        epochs = p19.doubling_epochs(largest.problem.delays(largest.horizon), largest.problem.n_arms)
+        epochs = p19.doubling_epochs(largest.problem.delays(largest.horizon),
+                                     largest.problem.n_arms)
         for i, (_, start, _) in enumerate(epochs):
             right.axvline(start, color=colours["doubling"], linestyle=":", linewidth=0.8,
                           label="Doubling's epoch starts" if i == 0 else None)

@@ -82,18 +82,21 @@ def total_weight(w: list[float] | np.ndarray) -> float:
 
 @register_jitable  # plain Python here; compiled into the kernels, same arithmetic
 def draw_arm(w: list[float] | np.ndarray, total: float, u: float) -> int:
-    """Inverse-CDF draw from p = w / W: the first arm a with u W < w^0 + ... + w^a, for a uniform
-    u in [0, 1). If rounding leaves u W above the last partial sum, the last arm with w^a > 0."""
+    """Inverse-CDF draw from p = w / W for a uniform u in [0, 1): the first arm a with
+    u W < w^0 + ... + w^a. The partial sums never decrease, so that arm's index is the number of
+    partial sums <= u W, counted without an early exit (no branch to mispredict while p is
+    spread out). If rounding leaves u W above the last partial sum, the last arm with w^a > 0."""
     target = u * total
     acc = 0.0
+    below = 0
     last = 0
     for a in range(len(w)):
+        acc += w[a]
+        if acc <= target:
+            below += 1
         if w[a] > 0.0:
             last = a
-        acc += w[a]
-        if target < acc:
-            return a
-    return last
+    return below if below < len(w) else last
 
 
 @register_jitable  # plain Python here; compiled into the kernels, same arithmetic
@@ -236,7 +239,8 @@ def run(policy: DEW | Skipper | Doubling, losses: np.ndarray, delays: np.ndarray
 
 def regret_at(losses: np.ndarray, actions: np.ndarray, checkpoints: np.ndarray) -> np.ndarray:
     """Regret against the best fixed arm in hindsight on the realised losses (Section 2, without
-    the expectation): R(t) = sum_{s <= t} l_s^{A_s} - min_a sum_{s <= t} l_s^a, at each checkpoint."""
+    the expectation): R(t) = sum_{s <= t} l_s^{A_s} - min_a sum_{s <= t} l_s^a, at each
+    checkpoint."""
     played = np.cumsum(losses[np.arange(len(actions)), actions])
     best = np.cumsum(losses, axis=0).min(axis=1)
     return (played - best)[checkpoints - 1]

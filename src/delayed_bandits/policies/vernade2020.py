@@ -2,8 +2,8 @@
 OTFLinUCB (Algorithm 1) and OTFLinTS (Algorithm 2); runs use ``delayed_bandits.kernels.vernade2020``
 and the tests hold both to the same actions.
 
-Model (Sections 3-4). Each round t the learner receives K actions, plays A_t, and X_t ~ B(<A_t, θ>)
-converts after a delay D_t. With the window m it only ever uses
+Model (Sections 3-4). Each round t the learner receives K actions and plays A_t; the reward
+X_t ~ B(<A_t, θ>), if it is 1, converts after a delay D_t. With the window m the learner only uses
 Ỹ_{s,t} = X_s 1{D_s <= min(m, t - s)}, observed at the end of round t, so the conversion of round s
 is usable from round s + D_s + 1 if D_s <= m (the project's arrival convention, docs/decisions.md).
 The estimator is eq. (2): θ̂_t = V_t(λ)^-1 B_t with V_t(λ) = Σ_{s<t} A_s A_sᵀ + λI and
@@ -18,11 +18,13 @@ Two readings of the confidence widths (docs/decisions.md):
   Σ ||A_s||_{V_s^-1} (``stored``, end of Section 5; the sum Algorithm 2's line 4 writes).
   Algorithm 2 samples θ̃ ~ N(θ̂, β_{t,δ} V_t^-1) with β_{t,δ} = 1 + S_t / f_{t,δ} (Section 7).
 * ``code``: the authors' public code. OTFLinUCB's index is
-  <a, θ̂> + (√(g + λ) + Σ_{last m} ||A_s||²_{V_s^-1}) ||a||²_{V_t^-1}, g = 2 log(1/δ) + d log(1 + n/(λd))
-  with n = t - 1 past actions; OTFLinTS keeps M = ((σ₀ + Σ_{buffer}) V)^-1 and samples
-  θ̃ ~ N(M B, M), where the buffer holds A_sᵀ M A_s computed right after each update. Since the mean
-  M B = V^-1 B / c is shrunk by the same c = σ₀ + Σ as the covariance, the argmax is that of a sample
-  from N(V^-1 B, c V^-1): the code inflates the exploration by c (a fact, not a choice of ours).
+  <a, θ̂> + (√(g + λ) + Σ_{last m} ||A_s||²_{V_s^-1}) ||a||²_{V_t^-1} with
+  g = 2 log(1/δ) + d log(1 + n/(λd)), n = t - 1 past actions. OTFLinTS keeps
+  M = ((σ₀ + Σ_{buffer}) V)^-1, V regularised by λ = σ₀² in the code, and samples θ̃ ~ N(M B, M),
+  where the buffer holds A_sᵀ M A_s computed right after each update. Since the mean
+  M B = V^-1 B / c is shrunk by the same c = σ₀ + Σ as the covariance, the argmax is that of a
+  sample from N(V^-1 B, c V^-1): the code inflates the exploration by c (a fact, not a choice of
+  ours).
 
 Both policies break ties by the lowest action index. The arithmetic shared with the kernels
 (dot products, quadratic forms, Sherman-Morrison, Cholesky, the radii) is compiled into them with
@@ -121,7 +123,8 @@ def perturb(mean: np.ndarray, lower: np.ndarray, z: np.ndarray, scale: float,
 
 @register_jitable
 def confidence_radius(t: int, d: int, lam: float, delta: float) -> float:
-    """f_{t,δ} = √λ + √(2 log(1/δ) + d log((dλ + t)/(dλ))) (Theorem 1; Abbasi-Yadkori et al. 2011)."""
+    """f_{t,δ} = √λ + √(2 log(1/δ) + d log((dλ + t)/(dλ))) (Theorem 1; Abbasi-Yadkori et al.
+    2011)."""
     return math.sqrt(lam) + math.sqrt(2.0 * math.log(1.0 / delta)
                                       + d * math.log((d * lam + t) / (d * lam)))
 
