@@ -11,6 +11,7 @@ include: "workflow/rules/vernade2017.smk"
 include: "workflow/rules/pikeburke2018.smk"
 include: "workflow/rules/thune2019.smk"
 include: "workflow/rules/manegueu2020.smk"
+include: "workflow/rules/vernade2020.smk"
 
 
 rule all:

@@ -20,7 +20,7 @@ import numpy as np
 
 from delayed_bandits.errors import ConfigError
 
-PAPERS = ("vernade2017", "pikeburke2018", "thune2019", "manegueu2020")
+PAPERS = ("vernade2017", "pikeburke2018", "thune2019", "manegueu2020", "vernade2020")
 
 # (setting, environment, checkpoints, policy seed) -> (pseudo-regret at checkpoints, actions,
 # events): events is a side table of the run (e.g. ODAAF's phase ends) or None.

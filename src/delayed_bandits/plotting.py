@@ -19,17 +19,21 @@ from delayed_bandits.outputs import atomic_path  # noqa: E402
 
 
 def _describe_delay(delay: Mapping[str, Any]) -> str:
-    """'geometric(mean=500)', or one law per arm: '[pareto(alpha=1.0), pareto(alpha=0.3)]'."""
+    """'geometric(mean=500)', or one law per arm: '[pareto(alpha=1.0), pareto(alpha=0.3)]'; a list
+    parameter (an empirical quantile table) shows as its length."""
     if delay.get("kind") == "per_arm":
         return "[" + ", ".join(_describe_delay(arm) for arm in delay["arms"]) + "]"
-    params = ", ".join(f"{k}={v}" for k, v in delay.items() if k != "kind")
+    params = ", ".join(f"{k}={len(v)} points" if isinstance(v, list) else f"{k}={v}"
+                       for k, v in delay.items() if k != "kind")
     return f"{delay.get('kind', '?')}({params})"
 
 
 def _describe_setting(scfg: Mapping[str, Any]) -> str:
     """The setting's delay law and window, as a subtitle: 'delay geometric(mean=500), m = 1000'."""
-    text = f"delay {_describe_delay(scfg.get('delay', {}))}"
-    return text + (f", m = {scfg['window']}" if "window" in scfg else "")
+    parts = [f"delay {_describe_delay(scfg['delay'])}"] if "delay" in scfg else []
+    if "window" in scfg:
+        parts.append(f"m = {scfg['window']}")
+    return ", ".join(parts)
 
 
 def plot_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
