@@ -14,18 +14,9 @@ import math
 import numpy as np
 from numba import njit
 
+from delayed_bandits.kernels.common import enqueue
 from delayed_bandits.policies.thune2019 import (doubling_beta, doubling_condition, draw_arm,
                                                  total_weight, truncated_rate, weight_factor)
-
-
-@njit(cache=True)
-def _schedule(s: int, due: int, head: np.ndarray, tail: np.ndarray, link: np.ndarray) -> None:
-    """Append round s to the list of feedback arriving at the end of round ``due``."""
-    if head[due] < 0:
-        head[due] = s
-    else:
-        link[tail[due]] = s
-    tail[due] = s
 
 
 @njit(cache=True)
@@ -59,7 +50,7 @@ def skipper(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray, rate: 
         # Skipping at play time is Algorithm 2's rule (d_s >= beta) applied early: d_s is fixed.
         # Feedback due at the end of round T or later changes no action.
         if d < beta and d < horizon - t:
-            _schedule(t, t + d, head, tail, link)
+            enqueue(head, tail, link, t + d, t)
         s = head[t]
         while s > 0:
             a = actions[s - 1]
@@ -123,7 +114,7 @@ def doubling(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray,
             out[ci] = played - arm_loss.min()
             ci += 1
         if d < beta and d < horizon - t:
-            _schedule(t, t + d, head, tail, link)
+            enqueue(head, tail, link, t + d, t)
         s = head[t]
         while s > 0:
             a = actions[s - 1]
