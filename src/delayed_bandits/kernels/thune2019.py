@@ -14,29 +14,9 @@ import math
 import numpy as np
 from numba import njit
 
-from delayed_bandits.kernels.common import arrival_lists, enqueue
+from delayed_bandits.kernels.common import enqueue
 from delayed_bandits.policies.thune2019 import (doubling_beta, doubling_condition, draw_arm,
                                                  total_weight, truncated_rate, weight_factor)
-
-
-@njit(cache=True)
-def _play(t: int, w: np.ndarray, uniforms: np.ndarray, losses: np.ndarray, actions: np.ndarray,
-          prob: np.ndarray, arm_loss: np.ndarray, played: float, checkpoints: np.ndarray,
-          out: np.ndarray, ci: int) -> tuple[float, int]:
-    """Round t of exponential weights: draw the arm with probability w / sum(w), remember that
-    probability for the importance weight of its loss, and record the regret against the best
-    arm in hindsight at checkpoints. Returns the updated (loss played, checkpoint index)."""
-    total = total_weight(w)
-    arm = draw_arm(w, total, uniforms[t - 1])
-    actions[t - 1] = arm
-    prob[t] = w[arm] / total
-    played += losses[t - 1, arm]
-    for a in range(w.shape[0]):
-        arm_loss[a] += losses[t - 1, a]
-    if ci < checkpoints.shape[0] and checkpoints[ci] == t:
-        out[ci] = played - arm_loss.min()
-        ci += 1
-    return played, ci
 
 
 @njit(cache=True)
@@ -49,13 +29,23 @@ def skipper(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray, rate: 
     w = np.ones(n_arms)
     prob = np.zeros(horizon + 1)  # p_s^{A_s}, by round
     arm_loss = np.zeros(n_arms)  # sum_{s <= t} l_s^a
-    head, tail, link = arrival_lists(horizon)
+    head = np.full(horizon + 1, -1, dtype=np.int64)
+    tail = np.full(horizon + 1, -1, dtype=np.int64)
+    link = np.full(horizon + 1, -1, dtype=np.int64)
     out = np.zeros(checkpoints.shape[0])
     played = 0.0
     ci = 0
     for t in range(1, horizon + 1):
-        played, ci = _play(t, w, uniforms, losses, actions, prob, arm_loss, played, checkpoints,
-                           out, ci)
+        total = total_weight(w)
+        arm = draw_arm(w, total, uniforms[t - 1])
+        actions[t - 1] = arm
+        prob[t] = w[arm] / total
+        played += losses[t - 1, arm]
+        for a in range(n_arms):
+            arm_loss[a] += losses[t - 1, a]
+        if ci < checkpoints.shape[0] and checkpoints[ci] == t:
+            out[ci] = played - arm_loss.min()
+            ci += 1
         d = delays[t - 1]
         # Skipping at play time is Algorithm 2's rule (d_s >= beta) applied early: d_s is fixed.
         # Feedback due at the end of round T or later changes no action.
@@ -81,7 +71,9 @@ def doubling(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray,
     prob = np.zeros(horizon + 1)
     epoch_of = np.zeros(horizon + 1, dtype=np.int64)
     arm_loss = np.zeros(n_arms)
-    head, tail, link = arrival_lists(horizon)
+    head = np.full(horizon + 1, -1, dtype=np.int64)
+    tail = np.full(horizon + 1, -1, dtype=np.int64)
+    link = np.full(horizon + 1, -1, dtype=np.int64)
     out = np.zeros(checkpoints.shape[0])
     m = 0
     omega = 2.0 ** m
@@ -111,8 +103,16 @@ def doubling(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray,
         skipped = new_skipped
         delay_sum = new_delay_sum
         epoch_of[t] = m
-        played, ci = _play(t, w, uniforms, losses, actions, prob, arm_loss, played, checkpoints,
-                           out, ci)
+        total = total_weight(w)
+        arm = draw_arm(w, total, uniforms[t - 1])
+        actions[t - 1] = arm
+        prob[t] = w[arm] / total
+        played += losses[t - 1, arm]
+        for a in range(n_arms):
+            arm_loss[a] += losses[t - 1, a]
+        if ci < checkpoints.shape[0] and checkpoints[ci] == t:
+            out[ci] = played - arm_loss.min()
+            ci += 1
         if d < beta and d < horizon - t:
             enqueue(head, tail, link, t + d, t)
         s = head[t]
