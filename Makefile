@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup figures test bench report
+.PHONY: setup figures test test-cluster bench report
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: envs/requirements.txt pyproject.toml
@@ -14,10 +14,13 @@ $(VENV)/.installed: envs/requirements.txt pyproject.toml
 	touch $@
 
 figures: setup  ## regenerate every figure at paper scale, with its claims
-	snakemake --cores 8
+	snakemake --profile workflow/profiles/default --cores 8
 
 test: setup  ## the test suite (well under 15 minutes on 2 cores)
 	pytest -q
+
+test-cluster: setup  ## the smoke workflow on a single-node SLURM cluster set up here (root, Debian)
+	tests/cluster/slurm_smoke.sh
 
 bench: setup  ## agent-steps per second of every kernel and its Python reference
 	delayed-bandits bench

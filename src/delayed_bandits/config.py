@@ -47,27 +47,30 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"config key '{where}': {message}"
 
 
-def validate(config: Mapping[str, Any]) -> None:
-    """Raise ``ConfigError`` on the first problem: schema first, then per-paper settings."""
+def validate(config: Mapping[str, Any], paper: str | None = None) -> None:
+    """Raise ``ConfigError`` on the first problem: schema first, then per-paper settings (only
+    ``paper``'s, when given: a job that runs one paper need not import the others' kernels)."""
     validator = _validator()
     errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), e.message))
     if errors:
         raise ConfigError(_describe(errors[0]))
-    for paper, figures in config["papers"].items():
+    for name, figures in config["papers"].items():
+        if paper is not None and name != paper:
+            continue
         for figure, fig in figures.items():
             for setting, raw in settings(fig).items():
-                where = f"papers.{paper}.{figure}.settings.{setting}"
+                where = f"papers.{name}.{figure}.settings.{setting}"
                 for algorithm in fig["algorithms"]:
                     registry_id, merged = resolve(fig, raw, algorithm)
-                    built = experiment(paper).Setting.from_config(merged, where)
-                    problem = get(paper, registry_id).precondition(built)
+                    built = experiment(name).Setting.from_config(merged, where)
+                    problem = get(name, registry_id).precondition(built)
                     if problem:
                         raise ConfigError(f"config key '{where}': {problem} "
-                                          f"(algorithm {algorithm} of papers.{paper}.{figure})")
+                                          f"(algorithm {algorithm} of papers.{name}.{figure})")
 
 
-def load(path: str | Path) -> dict[str, Any]:
-    """Read and validate a YAML config file."""
+def load(path: str | Path, paper: str | None = None) -> dict[str, Any]:
+    """Read and validate a YAML config file (the settings of ``paper`` only, when given)."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} does not exist")
@@ -77,7 +80,7 @@ def load(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"config file {str(path)!r} is not valid YAML: {exc}") from exc
     if not isinstance(config, dict):
         raise ConfigError(f"config file {str(path)!r} must hold a mapping")
-    validate(config)
+    validate(config, paper)
     return config
 
 

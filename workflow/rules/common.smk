@@ -6,6 +6,7 @@ import os
 import yaml
 
 from delayed_bandits import config as dbconfig
+from delayed_bandits import resources as dbresources
 
 # The CLI reads the config file itself, so the file must be all there is: command-line
 # --config overrides would silently not reach the jobs.
@@ -20,7 +21,10 @@ with open(CONFIGFILE) as handle:
             f"the workflow config differs from {CONFIGFILE}: put changes in a config file "
             "(--configfile FILE) instead of --config KEY=VALUE; a --configfile must hold every key"
         )
-dbconfig.validate(config)
+# Cluster jobs re-parse the workflow (twice per job on SLURM); the submitting process has
+# already validated this very file, and validation builds every setting of every paper.
+if not (workflow.remote_exec or workflow.subprocess_exec):
+    dbconfig.validate(config)
 
 PAPERS = list(config["papers"])
 ENV = "../../envs/delayed-bandits.yaml"
@@ -65,6 +69,19 @@ def simulation_spec(wildcards):
         },
         sort_keys=True,
     )
+
+
+def simulation_request(wildcards):
+    """Memory and run time of one shard, from its horizon and replication count."""
+    fig = figure_config(wildcards.paper, wildcards.figure)
+    horizon = dbconfig.horizon(fig, dbconfig.settings(fig).get(wildcards.setting, {}))
+    reps = int(wildcards.last) - int(wildcards.first) + 1
+    return dbresources.simulation(wildcards.paper, horizon, reps)
+
+
+# Every kernel and every analysis is single-threaded (numba without parallel=True), so every rule
+# declares one thread; the cluster profile turns these into --mem and --time requests.
+ANALYSIS = dbresources.analysis()
 
 
 def figure_caption(wildcards):

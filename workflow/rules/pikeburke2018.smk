@@ -19,6 +19,10 @@ rule pikeburke2018_ratios:
         ratios="results/{paper}/{figure}/ratios.csv",
     params:
         config=CONFIGFILE,
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
     log:
         "logs/{paper}/{figure}/ratios.log",
     benchmark:

@@ -1,0 +1,62 @@
+"""What a job asks a cluster scheduler for: memory and run time, from the config.
+
+Every kernel is single-threaded, and a shard runs its replications one after another, keeping
+one realisation of the environment in memory at a time. So a simulation job's run time grows
+with replications x horizon and its memory with the horizon alone.
+
+The rates below are measured, not guessed: the slowest simulation job of each paper in the
+paper-scale run on the development machine (2 cores, ``benchmarks/<paper>/...``), net of Python
+start-up, then rounded down by about a third. Run time is asked for with a factor of three on
+top, so that a slower cluster node or a busy file system does not kill a job at its limit."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from delayed_bandits.errors import ConfigError
+
+# Agent-steps per second of the slowest (setting, algorithm) job of each paper at its largest
+# horizon (measured: 66k, 1.3M, 5.4M, 230k and 23k steps/s).
+STEPS_PER_SECOND = {
+    "vernade2017": 45_000,
+    "pikeburke2018": 900_000,
+    "thune2019": 3_500_000,
+    "manegueu2020": 150_000,
+    "vernade2020": 15_000,
+}
+# Resident memory of the largest job was 403 MB at T = 10^6 (Thune et al.), 255 MB of it the
+# interpreter with numpy, pandas and the compiled kernels: 150 bytes per round, asked for as 400.
+BASE_MB = 512
+BYTES_PER_ROUND = 400
+RUNTIME_FACTOR = 3
+MIN_RUNTIME_MIN = 5
+
+
+@dataclass(frozen=True)
+class Request:
+    """A job's request: ``mem_mb`` megabytes and ``runtime`` minutes (Snakemake's own units)."""
+
+    mem_mb: int
+    runtime: int
+
+
+def simulation(paper: str, horizon: int, replications: int) -> Request:
+    """Request of one shard: ``replications`` runs of ``horizon`` rounds of one algorithm."""
+    if paper not in STEPS_PER_SECOND:
+        raise ConfigError(f"paper {paper!r} is not one of {', '.join(STEPS_PER_SECOND)}")
+    if horizon <= 0 or replications <= 0:
+        raise ConfigError(f"need a positive horizon and replication count, got {horizon} and "
+                          f"{replications}")
+    seconds = replications * horizon / STEPS_PER_SECOND[paper]
+    minutes = math.ceil(RUNTIME_FACTOR * seconds / 60)
+    return Request(mem_mb=BASE_MB + math.ceil(horizon * BYTES_PER_ROUND / 1e6),
+                   runtime=max(MIN_RUNTIME_MIN, minutes))
+
+
+def analysis() -> Request:
+    """Request of the jobs that read a figure's tables: summaries, ratios, claims and plots.
+
+    At paper scale the largest took 12 s (a Pike-Burke et al. plot) and 413 MB (Thune et al.'s
+    plot, which evaluates the regret bounds)."""
+    return Request(mem_mb=2 * BASE_MB, runtime=MIN_RUNTIME_MIN)
