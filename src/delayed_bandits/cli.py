@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -58,8 +59,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--events", type=Path, help="parquet file for the algorithm's side table "
                    "(e.g. ODAAF's phase ends and eliminations)")
 
-    p = sub.add_parser("aggregate", help="summarise shards: mean, se, quantiles per checkpoint")
-    p.add_argument("--out", required=True, type=Path)
+    p = sub.add_parser("aggregate", help="summarise shards: mean, se, quantiles per checkpoint, "
+                       "with a provenance sidecar")
+    _figure_args(p)
+    p.add_argument("--out", required=True, type=Path, help="summary table to write (CSV)")
+    p.add_argument("--provenance", type=Path, help="provenance sidecar to write (JSON); default: "
+                   "<out stem>.provenance.json beside --out")
     p.add_argument("shards", nargs="+", type=Path)
 
     p = sub.add_parser("ratios", help="ratio of mean regrets to a baseline, bootstrap band")
@@ -111,26 +116,56 @@ def _run(args: argparse.Namespace) -> None:
         cfg.load(args.config)
         print(f"{args.config}: valid")
     elif args.command == "simulate":
+        from delayed_bandits import progress, provenance
         from delayed_bandits.simulate import run_shard
 
         config = cfg.load(args.config)
         cfg.figure(config, args.paper, args.figure)
+        first, last = args.reps
+        bar = progress.Progress(f"shard {args.paper}/{args.figure}/{args.setting}/"
+                                f"{args.algorithm} rep{first}-{last}", sys.stderr)
+        start = time.perf_counter()
         frame, events = run_shard(config, args.paper, args.figure, args.setting,
-                                  args.algorithm, *args.reps)
+                                  args.algorithm, first, last, progress=bar)
+        wall_time_s = time.perf_counter() - start
         for table in (frame, events):
             table.insert(0, "algorithm", args.algorithm)
             table.insert(0, "setting", args.setting)
+        metadata = provenance.shard_metadata(bar.done, bar.steps, wall_time_s,
+                                             provenance.git_state(Path.cwd()))
         with atomic_path(args.out) as tmp:
             if args.events:
                 with atomic_path(args.events) as tmp_events:
                     events.to_parquet(tmp_events, index=False)
-            frame.to_parquet(tmp, index=False)
+            provenance.write_shard(frame, tmp, metadata)
+        bar.finish(progress.summary(bar.label, bar.done, bar.steps, wall_time_s))
     elif args.command == "aggregate":
+        import hashlib
+        import socket
+        from datetime import datetime, timezone
+
+        from delayed_bandits import provenance
         from delayed_bandits.aggregate import read_shards, summarise
 
-        summary = summarise(read_shards(args.shards))
-        with atomic_path(args.out) as tmp:
+        start = time.perf_counter()
+        sidecar = args.provenance or provenance.sidecar_path(args.out)
+        if sidecar.resolve() == args.out.resolve():
+            raise ConfigError(f"--provenance {sidecar} is the --out file; give another path")
+        config = cfg.load(args.config)
+        cfg.figure(config, args.paper, args.figure)
+        raw = read_shards(args.shards)
+        summary = summarise(raw)
+        with atomic_path(args.out) as tmp, atomic_path(sidecar) as tmp_sidecar:
             summary.to_csv(tmp, index=False, float_format="%.10g")
+            record = provenance.build(
+                summary_sha256=hashlib.sha256(tmp.read_bytes()).hexdigest(),
+                paper=args.paper, figure=args.figure, config=config, config_path=args.config,
+                git=provenance.git_state(Path.cwd()),
+                replications=provenance.replication_counts(raw),
+                shards=[provenance.read_shard_metadata(p) for p in args.shards],
+                aggregation_s=time.perf_counter() - start,
+                created=datetime.now(timezone.utc), hostname=socket.gethostname())
+            tmp_sidecar.write_text(provenance.to_json(record))
     elif args.command == "ratios":
         from delayed_bandits import seeds
         from delayed_bandits.aggregate import ratio_of_means, read_shards

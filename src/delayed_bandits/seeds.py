@@ -22,11 +22,17 @@ def stable_id(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "little")
 
 
+def setting_entropy(base_seed: int, paper: str, figure: str, setting: str) -> list[int]:
+    """The entropy of a setting's replications but for the replication index, which comes last;
+    provenance records it so that a reader can re-derive any replication's streams."""
+    return [base_seed, PAPER_IDS[paper], stable_id(figure), stable_id(setting)]
+
+
 def replication_seeds(base_seed: int, paper: str, figure: str, setting: str,
                       replication: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
     """(environment, policy) seed sequences of one replication."""
     root = np.random.SeedSequence(
-        [base_seed, PAPER_IDS[paper], stable_id(figure), stable_id(setting), replication])
+        setting_entropy(base_seed, paper, figure, setting) + [replication])
     env, policy = root.spawn(2)
     return env, policy
 

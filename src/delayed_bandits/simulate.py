@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -11,14 +11,19 @@ from delayed_bandits import algorithms, environment, seeds
 from delayed_bandits import config as cfg
 from delayed_bandits.errors import ConfigError
 
+# progress(replications done, replications in the shard, agent-steps done)
+ProgressCallback = Callable[[int, int, int], None]
+
 
 def run_shard(config: Mapping[str, Any], paper: str, figure: str, setting: str, algorithm: str,
-              first: int, last: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+              first: int, last: int, progress: ProgressCallback | None = None,
+              ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Pseudo-regret at the figure's checkpoints for replications ``first..last`` (inclusive),
     and the algorithm's side table of events (empty but for ``replication`` when it has none).
 
     Columns: replication, t, regret. Each replication draws its own environment from its own
-    seed, so the rows of a replication do not depend on which shard computes them."""
+    seed, so the rows of a replication do not depend on which shard computes them.
+    ``progress``, if given, is called after every replication; it cannot change a number."""
     fig = config["papers"][paper][figure]
     all_settings = cfg.settings(fig)
     if setting not in all_settings:
@@ -47,6 +52,9 @@ def run_shard(config: Mapping[str, Any], paper: str, figure: str, setting: str, 
                                     "t": cp, "regret": regret}))
         if events is not None:
             side.append(events.assign(replication=r))
+        if progress is not None:
+            done = r - first + 1
+            progress(done, last - first + 1, done * horizon)
     events = pd.concat(side, ignore_index=True)
     return pd.concat(frames, ignore_index=True), events[["replication"] + [
         c for c in events.columns if c != "replication"]]

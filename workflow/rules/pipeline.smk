@@ -31,6 +31,14 @@ rule summarise:
         shards=shard_files,
     output:
         summary="results/{paper}/{figure}/summary.csv",
+        provenance=report(
+            "results/{paper}/{figure}/summary.provenance.json",
+            caption="../report/provenance.rst",
+            category="{paper}",
+            subcategory="provenance",
+        ),
+    params:
+        config=CONFIGFILE,
     log:
         "logs/{paper}/{figure}/summary.log",
     benchmark:
@@ -38,7 +46,9 @@ rule summarise:
     conda:
         ENV
     shell:
-        "delayed-bandits aggregate --out {output.summary} {input.shards} > {log} 2>&1"
+        "delayed-bandits aggregate --config {params.config} --paper {wildcards.paper}"
+        " --figure {wildcards.figure} --out {output.summary}"
+        " --provenance {output.provenance} {input.shards} > {log} 2>&1"
 
 
 rule claims:

@@ -1,0 +1,152 @@
+"""How a result was made: each shard carries it in its parquet metadata, each summary in a JSON
+sidecar, ``summary.provenance.json``, beside it.
+
+The sidecar holds everything that may change from run to run (times, host, git state), so that
+``summary.csv`` itself stays bit-identical. It records: the package version and git state, the
+config file and the sha256 of its canonical JSON (``canonical_json``), the seeds from which
+any replication's streams can be re-derived (``seeds.setting_entropy``), the replications found
+per (setting, algorithm), and the wall time of the shards plus that of the aggregation."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from delayed_bandits import __version__, seeds
+from delayed_bandits import config as cfg
+
+UNKNOWN = "unknown"
+# The key of a shard's parquet key-value metadata that holds its provenance (JSON).
+SHARD_KEY = b"delayed_bandits"
+DERIVATION = ("replication r of a setting: numpy.random.SeedSequence(entropy + [r]).spawn(2) "
+              "gives the (environment, policy) seed sequences (delayed_bandits.seeds)")
+
+
+def git_state(path: Path) -> dict[str, Any]:
+    """``git_commit`` (40-hex sha, or "unknown" outside a git checkout or without git) and
+    ``git_dirty`` (tracked files modified; None when unknown) of the tree holding ``path``."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=path, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "--verify", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no") != ""
+    except (OSError, subprocess.CalledProcessError):
+        return {"git_commit": UNKNOWN, "git_dirty": None}
+    return {"git_commit": commit, "git_dirty": dirty}
+
+
+def canonical_json(value: Any) -> bytes:
+    """UTF-8 JSON with sorted keys and no spaces: equal configs give equal bytes, whatever the
+    YAML's key order, comments or anchors."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def config_hash(config: Any) -> str:
+    """sha256 (hex) of the canonical JSON of a config, or of any part of it."""
+    return hashlib.sha256(canonical_json(config)).hexdigest()
+
+
+def shard_metadata(replications: int, agent_steps: int, wall_time_s: float,
+                   git: Mapping[str, Any]) -> dict[str, Any]:
+    """What a shard's parquet metadata records of its run; ``git`` is a ``git_state``."""
+    return {"version": __version__, **git, "replications": replications,
+            "agent_steps": agent_steps, "wall_time_s": wall_time_s,
+            "steps_per_s": agent_steps / wall_time_s}
+
+
+def write_shard(frame: pd.DataFrame, path: Path, metadata: Mapping[str, Any]) -> None:
+    """Write ``frame`` as ``DataFrame.to_parquet(path, index=False)`` would, with ``metadata``
+    added to the schema's key-value metadata under ``SHARD_KEY``."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = table.replace_schema_metadata(
+        {**(table.schema.metadata or {}), SHARD_KEY: json.dumps(metadata).encode()})
+    pq.write_table(table, path)
+
+
+def read_shard_metadata(path: Path) -> dict[str, Any] | None:
+    """A shard's provenance, or None for a shard written before shards carried it."""
+    raw = (pq.read_schema(path).metadata or {}).get(SHARD_KEY)
+    return None if raw is None else json.loads(raw)
+
+
+def replication_counts(raw: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """Distinct replications per setting and algorithm in the concatenated shards."""
+    counts = raw.groupby(["setting", "algorithm"], sort=True)["replication"].nunique()
+    out: dict[str, dict[str, int]] = {}
+    for (setting, algorithm), n in counts.items():
+        out.setdefault(str(setting), {})[str(algorithm)] = int(n)
+    return out
+
+
+def seed_record(config: Mapping[str, Any], paper: str, figure: str,
+                settings: Sequence[str]) -> dict[str, Any]:
+    """The root seed and, per setting, the entropy its replications' seeds extend."""
+    fig = cfg.figure(config, paper, figure)
+    root = int(config["seed"])
+
+    def entry(setting: str) -> dict[str, Any]:
+        seed_setting = cfg.seed_name(fig, setting)
+        return {"seed_setting": seed_setting,
+                "entropy": seeds.setting_entropy(root, paper, figure, seed_setting)}
+
+    return {"root": root, "derivation": DERIVATION,
+            "settings": {setting: entry(setting) for setting in sorted(settings)}}
+
+
+def _shard_record(metadata: Sequence[Mapping[str, Any] | None]) -> dict[str, Any]:
+    timed = [m for m in metadata if m is not None]
+    return {
+        "count": len(metadata),
+        # Shards written before shards carried provenance: their time is missing from the sums.
+        "without_metadata": len(metadata) - len(timed),
+        "agent_steps": sum(m["agent_steps"] for m in timed),
+        "wall_time_s": sum(m["wall_time_s"] for m in timed),
+        "versions": sorted({m["version"] for m in timed}),
+        "git_commits": sorted({m["git_commit"] for m in timed}),
+        "git_dirty": sorted({m["git_dirty"] for m in timed}, key=str),
+    }
+
+
+def build(*, summary_sha256: str, paper: str, figure: str, config: Mapping[str, Any],
+          config_path: str, git: Mapping[str, Any], replications: Mapping[str, Mapping[str, int]],
+          shards: Sequence[Mapping[str, Any] | None], aggregation_s: float,
+          created: datetime, hostname: str) -> dict[str, Any]:
+    """The sidecar of a figure's summary: ``replications`` from ``replication_counts``,
+    ``shards`` the shards' ``read_shard_metadata``, ``created`` an aware UTC time."""
+    shard = _shard_record(shards)
+    return {
+        "paper": paper,
+        "figure": figure,
+        "summary_sha256": summary_sha256,
+        "created_utc": created.isoformat(timespec="seconds"),
+        "hostname": hostname,
+        "version": __version__,
+        **git,
+        "config": {"path": config_path, "sha256": config_hash(config),
+                   "figure_sha256": config_hash(cfg.figure(config, paper, figure))},
+        "seeds": seed_record(config, paper, figure, list(replications)),
+        "replications": {s: dict(by_algorithm) for s, by_algorithm in replications.items()},
+        "shards": shard,
+        "wall_time_s": {"simulation": shard["wall_time_s"], "aggregation": aggregation_s,
+                        "total": shard["wall_time_s"] + aggregation_s},
+    }
+
+
+def to_json(record: Mapping[str, Any]) -> str:
+    """The sidecar's text: indented, in ``build``'s order, non-ASCII kept."""
+    return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+
+
+def sidecar_path(summary: Path) -> Path:
+    """``summary.provenance.json`` beside ``summary.csv``."""
+    return summary.with_name(f"{summary.stem}.provenance.json")
