@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -16,33 +13,12 @@ import pytest
 import yaml
 from nbclient import NotebookClient
 
+from conftest import snakemake
+
 from delayed_bandits import config
 
-BIN = str(Path(sys.executable).parent)
 SMOKE = yaml.safe_load((Path(__file__).resolve().parents[1] / "config/smoke.yaml").read_text())
 FIGURES = [(paper, fig) for paper, figs in SMOKE["papers"].items() for fig in figs]
-
-
-@pytest.fixture(scope="module")
-def smoke_run(tmp_path_factory, root) -> Path:
-    work = tmp_path_factory.mktemp("workflow")
-    for item in ("Snakefile", "workflow", "config", "envs", "notebooks"):
-        src = root / item
-        if src.is_dir():
-            shutil.copytree(src, work / item, symlinks=False)
-        else:
-            shutil.copy(src, work / item)
-    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
-    run = subprocess.run([f"{BIN}/snakemake", "--cores", "2", "--configfile", "config/smoke.yaml"],
-                         cwd=work, env=env, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return work
-
-
-def _snakemake(work: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
-    return subprocess.run([f"{BIN}/snakemake", "--configfile", "config/smoke.yaml", *args],
-                          cwd=work, env=env, capture_output=True, text=True)
 
 
 @pytest.mark.slow
@@ -76,17 +52,17 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
 
 @pytest.mark.slow
 def test_rerun_has_nothing_to_do_and_single_rule_audit(smoke_run: Path) -> None:
-    dry = _snakemake(smoke_run, "-n")
+    dry = snakemake(smoke_run, "-n")
     assert dry.returncode == 0
     assert "Nothing to be done" in dry.stdout + dry.stderr
-    audit = _snakemake(smoke_run, "-n", "-p", "figures/vernade2017-fig2.pdf", "--forcerun", "plot")
+    audit = snakemake(smoke_run, "-n", "-p", "figures/vernade2017-fig2.pdf", "--forcerun", "plot")
     assert "delayed-bandits plot --config config/smoke.yaml --paper vernade2017 --figure fig2" \
         in audit.stdout + audit.stderr
 
 
 @pytest.mark.slow
 def test_report_builds(smoke_run: Path) -> None:
-    run = _snakemake(smoke_run, "--report", "report.html")
+    run = snakemake(smoke_run, "--report", "report.html")
     assert run.returncode == 0, run.stderr[-2000:]
     assert (smoke_run / "report.html").stat().st_size > 10_000
 

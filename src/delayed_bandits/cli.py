@@ -9,7 +9,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from delayed_bandits import algorithms
 from delayed_bandits import config as cfg
@@ -99,16 +99,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _tables(args: argparse.Namespace) -> dict:
-    """The tables a claims or plot command was given, by name."""
+def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
+    """The tables a claims or plot command was given, by name, each checked whole
+    (``tables``: a corrupt or truncated file is an error naming it)."""
     import pandas as pd
 
-    tables = {"summary": pd.read_csv(args.summary)}
+    from delayed_bandits import tables as tb
+    from delayed_bandits.aggregate import RATIO_COLUMNS, SUMMARY_COLUMNS
+
+    curves = [(s, a) for s in cfg.settings(fig) for a in fig["algorithms"]]
+    out = {"summary": tb.read_summary(args.summary, SUMMARY_COLUMNS, curves)}
     if getattr(args, "ratios", None):
-        tables["ratios"] = pd.read_csv(args.ratios)
+        out["ratios"] = tb.read_summary(args.ratios, RATIO_COLUMNS)
     if getattr(args, "events", None):
-        tables["events"] = pd.concat([pd.read_parquet(p) for p in args.events], ignore_index=True)
-    return tables
+        out["events"] = pd.concat([tb.read_events(p) for p in args.events], ignore_index=True)
+    return out
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -119,7 +124,7 @@ def _run(args: argparse.Namespace) -> None:
         from delayed_bandits import progress, provenance
         from delayed_bandits.simulate import run_shard
 
-        config = cfg.load(args.config)
+        config = cfg.load(args.config, args.paper)
         cfg.figure(config, args.paper, args.figure)
         first, last = args.reps
         bar = progress.Progress(f"shard {args.paper}/{args.figure}/{args.setting}/"
@@ -151,7 +156,7 @@ def _run(args: argparse.Namespace) -> None:
         sidecar = args.provenance or provenance.sidecar_path(args.out)
         if sidecar.resolve() == args.out.resolve():
             raise ConfigError(f"--provenance {sidecar} is the --out file; give another path")
-        config = cfg.load(args.config)
+        config = cfg.load(args.config, args.paper)
         cfg.figure(config, args.paper, args.figure)
         raw = read_shards(args.shards)
         summary = summarise(raw)
@@ -170,7 +175,7 @@ def _run(args: argparse.Namespace) -> None:
         from delayed_bandits import seeds
         from delayed_bandits.aggregate import ratio_of_means, read_shards
 
-        config = cfg.load(args.config)
+        config = cfg.load(args.config, args.paper)
         fig = cfg.figure(config, args.paper, args.figure)
         seed = seeds.analysis_seed(config["seed"], args.paper, args.figure, "bootstrap")
         table = ratio_of_means(read_shards(args.shards), args.baseline,
@@ -180,8 +185,8 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "claims":
         from delayed_bandits import claims
 
-        fig = cfg.figure(cfg.load(args.config), args.paper, args.figure)
-        found = claims.check(args.paper, args.figure, _tables(args), fig)
+        fig = cfg.figure(cfg.load(args.config, args.paper), args.paper, args.figure)
+        found = claims.check(args.paper, args.figure, _tables(args, fig), fig)
         with atomic_path(args.out) as tmp:
             tmp.write_text(claims.to_json(found))
     elif args.command == "gather-claims":
@@ -195,8 +200,8 @@ def _run(args: argparse.Namespace) -> None:
         bad = [str(p) for p in args.out if p.suffix not in (".pdf", ".png")]
         if bad:
             raise ConfigError(f"--out: {', '.join(bad)} must end in .pdf or .png")
-        fig = cfg.figure(cfg.load(args.config), args.paper, args.figure)
-        plot_figure(_tables(args), args.paper, args.figure, fig, args.out)
+        fig = cfg.figure(cfg.load(args.config, args.paper), args.paper, args.figure)
+        plot_figure(_tables(args, fig), args.paper, args.figure, fig, args.out)
     elif args.command == "bench":
         from delayed_bandits import bench
 
@@ -219,6 +224,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, FileNotFoundError) as exc:
         print(f"delayed-bandits {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError as exc:
+        # The traceback of a failed allocation says where, not what to do about it.
+        print(f"delayed-bandits {args.command}: error: out of memory ({exc or 'MemoryError'}); "
+              "no output was written. Give the job more memory (Snakemake resource mem_mb, "
+              "see src/delayed_bandits/resources.py) or use a smaller horizon.", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -13,6 +13,10 @@ rule simulate:
     params:
         config=CONFIGFILE,
         spec=simulation_spec,
+    threads: 1
+    resources:
+        mem_mb=lambda wc: simulation_request(wc).mem_mb,
+        runtime=lambda wc: simulation_request(wc).runtime,
     log:
         "logs/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.log",
     benchmark:
@@ -39,6 +43,10 @@ rule summarise:
         ),
     params:
         config=CONFIGFILE,
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
     log:
         "logs/{paper}/{figure}/summary.log",
     benchmark:
@@ -60,6 +68,10 @@ rule claims:
     params:
         config=CONFIGFILE,
         ratios=ratios_flag,
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
     log:
         "logs/{paper}/{figure}/claims.log",
     benchmark:
@@ -87,6 +99,10 @@ rule plot:
         config=CONFIGFILE,
         caption=figure_caption,
         ratios=ratios_flag,
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
     log:
         "logs/{paper}/{figure}/plot.log",
     benchmark:
@@ -104,6 +120,10 @@ rule gather_claims:
         claims=all_claims(),
     output:
         report=report("results/claims.md", category="claims"),
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
     log:
         "logs/claims.log",
     benchmark:

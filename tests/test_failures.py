@@ -1,0 +1,257 @@
+"""Failures: corrupt or truncated tables are refused with a message naming the file and the command
+that regenerates it; a failing job leaves no output behind and says why; a run killed with SIGKILL
+resumes with `--unlock` then `--rerun-incomplete`, recomputing only what was unfinished."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import BIN, SNAKEMAKE_ENV, copy_workflow, snakemake
+
+from delayed_bandits import algorithms
+from delayed_bandits.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = ROOT / "config" / "smoke.yaml"
+FIG = ["--config", str(SMOKE), "--paper", "vernade2017", "--figure", "fig2"]
+
+
+def _simulate(out: Path, reps: str = "0-2", algorithm: str = "d-ucb", config: Path = SMOKE) -> int:
+    return main(["simulate", "--config", str(config), "--paper", "vernade2017", "--figure", "fig2",
+                 "--setting", "thetaL", "--algorithm", algorithm, "--reps", reps,
+                 "--out", str(out), "--events", str(out.with_suffix(".events.parquet"))])
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory) -> Path:
+    """One figure's shards (every algorithm, replications 0-2) and their summary."""
+    work = tmp_path_factory.mktemp("tables")
+    fig = yaml.safe_load(SMOKE.read_text())["papers"]["vernade2017"]["fig2"]
+    for algorithm in fig["algorithms"]:
+        assert _simulate(work / f"{algorithm}/rep0-2.parquet", algorithm=algorithm) == 0
+    assert main(["aggregate", *FIG, "--out", str(work / "summary.csv"),
+                 *map(str, sorted(work.glob("*/rep0-2.parquet")))]) == 0
+    return work
+
+
+def _broken_copy(src: Path, dest: Path, cut: int) -> Path:
+    """``src`` without its last ``cut`` bytes, under ``dest`` (same file name, so the same promise
+    of replications)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    data = src.read_bytes()
+    (dest / src.name).write_bytes(data[:len(data) - cut])
+    return dest / src.name
+
+
+def _assert_refused(capsys, code: int, path: Path, out: Path, why: str) -> None:
+    err = capsys.readouterr().err
+    assert code == 2
+    assert str(path) in err and why in err, err
+    assert f"snakemake --cores 1 --force {path}" in err, err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("cut", [1, 100, 10_000])
+def test_truncated_shard_is_refused(tables: Path, tmp_path: Path, capsys, cut: int) -> None:
+    bad = _broken_copy(tables / "d-ucb/rep0-2.parquet", tmp_path / "d-ucb", cut)
+    out = tmp_path / "summary.csv"
+    code = main(["aggregate", *FIG, "--out", str(out), str(bad),
+                 str(tables / "d-klucb/rep0-2.parquet")])
+    _assert_refused(capsys, code, bad, out, "corrupt or truncated")
+
+
+def test_shard_missing_a_replication_is_refused(tables: Path, tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "rep0-2.parquet"
+    shard = pd.read_parquet(tables / "d-ucb/rep0-2.parquet")
+    shard[shard.replication != 1].to_parquet(bad, index=False)
+    out = tmp_path / "summary.csv"
+    code = main(["aggregate", *FIG, "--out", str(out), str(bad)])
+    _assert_refused(capsys, code, bad, out, "holds replications 0-2 (2 runs), its name promises "
+                                            "0-2 (3 runs)")
+
+
+def _claims(tables: Path, summary: Path, out: Path) -> int:
+    return main(["claims", *FIG, "--summary", str(summary), "--out", str(out),
+                 "--events", *map(str, sorted(tables.glob("*/rep0-2.events.parquet")))])
+
+
+def test_intact_tables_pass(tables: Path, tmp_path: Path) -> None:
+    assert _claims(tables, tables / "summary.csv", tmp_path / "claims.json") == 0
+    assert (tmp_path / "claims.json").exists()
+
+
+@pytest.mark.parametrize("cut, why", [
+    (3, "its last line is cut short"),  # inside the last line
+    (None, "its curves have different checkpoints"),  # whole lines of the last curve
+    ("curve", "no rows for thetaL/discarding-ucb"),  # exactly one whole curve
+    ("all", "EmptyDataError"),
+])
+def test_truncated_summary_is_refused(tables: Path, tmp_path: Path, capsys, cut, why) -> None:
+    text = (tables / "summary.csv").read_text()
+    lines = text.splitlines(keepends=True)
+    if cut is None:
+        broken = "".join(lines[:-5])
+    elif cut == "curve":
+        broken = "".join(line for line in lines if ",discarding-ucb," not in line)
+    elif cut == "all":
+        broken = ""
+    else:
+        broken = text[:-cut]
+    bad = tmp_path / "summary.csv"
+    bad.write_text(broken)
+    out = tmp_path / "claims.json"
+    _assert_refused(capsys, _claims(tables, bad, out), bad, out, why)
+
+
+def test_corrupt_events_table_is_refused(tables: Path, tmp_path: Path, capsys) -> None:
+    bad = _broken_copy(tables / "d-ucb/rep0-2.events.parquet", tmp_path, 50)
+    out = tmp_path / "claims.json"
+    code = main(["claims", *FIG, "--summary", str(tables / "summary.csv"), "--out", str(out),
+                 "--events", str(bad)])
+    _assert_refused(capsys, code, bad, out, "corrupt or truncated")
+
+
+def test_failing_kernel_leaves_no_output(tmp_path: Path, monkeypatch) -> None:
+    """A bad parameter reaching a kernel: the exception propagates (its traceback is what the
+    job's log shows) and neither the shard nor its events file is written."""
+    algo = algorithms.get("vernade2017", "d-ucb")
+
+    def broken(*args):
+        raise ValueError("window must be positive")
+
+    registry = algorithms.registry
+    monkeypatch.setattr(algorithms, "registry", lambda paper: {
+        **registry(paper), "d-ucb": replace(algo, kernel=broken)})
+    out = tmp_path / "rep0-2.parquet"
+    with pytest.raises(ValueError, match="window must be positive"):
+        _simulate(out)
+    assert not list(tmp_path.iterdir())
+
+
+def test_out_of_memory_leaves_no_output_and_says_why(tmp_path: Path) -> None:
+    """A horizon far beyond this machine's memory: numpy's allocation of the environment fails.
+    Run as a real command, as a Snakemake job would, with its output redirected like a log."""
+    config = yaml.safe_load(SMOKE.read_text())
+    config["papers"]["vernade2017"]["fig2"]["horizon"] = 10**11
+    path = tmp_path / "huge.yaml"
+    path.write_text(yaml.safe_dump(config))
+    out = tmp_path / "results" / "rep0-0.parquet"
+    log = tmp_path / "rep0-0.log"
+    with log.open("w") as handle:
+        run = subprocess.run([f"{BIN}/delayed-bandits", "simulate", "--config", str(path),
+                              "--paper", "vernade2017", "--figure", "fig2", "--setting", "thetaL",
+                              "--algorithm", "d-ucb", "--reps", "0-0", "--out", str(out)],
+                             stdout=handle, stderr=subprocess.STDOUT, env=SNAKEMAKE_ENV)
+    assert run.returncode == 1
+    text = log.read_text()
+    assert "out of memory" in text and "no output was written" in text and "mem_mb" in text, text
+    assert not out.parent.exists(), "the failed command left files behind"
+
+
+# --- the workflow, killed and resumed -------------------------------------------------------
+
+TARGET = "vernade2017"  # 42 jobs of the smoke config: long enough to be killed partway
+
+
+def _outputs(work: Path) -> dict[str, tuple[bytes, int]]:
+    """Bytes and modification time of every result and figure of TARGET (the provenance
+    sidecars record wall times, so they are not compared)."""
+    files = [p for p in (work / "results" / TARGET).rglob("*") if p.is_file()]
+    files += list((work / "figures").glob(f"{TARGET}-*"))
+    return {str(p.relative_to(work)): (p.read_bytes(), p.stat().st_mtime_ns) for p in files
+            if not p.name.endswith(".provenance.json")}
+
+
+def _job_count(log: str, rule: str) -> int:
+    """Jobs of ``rule`` in Snakemake's 'Job stats' table (0 when it ran none)."""
+    found = re.search(rf"^{rule}\s+(\d+)$", log, re.MULTILINE)
+    return int(found[1]) if found else 0
+
+
+@pytest.mark.slow
+def test_killed_run_resumes_and_recomputes_only_the_unfinished(tmp_path: Path,
+                                                               smoke_run: Path) -> None:
+    work = copy_workflow(tmp_path)
+    shards = work / "results" / TARGET
+    proc = subprocess.Popen([f"{BIN}/snakemake", "--cores", "2", TARGET,
+                             "--configfile", "config/smoke.yaml"], cwd=work, env=SNAKEMAKE_ENV,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 600
+    try:
+        while len(list(shards.rglob("rep*[0-9].parquet"))) < 10:
+            assert proc.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "no progress in 10 minutes"
+            time.sleep(0.05)
+    finally:
+        # A crash of the machine: Snakemake and every job it started die at once.
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    before = _outputs(work)
+
+    locked = snakemake(work, "--cores", "2", TARGET)
+    assert locked.returncode != 0 and "--unlock" in locked.stdout + locked.stderr
+
+    assert snakemake(work, "--unlock").returncode == 0
+    incomplete = snakemake(work, "--cores", "2", TARGET)
+    if incomplete.returncode != 0:  # jobs were running when it was killed
+        assert "--rerun-incomplete" in incomplete.stdout + incomplete.stderr
+
+    resumed = snakemake(work, "--cores", "2", "--rerun-incomplete", TARGET)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    after = _outputs(work)
+
+    kept = {p for p in before if after[p] == before[p]}
+    rerun = {p for p in before if p not in kept}
+    # Only jobs running at the kill (at most two, with two cores) may be redone, and a redone
+    # shard has the same bytes; every other finished shard keeps its bytes and its mtime.
+    jobs = {(str(Path(p).parent), Path(p).name.split(".")[0]) for p in rerun}
+    assert len(jobs) <= 2, rerun
+    assert all(after[p][0] == before[p][0] for p in rerun)
+    n_shards = len(list(shards.rglob("rep*[0-9].parquet")))
+    kept_shards = sum(1 for p in kept if p.endswith(".parquet") and ".events." not in p)
+    assert kept_shards >= 10 - 2
+    assert _job_count(resumed.stderr + resumed.stdout, "simulate") == n_shards - kept_shards
+
+    # And the end result is the uninterrupted run's, byte for byte.
+    reference = _outputs(smoke_run)
+    assert sorted(after) == sorted(reference)
+    for path in after:
+        assert after[path][0] == reference[path][0], f"{path} differs from the uninterrupted run"
+
+
+@pytest.mark.slow
+def test_corrupt_shard_stops_the_workflow_until_regenerated(tmp_path: Path,
+                                                            smoke_run: Path) -> None:
+    work = copy_workflow(tmp_path)
+    for kind in ("results", "figures", ".snakemake"):
+        subprocess.run(["cp", "-a", str(smoke_run / kind), str(work)], check=True)
+    shard = Path("results/vernade2017/fig2/thetaL/d-ucb/rep0-2.parquet")
+    figure = work / "figures/vernade2017-fig2.pdf"
+    figure_before = figure.read_bytes(), figure.stat().st_mtime_ns
+    data = (work / shard).read_bytes()
+    (work / shard).write_bytes(data[: len(data) // 2])  # newer than the summary: it reruns
+
+    failed = snakemake(work, "--cores", "1", TARGET)
+    assert failed.returncode != 0
+    log = (work / "logs/vernade2017/fig2/summary.log").read_text()
+    assert f"{shard} is corrupt or truncated" in log, log
+    assert f"snakemake --cores 1 --force {shard}" in log, log
+    assert not (work / "results/vernade2017/fig2/summary.csv").exists()
+    assert (figure.read_bytes(), figure.stat().st_mtime_ns) == figure_before
+
+    # The command the message gives, then the workflow: back to the uninterrupted run's numbers.
+    assert snakemake(work, "--cores", "1", "--force", str(shard)).returncode == 0
+    assert snakemake(work, "--cores", "2", TARGET).returncode == 0
+    for path in ("results/vernade2017/fig2/summary.csv", "results/vernade2017/fig2/claims.json",
+                 "figures/vernade2017-fig2.pdf", str(shard)):
+        assert (work / path).read_bytes() == (smoke_run / path).read_bytes(), path
