@@ -2,8 +2,10 @@
 #   simulate (one job per shard of replications) -> summarise -> claims and plot -> gather_claims.
 # Paths: results/<paper>/<figure>/<setting>/<algorithm>/rep<first>-<last>.parquet (regret at the
 # checkpoints) and .events.parquet beside it (the algorithm's side table, e.g. ODAAF's phases), then
-# results/<paper>/<figure>/{summary.csv,claims.json}, figures/<paper>-<figure>.{pdf,png};
-# logs/ and benchmarks/ mirror results/.
+# results/<paper>/<figure>/{summary.csv,summary.provenance.json,claims.json},
+# figures/<paper>-<figure>.{pdf,png}; logs/ and benchmarks/ mirror results/.
+# Every rule is single-threaded; its mem_mb and runtime are what a cluster job asks for
+# (workflow/profiles/slurm), computed from the config by delayed_bandits.resources.
 
 
 rule simulate:

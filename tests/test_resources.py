@@ -1,0 +1,43 @@
+"""What jobs ask a cluster for: grows as it should with the config, and stays within what a
+cluster's short queues allow at paper scale."""
+
+from __future__ import annotations
+
+import pytest
+
+from delayed_bandits import algorithms, resources
+from delayed_bandits import config as cfg
+from delayed_bandits.errors import ConfigError
+
+
+def test_every_paper_has_a_rate() -> None:
+    assert set(resources.STEPS_PER_SECOND) == set(algorithms.PAPERS)
+
+
+def test_runtime_grows_with_work_and_memory_with_the_horizon() -> None:
+    small = resources.simulation("vernade2017", 10_000, 100)
+    assert small.runtime == resources.MIN_RUNTIME_MIN  # 10^6 steps at 45k/s: 22 s, times 3
+    more_runs = resources.simulation("vernade2017", 10_000, 1_000)
+    assert more_runs.runtime == 12  # ceil(3 * 10^7 / 45,000 / 60)
+    assert more_runs.mem_mb == small.mem_mb  # one replication in memory at a time
+    longer = resources.simulation("vernade2017", 10**7, 100)
+    assert longer.mem_mb == resources.BASE_MB + 4000 and longer.runtime > more_runs.runtime
+
+
+@pytest.mark.parametrize("args, bad", [(("nope", 100, 10), "paper 'nope'"),
+                                       (("thune2019", 0, 10), "positive horizon"),
+                                       (("thune2019", 100, 0), "positive horizon")])
+def test_bad_request_is_named(args, bad) -> None:
+    with pytest.raises(ConfigError, match=bad):
+        resources.simulation(*args)
+
+
+def test_paper_scale_jobs_fit_short_queues(root) -> None:
+    """Every shard of config/config.yaml asks for at most 2 GB and an hour."""
+    config = cfg.load(root / "config" / "config.yaml")
+    for paper, figures in config["papers"].items():
+        for fig in figures.values():
+            size = cfg.shard_size(config, fig)
+            for setting in cfg.settings(fig).values():
+                request = resources.simulation(paper, cfg.horizon(fig, setting), size)
+                assert request.mem_mb <= 2048 and request.runtime <= 60, (paper, request)
