@@ -35,6 +35,11 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
         assert summary.t.max() == cfg["horizon"]
         assert set(summary.setting) == set(config.settings(cfg))
         assert set(summary.algorithm) == set(cfg["algorithms"])
+        sidecar = json.loads(
+            (smoke_run / f"results/{paper}/{fig}/summary.provenance.json").read_text())
+        assert sidecar["config"]["path"] == "config/smoke.yaml"
+        assert {n for by_alg in sidecar["replications"].values() for n in by_alg.values()} \
+            == {cfg["replications"]}
         claims = json.loads((smoke_run / f"results/{paper}/{fig}/claims.json").read_text())
         assert claims, f"{fig} has no claims"
         for c in claims:
@@ -64,7 +69,9 @@ def test_rerun_has_nothing_to_do_and_single_rule_audit(smoke_run: Path) -> None:
 def test_report_builds(smoke_run: Path) -> None:
     run = snakemake(smoke_run, "--report", "report.html")
     assert run.returncode == 0, run.stderr[-2000:]
-    assert (smoke_run / "report.html").stat().st_size > 10_000
+    html = (smoke_run / "report.html").read_text()
+    assert len(html) > 10_000
+    assert "summary.provenance.json" in html  # every summary's sidecar is in the report
 
 
 @pytest.mark.slow
