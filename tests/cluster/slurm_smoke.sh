@@ -95,10 +95,10 @@ start() {  # start a daemon that forks into the background, then record its pid
     PIDS+=("$(cat "$pidfile")")
 }
 chown munge:munge /run/munge
-chown munge:munge /var/log/munge 2>/dev/null || true  # munged warns about any other owner
 if ! pgrep -x munged >/dev/null; then
     rm -f /run/munge/munged.pid
-    start munged /run/munge/munged.pid munged --force
+    # as root, munged wants its log owned by root: keep it with the cluster's other logs
+    start munged /run/munge/munged.pid munged --force --log-file="$STATE/log/munged.log"
 fi
 start slurmctld "$STATE/slurmctld.pid" slurmctld
 start slurmd "$STATE/slurmd.pid" slurmd
