@@ -10,7 +10,6 @@ import contextlib
 import hashlib
 import io
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -25,6 +24,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from conftest import copy_workflow, snakemake
 
 import delayed_bandits
 from delayed_bandits import progress, provenance, seeds
@@ -34,7 +34,6 @@ from delayed_bandits.simulate import run_shard
 
 REPO = Path(__file__).resolve().parents[1]
 SMOKE = REPO / "config" / "smoke.yaml"
-BIN = Path(sys.executable).parent
 PAPER, FIGURE, SETTING = "vernade2017", "fig2", "thetaL"
 HORIZON = 1500  # papers.vernade2017.fig2.horizon in config/smoke.yaml
 # Unequal replication counts per algorithm, so that the recorded counts are really counted.
@@ -375,15 +374,9 @@ def test_aggregate_rejects_bad_arguments_and_writes_nothing(run: Run, tmp_path: 
 
 
 def test_summarise_rule_writes_the_sidecar(tmp_path: Path) -> None:
-    shutil.copy2(REPO / "Snakefile", tmp_path / "Snakefile")
-    for name in ("workflow", "config", "envs"):
-        # symlinks=False: workflow/schemas/config.schema.yaml links into src/.
-        shutil.copytree(REPO / name, tmp_path / name, symlinks=False)
+    copy_workflow(tmp_path)
     target = f"results/{PAPER}/{FIGURE}/summary.csv"
-    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    dry = subprocess.run([str(BIN / "snakemake"), target, "-n", "-p", "--cores", "1",
-                          "--configfile", "config/smoke.yaml"], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=120)
+    dry = snakemake(tmp_path, target, "-n", "-p", "--cores", "1", timeout=120)
     assert dry.returncode == 0, dry.stderr[-2000:]
     assert (f"delayed-bandits aggregate --config config/smoke.yaml --paper {PAPER} --figure "
             f"{FIGURE} --out {target} --provenance results/{PAPER}/{FIGURE}/"
