@@ -25,8 +25,8 @@ import yaml
 from delayed_bandits import algorithms, config, criteo, delays, environment, seeds
 from delayed_bandits.claims import vernade2020 as claims
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.experiments.vernade2020 import (Environment, Setting, draw_environment,
-                                                     pseudo_regret)
+from delayed_bandits.experiments.vernade2020 import (Environment, Setting, draw_action_sets,
+                                                     draw_environment, pseudo_regret)
 from delayed_bandits.plots.vernade2020 import density_figure
 from delayed_bandits.policies import vernade2020 as pvn
 from delayed_bandits.simulate import run_shard
@@ -375,6 +375,22 @@ def test_action_sets(action_set: str) -> None:
         assert len(np.unique(env.action_sets[:, :, 0])) > 1000
 
 
+def test_continuous_actions_keep_the_settings_uniforms_and_delays() -> None:
+    """A curve on the authors' [0,1]^d actions faces its setting's reward uniforms and delays; the
+    binary sets are those the generator draws first, as before the construction could vary."""
+    seed = np.random.SeedSequence(9)
+    binary = draw_environment(seed, 800, setting())
+    continuous = draw_environment(seed, 800, setting(action_set="continuous"))
+    np.testing.assert_array_equal(binary.uniforms, continuous.uniforms)
+    np.testing.assert_array_equal(binary.delays, continuous.delays)
+    first = draw_action_sets(np.random.default_rng(seed), 800, 10, 5, "binary")
+    np.testing.assert_array_equal(binary.action_sets, first)
+    # Uniform[0,1]^d then normalised: almost never a normalised 0/1 vector
+    entries = continuous.action_sets * np.linalg.norm(continuous.action_sets > 0, axis=2,
+                                                      keepdims=True)
+    assert not np.isclose(entries, np.round(entries)).all(axis=2).any()
+
+
 def test_heavy_tail_sampler_against_its_table(paper_config) -> None:
     """D = floor(0.01 · 10^X), X piecewise linear in the quantile table: for each table point,
     P(D >= k) with k = ceil(0.01 · 10^v) equals 1 - F_X(log10(k / 0.01)), F_X interpolated here
@@ -530,29 +546,46 @@ def _summary(rows: dict[tuple[str, str], tuple[float, float]], horizon: int) -> 
 
 
 def test_fig1_claims_on_a_made_up_summary(paper_config) -> None:
-    """The code reading gets the paper's shapes (UCB 100 at T, bent left panels, linear right
-    panel); the paper reading is linear everywhere with UCB above TS. The claims say so."""
+    """The authors' code (its widths on [0,1]^d) gets the paper's shapes (UCB 100 at T, bent left
+    panels, linear right panel); the paper's and the code's widths on {0,1}^d are linear everywhere
+    with UCB above TS. The claims say so per reading, and a note compares a curve with uniform play
+    on that curve's own action sets."""
     fig = paper_config["papers"][PAPER]["fig1"]
     rows = {}
     for s in ("m100-mu100", "m500-mu100"):
         rows[(s, "otflinucb-code")] = (90.0, 100.0)
         rows[(s, "otflints-code")] = (140.0, 160.0)
-        rows[(s, "otflinucb-paper")] = (400.0, 800.0)
-        rows[(s, "otflints-paper")] = (200.0, 400.0)
+        for reading in ("paper", "code-binary"):
+            rows[(s, f"otflinucb-{reading}")] = (400.0, 800.0)
+            rows[(s, f"otflints-{reading}")] = (200.0, 400.0)
     rows[("m100-mu500", "otflinucb-code")] = (200.0, 400.0)
     rows[("m100-mu500", "otflints-code")] = (250.0, 500.0)
-    rows[("m100-mu500", "otflinucb-paper")] = (500.0, 1000.0)
-    rows[("m100-mu500", "otflints-paper")] = (300.0, 600.0)
+    for reading in ("paper", "code-binary"):
+        rows[("m100-mu500", f"otflinucb-{reading}")] = (500.0, 1000.0)
+        rows[("m100-mu500", f"otflints-{reading}")] = (300.0, 600.0)
     rows[("m500-mu100", "otflinucb-code")] = (100.0, 101.0)  # bends earlier than (100, 100)
-    found = {c.id: c for c in claims.fig1({"summary": _summary(rows, 3000)}, fig)}
+    tables = {"summary": _summary(rows, 3000)}
+    found = {c.id: c for c in claims.fig1(tables, fig)}
     assert all(found[f"fig1-tau-{k}"].holds for k in ("m100-mu100", "m500-mu100", "m100-mu500"))
     for claim_id in ("ucb-beats-ts", "censored-panel-linear", "other-panels-bent",
                      "regret-about-100", "larger-window-bends-earlier"):
-        assert found[f"fig1-{claim_id}-code"].holds, claim_id
-    for claim_id in ("ucb-beats-ts", "other-panels-bent", "regret-about-100"):
-        assert not found[f"fig1-{claim_id}-paper"].holds, claim_id
-        assert "uniform play" in found[f"fig1-{claim_id}-paper"].note
-    assert found["fig1-censored-panel-linear-paper"].holds
+        assert found[f"fig1-{claim_id}-code-continuous"].holds, claim_id
+        assert found[f"fig1-{claim_id}-code-continuous"].statement.startswith(
+            "[code width, [0,1]^d actions]")
+    binary_rate = claims.uniform_rate(claims.curve_setting(fig, "m100-mu100", "otflinucb-paper"))
+    continuous_rate = claims.uniform_rate(claims.curve_setting(fig, "m100-mu100",
+                                                               "otflinucb-code"))
+    assert abs(binary_rate - continuous_rate) > 0.01  # the two constructions differ
+    for reading, tag in (("paper-binary", "[paper width, {0,1}^d actions]"),
+                         ("code-binary", "[code width, {0,1}^d actions]")):
+        for claim_id in ("ucb-beats-ts", "other-panels-bent", "regret-about-100"):
+            claim = found[f"fig1-{claim_id}-{reading}"]
+            assert not claim.holds and claim.statement.startswith(tag), (claim_id, reading)
+            assert f"against {binary_rate:.3f} for uniform play" in claim.note
+        assert found[f"fig1-censored-panel-linear-{reading}"].holds
+    note = claims._exploring(tables, fig, "m100-mu100", "otflinucb-code")
+    assert f"against {continuous_rate:.3f} for uniform play" in note
+    assert len(found) == 3 + 3 * 5
 
 
 def test_fig2_claims_and_density(paper_config) -> None:
@@ -587,13 +620,35 @@ def test_shards_are_independent_of_split() -> None:
         assert list(events.columns) == ["replication"] + pvn.TRACE_COLUMNS
         assert regret.groupby("replication").regret.last().nunique() == 3
 
-    # every curve of a setting faces the same draws: the variants change only policy inputs
+    # every curve of a setting faces the same uniforms and delays, and the curves of one
+    # construction the same action sets: the paper's curves {0,1}^d, the code's [0,1]^d
     fig = cfg["papers"][PAPER]["fig1"]
     env_seed, _ = seeds.replication_seeds(cfg["seed"], PAPER, "fig1", "m100-mu100", 0)
-    envs = []
+    envs = {}
     for curve in fig["algorithms"]:
-        _, merged = config.resolve(fig, fig["settings"]["m100-mu100"], curve)
-        envs.append(draw_environment(env_seed, fig["horizon"], Setting.from_config(merged, curve)))
-    for env in envs[1:]:
-        for name in ("action_sets", "uniforms", "delays"):
-            np.testing.assert_array_equal(getattr(env, name), getattr(envs[0], name))
+        st = claims.curve_setting(fig, "m100-mu100", curve)
+        envs[curve] = draw_environment(env_seed, fig["horizon"], st)
+        expected = "continuous" if curve.endswith("-code") else "binary"
+        assert st.action_set == expected, curve
+        # the legend names the construction
+        assert claims.ACTIONS[expected] in config.label(PAPER, fig, curve), curve
+    first = envs["otflinucb-paper"]
+    for curve, env in envs.items():
+        for name in ("uniforms", "delays"):
+            np.testing.assert_array_equal(getattr(env, name), getattr(first, name))
+        same_sets = np.array_equal(env.action_sets, first.action_sets)
+        assert same_sets == (not curve.endswith("-code")), curve
+
+
+def test_every_curve_kernel_matches_reference(smoke) -> None:
+    """Each curve of Figures 1 and 3 as configured (width, window sum, σ₀, λ and action set of its
+    variant): the kernel takes the reference's actions, step for step."""
+    for figure, setting_id in (("fig1", "m100-mu500"), ("fig3", "heavy")):
+        fig = smoke["papers"][PAPER][figure]
+        cp = environment.checkpoint_grid(400, 10)
+        env_seed, policy_seed = seeds.replication_seeds(smoke["seed"], PAPER, figure, setting_id, 0)
+        for curve in fig["algorithms"]:
+            registry_id, _ = config.resolve(fig, fig["settings"][setting_id], curve)
+            st = claims.curve_setting(fig, setting_id, curve)
+            env = draw_environment(env_seed, 400, st)
+            same_run(algorithms.get(PAPER, registry_id), st, env, cp, seeds.as_int(policy_seed))

@@ -1,9 +1,12 @@
 """Claims of Vernade et al. (ICML 2020), Section 8 (Figures 1-3).
 
 Figures 1 and 3 run both readings of the confidence widths (``paper`` and ``code``, see
-``policies/vernade2020.py``); every claim about the curves is checked once per reading, so the
-claims say which reading reproduces the paper's curves. The claims about the delay laws (τ_m,
-the heavy-tailed mass) are computed from the laws in the config."""
+``policies/vernade2020.py``), each on an action-set construction: the paper's widths on the
+text's {0,1}^d, the authors' code (its widths on its simulator's [0,1]^d) and the code's widths on
+{0,1}^d. Every claim about the curves is checked once per (width, action set) reading, so the
+claims say which reading reproduces the paper's curves, and the code-binary reading separates the
+width effect from the action-set effect. The claims about the delay laws (τ_m, the heavy-tailed
+mass) are computed from the laws in the config."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ ABOUT_100 = (50.0, 200.0)  # "roughly R(T) = 100": within a factor 2
 MANY = 0.1  # "many rewards will not be observed within the horizon": at least 10% of them
 UNIFORM_DRAWS = 20_000  # action sets drawn to estimate the regret rate of uniform play
 REFERENCE = "Section 8"
+ACTIONS = {"binary": "{0,1}^d", "continuous": "[0,1]^d"}  # how a claim's tag names the construction
 
 # τ_m as Section 8 quotes it for Figure 1's panels: (m, mu) -> (quoted, as printed, decimals,
 # whether the paper quotes 1/τ_m)
@@ -38,14 +42,23 @@ def growth(summary: pd.DataFrame, setting: str, algorithm: str) -> float:
     return (end.mean - half.mean) / half.mean
 
 
-def readings(fig_cfg: Mapping[str, Any]) -> dict[str, dict[str, str]]:
-    """width reading -> {registry id: curve id} of the figure's curves (first setting's view)."""
-    setting = next(iter(config.settings(fig_cfg).values()))
-    out: dict[str, dict[str, str]] = {}
+def curve_setting(fig_cfg: Mapping[str, Any], setting: str, curve: str) -> Setting:
+    """The setting as one curve sees it, its variant's keys (width, action set, ...) applied."""
+    _, merged = config.resolve(fig_cfg, config.settings(fig_cfg)[setting], curve)
+    return Setting.from_config(merged, f"{setting}/{curve}")
+
+
+def readings(fig_cfg: Mapping[str, Any]) -> dict[str, tuple[str, dict[str, str]]]:
+    """reading id ``<width>-<action set>`` -> (the tag that starts its claims, {registry id: curve
+    id}) of the figure's curves, in the order of the config (first setting's view)."""
+    setting = next(iter(config.settings(fig_cfg)))
+    out: dict[str, tuple[str, dict[str, str]]] = {}
     for curve in fig_cfg["algorithms"]:
-        registry_id, merged = config.resolve(fig_cfg, setting, curve)
-        out.setdefault(str(merged.get("width", "paper")), {})[registry_id] = curve
-    return {w: out[w] for w in ("paper", "code") if w in out}
+        st = curve_setting(fig_cfg, setting, curve)
+        registry_id, _ = config.resolve(fig_cfg, config.settings(fig_cfg)[setting], curve)
+        tag = f"[{st.width} width, {ACTIONS[st.action_set]} actions]"
+        out.setdefault(f"{st.width}-{st.action_set}", (tag, {}))[1][registry_id] = curve
+    return out
 
 
 def panels(fig_cfg: Mapping[str, Any]) -> dict[tuple[int, int], str]:
@@ -77,8 +90,8 @@ def late_rate(summary: pd.DataFrame, setting: str, curve: str) -> float:
 def _exploring(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any], setting: str,
                curve: str) -> str:
     """A note on a curve that still explores: its late regret rate against uniform play, and
-    its width at T (from the runs' traces)."""
-    st = Setting.from_config(config.settings(fig_cfg)[setting], setting)
+    its width at T (from the runs' traces). Uniform play is on the curve's own action sets."""
+    st = curve_setting(fig_cfg, setting, curve)
     text = (f"{curve} in {setting} loses {late_rate(tables['summary'], setting, curve):.3f} per "
             f"round over [T/2, T] against {uniform_rate(st):.3f} for uniform play")
     events = tables.get("events")
@@ -116,9 +129,8 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             f"{quoted} to {decimals} decimals", bool(round(value, decimals) == quoted)))
     left = [where[k] for k in ((100, 100), (500, 100)) if k in where]
     censored = where.get((100, 500))
-    for reading, curves in readings(fig_cfg).items():
+    for reading, (tag, curves) in readings(fig_cfg).items():
         ucb, ts = curves.get("otflinucb"), curves.get("otflints")
-        tag = f"[{reading} width]"
         if ucb and ts:
             pairs = {s: _pair(summary, s, ucb, ts) for s in config.settings(fig_cfg)}
             holds = all(p[2] for p in pairs.values())
@@ -209,9 +221,8 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     summary = tables["summary"]
     (setting,) = list(config.settings(fig_cfg))
     claims = []
-    for reading, curves in readings(fig_cfg).items():
+    for reading, (tag, curves) in readings(fig_cfg).items():
         ucb, ts = curves.get("otflinucb"), curves.get("otflints")
-        tag = f"[{reading} width]"
         if ucb:
             rate = growth(summary, setting, ucb)
             claims.append(Claim(

@@ -5,7 +5,9 @@ A setting is one linear bandit of Section 8: d, K actions per round drawn afresh
 (geometric, the heavy-tailed quantile table, or a local copy of the Criteo dataset) and the window
 m, plus the policies' inputs λ and δ, the reading of their widths (``paper`` or ``code``), the
 window sum (``exact`` or ``stored``) and the code's σ₀. Figures vary the policy inputs per curve
-through config ``variants``: every curve of a setting faces the same draws."""
+through config ``variants``, and may vary the action-set construction too (``action_set``: the
+paper's text draws {0,1}^d, the authors' simulator [0,1]^d): every curve of a setting faces the
+same reward uniforms and delays, and curves with the same construction the same action sets."""
 
 from __future__ import annotations
 
@@ -32,7 +34,9 @@ class Setting:
 
     theta: np.ndarray
     n_actions: int  # K
-    action_set: str  # "binary" ({0,1}^d without 0, Section 8) or "continuous" ([0,1]^d)
+    # "binary" ({0,1}^d without 0, Section 8's text) or "continuous" (Uniform[0,1]^d, the
+    # authors' simulator)
+    action_set: str
     delay: delays.DelayDistribution
     window: int  # m
     lam: float = 1.0  # λ
@@ -120,8 +124,8 @@ def heavy_law(fig_cfg: Mapping[str, Any]) -> tuple[str, Setting]:
 
 def draw_action_sets(rng: np.random.Generator, horizon: int, n_actions: int, dimension: int,
                      kind: str) -> np.ndarray:
-    """K actions per round: vectors of {0,1}^d (``binary``, Section 8) or of [0,1]^d
-    (``continuous``), a zero vector redrawn, normalised to unit norm."""
+    """K actions per round: vectors of {0,1}^d (``binary``, Section 8's text) or Uniform[0,1]^d
+    (``continuous``, the authors' simulator), a zero vector redrawn, normalised to unit norm."""
     def draw(n: int) -> np.ndarray:
         if kind == "binary":
             return rng.integers(0, 2, size=(n, dimension)).astype(np.float64)
@@ -136,11 +140,16 @@ def draw_action_sets(rng: np.random.Generator, horizon: int, n_actions: int, dim
 
 
 def draw_environment(seed: np.random.SeedSequence, horizon: int, st: Setting) -> Environment:
-    """The action sets, then the reward uniforms, then the delays, from one generator."""
+    """The binary action sets, then the reward uniforms, then the delays, from one generator; a
+    continuous action set is drawn after them from the same generator. The binary sets are drawn
+    whatever the construction, so that a curve on continuous actions faces the same uniforms and
+    delays as the binary curves of its setting (the pairing the figures compare)."""
     rng = np.random.default_rng(seed)
-    action_sets = draw_action_sets(rng, horizon, st.n_actions, st.dimension, st.action_set)
+    action_sets = draw_action_sets(rng, horizon, st.n_actions, st.dimension, "binary")
     uniforms = rng.random(horizon)
     delay = np.ascontiguousarray(st.delay.sample(rng, horizon), dtype=np.int64)
+    if st.action_set != "binary":
+        action_sets = draw_action_sets(rng, horizon, st.n_actions, st.dimension, st.action_set)
     return Environment(action_sets, uniforms, delay)
 
 
