@@ -210,9 +210,9 @@ def _run(args: argparse.Namespace) -> None:
             algorithms.experiment(paper)  # an unknown paper fails here, naming the allowed ones
         rows = bench.run(args.horizon, args.replications, args.reference_replications, papers)
         print(f"agent-steps per second (replications x rounds / s), T = {args.horizon}")
-        print(f"{'paper':<14}{'algorithm':<20}{'kernel':>14}{'reference':>14}{'speedup':>10}")
+        print(f"{'paper':<14}{'algorithm':<32}{'kernel':>14}{'reference':>14}{'speedup':>10}")
         for r in rows:
-            print(f"{r['paper']:<14}{r['algorithm']:<20}{r['kernel']:>14,.0f}"
+            print(f"{r['paper']:<14}{r['algorithm']:<32}{r['kernel']:>14,.0f}"
                   f"{r['reference']:>14,.0f}{r['speedup']:>9,.0f}x")
 
 

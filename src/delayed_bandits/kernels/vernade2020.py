@@ -6,7 +6,8 @@ readable reference, whose formula functions are compiled in with ``register_jita
 differs only in its bookkeeping: conversions are bucketed by the round they become usable, the
 window of the last m actions is read from the history of played indices, and the stored scalars
 live in a ring buffer. Per round: O(K d²) for the indices, O(d²) for Sherman-Morrison, O(d³) for
-the Cholesky factor of OTFLinTS (d = 5), and O(m d²) only for the paper width's exact window sum.
+the Cholesky factor of OTFLinTS (d = 5), and for the paper width's exact window sum O(m) plus
+one O(d²) norm per distinct action in the window (see ``_distinct_action``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,36 @@ def _push(ring: np.ndarray, n_stored: int, total: float, value: float) -> float:
     total = slide(total, ring[slot] if n_stored >= ring.shape[0] else 0.0, value)
     ring[slot] = value
     return total
+
+
+# Actions whose nonzero entries form one pattern share a slot in the exact window sum's cache
+# only up to this dimension (2^d slots).
+MAX_PATTERN_DIMENSION = 12
+
+
+@njit(cache=True)
+def _distinct_action(action: np.ndarray, representatives: np.ndarray, seen: np.ndarray) -> int:
+    """The cache slot of ``action`` in the exact window sum, or -1 for none.
+
+    The paper's action sets are normalised {0,1}^d vectors, so a window of m = 2000 past actions
+    holds at most 2^d - 1 distinct ones: their norms ||A_s||_{V_t^-1} are computed once per round
+    instead of m times. The slot is the action's pattern of nonzero entries, and it is shared only
+    by actions equal to its first holder entry for entry, so every cached norm is the very number
+    the reference computes and the sum (in the same order) is bit-identical."""
+    if representatives.shape[0] == 0:
+        return -1
+    pattern = 0
+    for i in range(action.shape[0]):
+        if action[i] != 0.0:
+            pattern |= 1 << i
+    if not seen[pattern]:
+        seen[pattern] = True
+        representatives[pattern] = action
+        return pattern
+    for i in range(action.shape[0]):
+        if action[i] != representatives[pattern, i]:
+            return -1
+    return pattern
 
 
 @njit(cache=True)
@@ -58,6 +89,14 @@ def otf_lin(action_sets: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
     link = np.full(horizon + 1, -1, dtype=np.int64)
     observed = 0
     ci = 0
+    # the exact window sum's cache: slot of each played action, and each slot's norm this round
+    exact_sum = exact and not code
+    slots = 1 << d if exact_sum and d <= MAX_PATTERN_DIMENSION else 0
+    representatives = np.zeros((slots, d))
+    seen = np.zeros(slots, dtype=np.bool_)
+    norm_round = np.zeros(slots, dtype=np.int64)
+    norm = np.zeros(slots)
+    slot_of = np.full(horizon, -1, dtype=np.int64)
     for t in range(1, horizon + 1):
         s = head[t]
         while s > 0:
@@ -66,10 +105,17 @@ def otf_lin(action_sets: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
                 b[i] += past[i]
             observed += 1
             s = link[s]
-        if exact and not code:
+        if exact_sum:
             window_sum = 0.0
             for s in range(max(1, t - window), t):
-                window_sum += math.sqrt(quad_form(v_inv, action_sets[s - 1, chosen[s - 1]]))
+                slot = slot_of[s - 1]
+                if slot < 0:
+                    window_sum += math.sqrt(quad_form(v_inv, action_sets[s - 1, chosen[s - 1]]))
+                    continue
+                if norm_round[slot] != t:
+                    norm[slot] = math.sqrt(quad_form(v_inv, representatives[slot]))
+                    norm_round[slot] = t
+                window_sum += norm[slot]
         else:
             window_sum = stored_total
         best = 0
@@ -107,6 +153,8 @@ def otf_lin(action_sets: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
                     best = k
         chosen[t - 1] = best
         action = action_sets[t - 1, best]
+        if exact_sum:
+            slot_of[t - 1] = _distinct_action(action, representatives, seen)
         # the scalar stored for this round, before or after the update as in the reference
         store = False
         value = 0.0
