@@ -25,7 +25,7 @@ def ratio_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
     colours = dict(zip(settings, sns.color_palette("tab10", len(settings))))
     styles = {"odaaf": "-", "odaaf-b": ":", "odaaf-v": ":", "qpm-d": "--"}
     band = coefficient_band(fig_cfg)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.4))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 6.4))
     for name in settings:
         label = fig_cfg["settings"][name].get("label", name)
         members = [c for c in band.get(name, {}) if c != "odaaf"]
@@ -55,8 +55,8 @@ def ratio_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
              title="ratio of mean pseudo-regrets (95% paired bootstrap band)")
     right.set(xlabel="time t", ylabel="mean pseudo-regret (±2 SE)",
               title="pseudo-regret; QPM-D dashed")
-    left.legend(fontsize=6, ncol=2)
-    right.legend(fontsize=6, ncol=2)
+    for panel in (left, right):  # below the axes: a dozen curves would hide the ratios
+        panel.legend(fontsize=6, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.13))
     n_runs = int(summary.n_runs.min())
     fig.suptitle(f"{fig_cfg['title']}\nμ = (0.5, 0.6), T = {fig_cfg['horizon']}, {n_runs} runs",
                  fontsize=10)
