@@ -120,15 +120,15 @@ def ratio_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any])
     variance claims."""
     ref = "Section 5, Figure 3"
     ratios, events = tables["ratios"], tables["events"]
-    variants = fig_cfg.get("variants", {})
+    variants = list(fig_cfg.get("variants", {}))
     claims = (_converges(ratios[~ratios.algorithm.isin(variants)], fig_cfg, ref)
               + _same_jumps(events[~events.algorithm.isin(variants)].dropna(subset=["phase"]),
                             ref)
               + _band(ratios, fig_cfg))
     if "odaaf-v" not in set(ratios.algorithm):
         return claims
-    others = [v for v, spec in variants.items()
-              if spec["algorithm"] == "odaaf-v" and v in set(ratios.algorithm)]
+    others = [v for v in variants if fig_cfg["variants"][v]["algorithm"] == "odaaf-v"
+              and v in set(ratios.algorithm)]
     runs, horizon = int(tables["summary"].n_runs.max()), int(fig_cfg["horizon"])
     for setting, scfg in fig_cfg["settings"].items():
         plain, informed = _ratio(ratios, setting, "odaaf"), _ratio(ratios, setting, "odaaf-v")
