@@ -10,6 +10,7 @@ preconditions of ODAAF-B / ODAAF-V in config validation, and shard determinism.
 from __future__ import annotations
 
 import copy
+import json
 import math
 from pathlib import Path
 
@@ -21,7 +22,8 @@ import yaml
 from delayed_bandits import algorithms, config, delays, environment, seeds
 from delayed_bandits.aggregate import ratio_of_means
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.experiments.pikeburke2018 import EVENT_COLUMNS, Setting, draw_environment
+from delayed_bandits.experiments.pikeburke2018 import (EVENT_COLUMNS, Setting, coefficient_band,
+                                                       draw_environment)
 from delayed_bandits.kernels import pikeburke2018 as kpb
 from delayed_bandits.policies import pikeburke2018 as ppb
 from delayed_bandits.simulate import run_shard
@@ -392,11 +394,15 @@ def test_samples_required_known_values() -> None:
     assert _n(1, 4, 1, 8.0, bound=50.0) == 4 * 8 * 2  # max(64, 50)
     assert _n(1, 4, 1, 8.0, bound=80.0) == 80  # max(64, 80)
     assert _n(2, 16, 1, 1.0, bound=20.0) == 2 * 20  # max(16, 2 min(20, 24))
-    # ODAAF-V: 4 (E + 2 V) 2^m
-    assert _n(1, 4, 2, 2.0, var=3.0) == 4 * 8 * 2
-    assert _n(2, 16, 2, 1.0, var=4.0) == 4 * 9 * 4
+    # ODAAF-V: 1.5 (E + V) 2^m; E + V = 12 makes the delay term 1.5 (1/2) 12 = 9 a square
+    assert _n(1, 4, 2, 2.0, var=10.0) == 9 * 4
+    assert _n(2, 16, 2, 4.0, var=20.0) == 9 * 16  # 1.5 (1/4) 24 = 9
     # the plain-delay ODAAF-V does not depend on m apart from Delta_m; ODAAF does (m E)
-    assert _n(3, 64, 2, 1.0, var=4.0) == 4 * 9 * 8
+    assert _n(3, 64, 2, 8.0, var=40.0) == 9 * 64  # 1.5 (1/8) 48 = 9
+    # the reimplementation's eq. (7) constants (odaaf-v-reimpl): 4 (E + 2 V) 2^m
+    reimpl = (C.a, C.b, C.odaaf, C.bounded, 4.0, 2.0)
+    assert ppb.samples_required(1, 4, 2, 2.0, 3.0, math.inf, *reimpl) == 4 * 8 * 2
+    assert ppb.samples_required(2, 16, 2, 1.0, 4.0, math.inf, *reimpl) == 4 * 9 * 4
 
 
 def test_samples_required_exact_integer_not_rounded_up() -> None:
@@ -472,6 +478,89 @@ def test_phase_schedule_of_a_forced_elimination() -> None:
                 assert b == -1
                 end = s1
             n_active, previous = k, required(m)
+
+
+EXP50 = delays.Exponential(50.0)  # Figure 3b's exponential delays with mean 50 (E[tau] = 49.5)
+PAPER_T = 250000
+
+
+def _ends(constants: ppb.PhaseConstants, variant: int = 2, law=EXP50, horizon=PAPER_T):
+    """N_1..N_5, and the round at which each phase's Step 1 ends with both arms active:
+    N_{m-1} + 2 N_m (phase m-1 ends, bridge included, at 3 N_{m-1})."""
+    c = (constants.a, constants.b, constants.odaaf, constants.bounded, constants.variance,
+         constants.variance_weight)
+    n = [0] + [ppb.samples_required(m, horizon, variant, law.mean, law.variance, math.inf, *c)
+               for m in range(1, 6)]
+    return n, [n[m - 1] + 2 * n[m] for m in range(1, 6)]
+
+
+def test_eq7_calibration_of_docs_decisions() -> None:
+    """docs/decisions.md's arithmetic: with E[tau] = 49.5, V = 2499.9 (the floored exponential
+    the algorithms are given), Step 1 of phase 4 (the first phase whose tolerance 2^-4 is below
+    the gap 0.1) ends in [0.75 T, T] for an effective k Delta (E + V) with k in about [1.07, 1.58];
+    the default k = 1.5 puts it at 0.968 T. The reimplementation's 4 (E + 2 V) cannot end phase 3
+    by T."""
+    assert EXP50.mean == pytest.approx(49.5017, abs=1e-4)
+    assert EXP50.variance == pytest.approx(2499.92, abs=1e-2)
+    n, step1 = _ends(ppb.PhaseConstants())
+    assert (ppb.PhaseConstants().variance, ppb.PhaseConstants().variance_weight) == (1.5, 1.0)
+    assert n[3:5] == [44496, 98803] and step1[3] == 242102  # 0.968 T
+    assert 0.75 * PAPER_T <= step1[3] <= PAPER_T and 3 * n[3] < PAPER_T
+    for k, inside in ((1.05, False), (1.1, True), (1.55, True), (1.6, False)):
+        end = _ends(ppb.PhaseConstants(variance=k, variance_weight=1.0))[1][3]
+        assert (0.75 * PAPER_T <= end <= PAPER_T) == inside, k
+    _, step1_old = _ends(ppb.PhaseConstants(variance=4.0, variance_weight=2.0))
+    assert step1_old[1] < PAPER_T < step1_old[2]  # Step 1 of phase 2 ends by T, of phase 3 not
+
+
+def test_odaaf_v_eliminates_in_phase_4_at_paper_scale() -> None:
+    """One Figure 3b replication (exponential, T = 250000) with the default constants: the worse
+    arm goes at the end of phase 4's Step 1, N_3 + 2 N_4 = 242102; with the reimplementation's
+    constants no arm is eliminated (2 phases by T)."""
+    st = Setting(np.array([0.5, 0.6]), EXP50)
+    alg = algorithms.get(PAPER, "odaaf-v")
+    env_seed, _ = seeds.replication_seeds(11, PAPER, "test", "exp50", 0)
+    env = draw_environment(env_seed, PAPER_T, st)
+    cp = np.array([PAPER_T])
+    _, _, events = alg.kernel(st, env, cp, 0)
+    assert events.phase.tolist() == [1, 2, 3, 4]
+    assert events.eliminated.tolist() == [0, 0, 0, 0b01]
+    assert events.step1_end.iloc[3] == 242102
+    old = Setting(st.mu, EXP50, ppb.PhaseConstants(variance=4.0, variance_weight=2.0))
+    _, _, events = alg.kernel(old, env, cp, 0)
+    assert events.phase.tolist() == [1, 2] and (events.eliminated == 0).all()
+
+
+CONFIG_CONSTANTS = [
+    # (registry id, phase_constants of a config variant): every reading the configs run
+    ("odaaf", {"odaaf": 2.0}), ("odaaf", {"odaaf": 4.0}), ("odaaf", {}),
+    ("odaaf-v", {}), ("odaaf-v", {"variance": 4.0, "variance_weight": 2.0}),
+]
+
+
+@pytest.mark.parametrize("problem", ["exp50d75", "pois50", "three-arms", "exp50"])
+@pytest.mark.parametrize("algorithm,constants", CONFIG_CONSTANTS, ids=str)
+def test_kernel_matches_reference_at_config_constants(problem, algorithm, constants) -> None:
+    """Kernel = reference, step for step and event for event, at each delay coefficient of the
+    band and at both eq. (7) readings; exp50 is Figure 3b's unbounded exponential."""
+    mu, law, horizon = PROBLEMS.get(problem, ((0.5, 0.6), EXP50, 100000))
+    st = Setting(np.array(mu), law, ppb.PhaseConstants(**constants))
+    alg = algorithms.get(PAPER, algorithm)
+    cp = environment.checkpoint_grid(horizon, CHECKPOINTS)
+    env_seed, policy_seed = seeds.replication_seeds(11, PAPER, "test-constants", problem, 0)
+    env = draw_environment(env_seed, horizon, st)
+    _, actions, events_k, events_r = same_run(alg, st, env, cp, seeds.as_int(policy_seed))
+    pd.testing.assert_frame_equal(events_k, events_r)
+    check_odaaf_run(st.mu, env.uniforms, env.delays, actions, events_r,
+                    required_of(st, VARIANT[algorithm], horizon), BRIDGED[algorithm], True)
+    assert len(events_k) >= 1, "no phase completed: the comparison is too weak"
+
+
+def test_delay_coefficient_changes_the_schedule() -> None:
+    """The band's curves are distinct runs: N_1 grows with the coefficient of D_m."""
+    law = delays.Uniform(0, 50)
+    firsts = [_ends(ppb.PhaseConstants(odaaf=k), 0, law)[0][1] for k in (2.0, 4.0, 6.0)]
+    assert firsts[0] < firsts[1] < firsts[2]
 
 
 # --------------------------------------------------------------------------------------------
@@ -662,6 +751,63 @@ def test_preconditions_accept_bounded_exponential(smoke) -> None:
     cfg["papers"][PAPER]["fig3b"]["settings"]["pois50"]["delay"] = {"kind": "pareto",
                                                                    "alpha": 2.5}
     config.validate(cfg)
+
+
+def _band_error(smoke, change) -> str:
+    cfg = json.loads(json.dumps(smoke))  # unshare the YAML aliases: change fig3b only
+    change(cfg["papers"][PAPER]["fig3b"])
+    with pytest.raises(ConfigError) as info:
+        config.validate(cfg)
+    return str(info.value)
+
+
+def test_coefficient_band_in_the_smoke_config(smoke) -> None:
+    band = coefficient_band(smoke["papers"][PAPER]["fig3a"])
+    assert set(band) == set(smoke["papers"][PAPER]["fig3a"]["settings"])
+    assert all(list(b.items()) == [("odaaf-c2", 2.0), ("odaaf-c4", 4.0), ("odaaf", 6.0)]
+               for b in band.values())
+    assert coefficient_band(smoke["papers"][PAPER]["appE"]) == {}
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda f: f["coefficient_band"].append("odaaf-v-reimpl"),
+     "'odaaf-v-reimpl' must be a variant of odaaf listed in algorithms"),
+    (lambda f: f["algorithms"].remove("odaaf-c4"),
+     "'odaaf-c4' must be a variant of odaaf listed in algorithms"),
+    (lambda f: f["coefficient_band"].append("odaaf"),
+     "'odaaf' must be a variant of odaaf listed in algorithms"),
+    (lambda f: f["algorithms"].remove("odaaf"), "which is not in algorithms"),
+    (lambda f: f["variants"]["odaaf-c2"]["phase_constants"].update(a=3.0),
+     "'odaaf-c2' changes phase constants other than odaaf (setting exp50)"),
+    (lambda f: f["settings"]["pois50"].update(phase_constants={"b": 1.0}),
+     "'odaaf-c2' changes phase constants other than odaaf (setting pois50)"),
+])
+def test_coefficient_band_is_checked(smoke, change, message) -> None:
+    got = _band_error(smoke, change)
+    assert "config key 'papers.pikeburke2018.fig3b.coefficient_band'" in got and message in got
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda f: f["variants"]["odaaf-c2"].update(delay={"kind": "poisson", "rate": 5}),
+     "config key 'papers.pikeburke2018.fig3b.variants.odaaf-c2': Additional properties"),
+    (lambda f: f["variants"]["odaaf-c2"]["phase_constants"].update(odaaf=-1),
+     "config key 'papers.pikeburke2018.fig3b.variants.odaaf-c2.phase_constants.odaaf'"),
+    (lambda f: f["variants"]["odaaf-c2"].update(algorithm="qpm-d"),
+     "config key 'papers.pikeburke2018.fig3b.variants.odaaf-c2.algorithm'"),
+    (lambda f: f["algorithms"].append("odaaf-c8"), "'odaaf-c8' is not one of qpm-d, odaaf"),
+])
+def test_variants_are_checked(smoke, change, message) -> None:
+    assert message in _band_error(smoke, change)
+
+
+def test_reimplementation_variant_keeps_the_old_reading(smoke) -> None:
+    """A reviewer regenerates the old eq. (7) reading from config alone."""
+    fig = smoke["papers"][PAPER]["fig3b"]
+    registry_id, merged = config.resolve(fig, fig["settings"]["exp50"], "odaaf-v-reimpl")
+    st = Setting.from_config(merged, "exp50")
+    assert registry_id == "odaaf-v"
+    assert (st.constants.variance, st.constants.variance_weight) == (4.0, 2.0)
+    assert st.constants == ppb.PhaseConstants(variance=4.0, variance_weight=2.0)
 
 
 # --------------------------------------------------------------------------------------------

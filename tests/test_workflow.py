@@ -55,6 +55,23 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
             ".log" if kind == "logs" else ".tsv").exists()
 
 
+def test_pikeburke_band_and_reimplementation_curves(smoke_run: Path) -> None:
+    """ODAAF's delay-coefficient band and the odaaf-v-reimpl curve reach ratios.csv and the
+    claims; variants add no per-curve paper claims of their own."""
+    for fig in ("fig3a", "fig3b"):
+        cfg = SMOKE["papers"]["pikeburke2018"][fig]
+        ratios = pd.read_csv(smoke_run / f"results/pikeburke2018/{fig}/ratios.csv")
+        assert set(ratios.algorithm) == set(cfg["algorithms"]) - {"qpm-d"}
+        claims = json.loads((smoke_run / f"results/pikeburke2018/{fig}/claims.json").read_text())
+        ids = [c["id"] for c in claims]
+        for setting in cfg["settings"]:
+            band = next(c for c in claims if c["id"] == f"{setting}-odaaf-coefficient-band")
+            assert all(f"{k}: " in band["measured"] for k in (2, 4, 6))
+        assert not any(v in i for i in ids for v in cfg["variants"])
+    late = next(c for c in claims if c["id"] == "exp50-odaaf-v-eliminates-late")
+    assert "odaaf-v-reimpl: eliminated in" in late["measured"]
+
+
 @pytest.mark.slow
 def test_rerun_has_nothing_to_do_and_single_rule_audit(smoke_run: Path) -> None:
     dry = snakemake(smoke_run, "-n")

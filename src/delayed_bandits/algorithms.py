@@ -5,8 +5,9 @@ this one list.
 Each paper plugs in through ``delayed_bandits.experiments.<paper>``, a module that provides:
 ``Setting`` (with ``from_config(cfg, where)``), ``draw_environment(seed, horizon, setting)``,
 ``ALGORITHMS`` (a list of ``Algorithm``), ``BENCH`` (a setting for the bench command) and,
-optionally, ``BENCH_READINGS`` (named settings the bench measures too) and
-``reference_lines(figure, setting_cfg)`` for curves drawn on its figures.
+optionally, ``BENCH_READINGS`` (named settings the bench measures too),
+``reference_lines(figure, setting_cfg)`` for curves drawn on its figures and
+``check_figure(figure_cfg, where)`` for figure-level keys of its own (raises ``ConfigError``).
 """
 
 from __future__ import annotations

@@ -67,6 +67,10 @@ def validate(config: Mapping[str, Any], paper: str | None = None) -> None:
                     if problem:
                         raise ConfigError(f"config key '{where}': {problem} "
                                           f"(algorithm {algorithm} of papers.{name}.{figure})")
+            # figure-level keys a paper adds (e.g. a band drawn across variants)
+            check_figure = getattr(experiment(name), "check_figure", None)
+            if check_figure is not None:
+                check_figure(fig, f"papers.{name}.{figure}")
 
 
 def load(path: str | Path, paper: str | None = None) -> dict[str, Any]:

@@ -7,7 +7,7 @@ baseline with UCB1."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -15,6 +15,7 @@ import pandas as pd
 
 from delayed_bandits import delays
 from delayed_bandits.algorithms import Algorithm, Runner
+from delayed_bandits.config import resolve
 from delayed_bandits.environment import Realisation, draw
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.kernels import pikeburke2018 as kpb
@@ -135,6 +136,39 @@ ALGORITHMS: list[Algorithm] = [
     Algorithm("odaaf-v", "ODAAF-V", "Algorithm 1 with bridge, n_m of eq. (7) using V(tau)",
               *_odaaf(2), precondition=_needs_variance),
 ]
+
+def coefficient_band(fig: Mapping[str, Any], where: str = "") -> dict[str, dict[str, float]]:
+    """Per setting, the delay coefficient (``phase_constants.odaaf``, eq. 2) of ODAAF and of each
+    variant in the figure's ``coefficient_band``, in increasing order; {} when the figure has no
+    band. A member must be a curve of the figure whose constants, in every setting, differ from
+    ODAAF's in that coefficient only, so the band shows the coefficient and nothing else."""
+    members = list(fig.get("coefficient_band", []))
+    if not members:
+        return {}
+    key = f"config key '{where}.coefficient_band'"
+    if "odaaf" not in fig["algorithms"]:
+        raise ConfigError(f"{key}: the band is drawn around odaaf, which is not in algorithms")
+    for member in members:
+        if member not in fig["algorithms"] or resolve(fig, {}, member)[0] != "odaaf" \
+                or member == "odaaf":
+            raise ConfigError(f"{key}: {member!r} must be a variant of odaaf listed in algorithms")
+    band = {}
+    for name, raw in fig["settings"].items():
+        constants = {c: Setting.from_config(resolve(fig, raw, c)[1], name).constants
+                     for c in ["odaaf", *members]}
+        for member in members:
+            if replace(constants[member], odaaf=constants["odaaf"].odaaf) != constants["odaaf"]:
+                raise ConfigError(f"{key}: {member!r} changes phase constants other than odaaf "
+                                  f"(setting {name})")
+        band[name] = dict(sorted(((c, float(k.odaaf)) for c, k in constants.items()),
+                                 key=lambda item: (item[1], item[0])))
+    return band
+
+
+def check_figure(fig: Mapping[str, Any], where: str) -> None:
+    """Figure-level checks, called by ``config.validate``."""
+    coefficient_band(fig, where)
+
 
 # Figure 3a's Uniform{0..50} problem, used by `delayed-bandits bench`.
 BENCH = Setting(np.array([0.5, 0.6]), delays.Uniform(0, 50))

@@ -10,39 +10,53 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from delayed_bandits import algorithms
-from delayed_bandits.experiments.pikeburke2018 import Setting
+from delayed_bandits import algorithms, config
+from delayed_bandits.experiments.pikeburke2018 import Setting, coefficient_band
 
 
 def ratio_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
                  fig_cfg: Mapping[str, Any]) -> plt.Figure:
     """Left: ratio of mean regrets to QPM-D's with the bootstrap band, one colour per delay law,
-    ODAAF solid and the informed variant dotted (as in Figure 3). Right: the regrets themselves."""
+    ODAAF solid and the informed variant dotted (as in Figure 3); ODAAF's delay-coefficient band
+    (``coefficient_band``) hatched between its extreme curves, other variants dash-dotted.
+    Right: the regrets themselves, drawn the same way."""
     ratios, summary = tables["ratios"], tables["summary"]
     settings = list(fig_cfg["settings"])
     colours = dict(zip(settings, sns.color_palette("tab10", len(settings))))
     styles = {"odaaf": "-", "odaaf-b": ":", "odaaf-v": ":", "qpm-d": "--"}
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.4))
+    band = coefficient_band(fig_cfg)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 6.4))
     for name in settings:
         label = fig_cfg["settings"][name].get("label", name)
-        for alg, rows in ratios[ratios.setting == name].groupby("algorithm"):
-            rows = rows.sort_values("t")
-            left.plot(rows.t, rows.ratio, styles[alg], color=colours[name],
-                      label=f"{algorithms.get(paper, alg).label}, {label}")
-            left.fill_between(rows.t, rows.lo, rows.hi, color=colours[name], alpha=0.15, lw=0)
-        for alg, rows in summary[summary.setting == name].groupby("algorithm"):
-            rows = rows.sort_values("t")
-            right.plot(rows.t, rows["mean"], styles[alg], color=colours[name],
-                       label=f"{algorithms.get(paper, alg).label}, {label}")
-            right.fill_between(rows.t, rows["mean"] - 2 * rows.se, rows["mean"] + 2 * rows.se,
-                               color=colours[name], alpha=0.15, lw=0)
+        members = [c for c in band.get(name, {}) if c != "odaaf"]
+        for panel, table, value, lo, hi in ((left, ratios, "ratio", "lo", "hi"),
+                                            (right, summary, "mean", None, None)):
+            rows = table[table.setting == name]
+            for alg, curve in rows[~rows.algorithm.isin(members)].groupby("algorithm"):
+                curve = curve.sort_values("t")
+                low = curve[lo] if lo else curve["mean"] - 2 * curve.se
+                high = curve[hi] if hi else curve["mean"] + 2 * curve.se
+                panel.plot(curve.t, curve[value], styles.get(alg, "-."), color=colours[name],
+                           label=f"{config.label(paper, fig_cfg, alg)}, {label}")
+                panel.fill_between(curve.t, low, high, color=colours[name], alpha=0.15, lw=0)
+            if members:
+                wide = rows[rows.algorithm.isin(band[name])].pivot(
+                    index="t", columns="algorithm", values=value)
+                for member in members:
+                    panel.plot(wide.index, wide[member], "-", color=colours[name], lw=0.5)
+                coefficients = band[name].values()
+                panel.fill_between(wide.index, wide.min(axis=1), wide.max(axis=1),
+                                   facecolor="none", edgecolor=colours[name], hatch="////",
+                                   lw=0, alpha=0.5,
+                                   label=f"ODAAF, D_m coefficient {min(coefficients):g}-"
+                                         f"{max(coefficients):g}, {label}")
     left.axhline(1.0, color="black", lw=0.8)
     left.set(xlabel="time t", ylabel="regret ratio to QPM-D",
              title="ratio of mean pseudo-regrets (95% paired bootstrap band)")
     right.set(xlabel="time t", ylabel="mean pseudo-regret (±2 SE)",
               title="pseudo-regret; QPM-D dashed")
-    left.legend(fontsize=6, ncol=2)
-    right.legend(fontsize=6, ncol=2)
+    for panel in (left, right):  # below the axes: a dozen curves would hide the ratios
+        panel.legend(fontsize=6, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.13))
     n_runs = int(summary.n_runs.min())
     fig.suptitle(f"{fig_cfg['title']}\nμ = (0.5, 0.6), T = {fig_cfg['horizon']}, {n_runs} runs",
                  fontsize=10)

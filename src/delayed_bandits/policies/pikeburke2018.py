@@ -24,14 +24,19 @@ class PhaseConstants:
     not have; the defaults are a public reimplementation's closed forms (docs/decisions.md):
     n_m = (sqrt(a L) + sqrt(a L + b Delta_m L + delay term))^2 / Delta_m^2, L = log(T Delta_m^2),
     with delay term ``odaaf`` * Delta_m m E[tau] (eq. 2), ``bounded`` * Delta_m E[tau] (eq. 6) or
-    ``variance`` * Delta_m (E[tau] + ``variance_weight`` V(tau)) (eq. 7)."""
+    ``variance`` * Delta_m (E[tau] + ``variance_weight`` V(tau)) (eq. 7).
+
+    Eq. (7)'s pair is calibrated instead to Section 5's "ODAAF-V had only just eliminated the
+    suboptimal arm at time T" under exponential delays (docs/decisions.md); the
+    reimplementation's pair (4, 2) stays reachable as the config variant ``odaaf-v-reimpl``."""
 
     a: float = 2.0
     b: float = 8.0 / 3.0
     odaaf: float = 6.0
     bounded: float = 4.0
-    variance: float = 4.0
-    variance_weight: float = 2.0
+    variance: float = 1.5
+    variance_weight: float = 1.0
+
 
 
 @register_jitable
