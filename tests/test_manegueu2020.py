@@ -911,13 +911,13 @@ def test_fig5_reports_an_undecided_growth_as_inconclusive(tmp_path) -> None:
     summary = pd.DataFrame(
         [("heterogeneous", a, t, v[a], 0.1, 200) for t, v in ((5000, half), (10000, end))
          for a in half], columns=["setting", "algorithm", "t", "mean", "se", "n_runs"])
-    fig = {"algorithms": list(half), "settings": {"heterogeneous": {}},
+    fig = {"horizon": 10000, "algorithms": list(half), "settings": {"heterogeneous": {}},
            "variants": {"patient-01": {"algorithm": "patient"},
                         "patient-05": {"algorithm": "patient"},
                         "ducb-10": {"algorithm": "d-ucb"}}}
     found = {c.id: c for c in cm.fig5({"summary": summary}, fig)}
     assert found["fig5-patient-01-sublinear"].holds is None
-    assert "cannot tell" in found["fig5-patient-01-sublinear"].note
+    assert "T = 10000 cannot tell" in found["fig5-patient-01-sublinear"].note
     assert found["fig5-patient-05-sublinear"].holds is True
     assert found["fig5-ducb-10-linear"].holds is True
     path = tmp_path / PAPER / "fig5" / "claims.json"
