@@ -871,7 +871,8 @@ def _gap_sweep(curves: dict[str, tuple[float, list[float]]], se: float) -> tuple
     """Figure 3-like tables: ``curves`` maps a setting to (alpha_2, mean regret at each gap)."""
     gaps = [0.1, 0.2, 0.3]
     fig = {"horizon": 3000, "sweep": {"key": "gap", "values": gaps, "environment": False},
-           "settings": {name: {"alpha_tilde": a, "mu_base": 0.4} for name, (a, _) in curves.items()}}
+           "settings": {name: {"alpha_tilde": a, "mu_base": 0.4}
+                        for name, (a, _) in curves.items()}}
     rows = [(f"{name}-{i:02d}", "patient", 3000, m, se, 200)
             for name, (_, means) in curves.items() for i, m in enumerate(means)]
     summary = pd.DataFrame(rows, columns=["setting", "algorithm", "t", "mean", "se", "n_runs"])

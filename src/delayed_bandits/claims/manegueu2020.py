@@ -58,7 +58,7 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         top, tied = _peak_positions(rows)
         peaks.append((fig_cfg["settings"][base]["alpha_tilde"], top["mean"], top.x, tied))
     peaks.sort()
-    alphas, heights, places, ties = zip(*peaks)
+    alphas, heights, _, ties = zip(*peaks)
     # Positions non-increasing in alpha_2 up to ties: choose, from the smallest alpha_2 on, the
     # largest tied gap not above the previous choice (greedy, so it finds one if any exists).
     chosen, previous = [], np.inf
@@ -119,6 +119,12 @@ def fig4(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     uniform = float(np.mean(mu.max() - mu))
     waits = config.resolve(fig_cfg, fig_cfg["settings"][setting], widest)[1].get("ducb_wait", True)
     linear_start = early.mean / early.t >= 0.8 * uniform
+    if waits:
+        start_note = "by construction: the waiting D-UCB cycles through the arms until m + K"
+    else:
+        start_note = ("" if linear_start else "this D-UCB does not wait (ducb_wait false): "
+                      "Vernade et al.'s censored DelayedUCB weights recent pulls by tau(age) from "
+                      "round K + 1")
     later = _rate(_growth(summary, setting, widest), linear=False)
     ref = "Section 8.2, Figure 4"
     return [
@@ -134,10 +140,7 @@ def fig4(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
               f"{widest}: R(t)/t = {early.mean / early.t:.3f} at t = {early.t} (last checkpoint "
               f"<= m + K = {m + len(mu)}); uniform play {uniform:.3f}",
               "R(t)/t at least 80% of the uniform-play rate at t = m + K", bool(linear_start),
-              ("by construction: the waiting D-UCB cycles through the arms until m + K"
-               if waits else "") if linear_start else
-              "this D-UCB does not wait (ducb_wait false): Vernade et al.'s censored DelayedUCB "
-              "weights recent pulls by tau(age) from round K + 1"),
+              start_note),
         Claim("fig4-ducb-large-m-catches-up",
               "D-UCB's initial linear phase tends to be caught up over time", ref,
               f"{widest}: (R(T) - R(T/2)) / R(T/2) = {_growth(summary, setting, widest):.2f}",
