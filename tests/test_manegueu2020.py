@@ -13,7 +13,9 @@ What is checked, against the paper (Sections 2, 4, 6.3, 8), our reading of it in
    the reference's rescans and an independent re-derivation;
 5. the compiled kernels against the readable references (actions, regret, events);
 6. the config: sweep expansion, paired environments along a sweep, variants, validation;
-7. shard determinism.
+7. shard determinism;
+8. the claim rules on made-up summaries: Figure 3's tied peaks, the three-way verdict on growth
+   (inconclusive between the thresholds) and how the claims report renders it.
 
 Statistical checks use fixed seeds and tolerances of Z = 5 standard errors.
 """
@@ -545,8 +547,11 @@ RUNS = {
     "patient-0.3": ("patient", {"alpha_tilde": 0.3}),
     "patient-0.6": ("patient", {"alpha_tilde": 0.6}),
     "adapt-patient": ("adapt-patient", {}),
+    "adapt-patient-true-alpha": ("adapt-patient", {"adapt": pmg.AdaptParams(window_alpha=0.3)}),
     "d-ucb-10": ("d-ucb", {"window": 10}),
     "d-ucb-50": ("d-ucb", {"window": 50}),
+    "d-ucb-nowait-10": ("d-ucb", {"window": 10, "ducb_wait": False}),
+    "d-ucb-nowait-50": ("d-ucb", {"window": 50, "ducb_wait": False}),
 }
 
 
@@ -584,21 +589,51 @@ def test_kernel_matches_reference(problem: str, run: str) -> None:
                                            np.full(horizon, st.alpha_tilde), st.n_arms))
 
 
+@pytest.mark.parametrize("window", [10, 50])
+@pytest.mark.parametrize("problem", list(PROBLEMS))
+def test_waiting_ducb_cycles_for_m_plus_k_rounds_then_uses_its_index(problem: str,
+                                                                     window: int) -> None:
+    """Section 8.2's D-UCB waits m + K rounds: its first m + K actions cycle through the arms,
+    in the kernel and in the reference, whatever the draws; afterwards it leaves the cycle (the
+    index takes over), and it does not play as Vernade et al.'s D-UCB, which uses its index from
+    round K + 1."""
+    mu, law, horizon = PROBLEMS[problem]
+    cp = np.array([horizon])
+    env_seed, _ = seeds.replication_seeds(11, PAPER, "test", problem, 1)
+    st = Setting(np.array(mu), law, assumed_delay=MemoPareto(0.7), window=window)
+    env = draw_environment(env_seed, horizon, st)
+    alg = algorithms.get(PAPER, "d-ucb")
+    _, actions, _, _ = same_run(alg, st, env, cp, 0)
+    wait = window + st.n_arms
+    np.testing.assert_array_equal(actions[:wait], np.arange(wait) % st.n_arms)
+    cycle = np.arange(horizon) % st.n_arms
+    assert np.any(actions[wait:] != cycle[wait:])
+    nowait = Setting(np.array(mu), law, assumed_delay=MemoPareto(0.7), window=window,
+                     ducb_wait=False)
+    _, actions_nowait, _ = alg.kernel(nowait, env, cp, 0)
+    np.testing.assert_array_equal(actions_nowait[:st.n_arms], np.arange(st.n_arms))
+    assert np.any(actions_nowait[:wait] != cycle[:wait])
+
+
 def test_alpha_tilde_and_window_change_the_runs() -> None:
     """The comparisons above have power: on the same realisation, the values compared lead to
-    different action sequences."""
+    different runs: different actions, or for Adapt-Patient's two readings of d_t (whose alpha_t
+    both stay at alpha_low with lcb_constant = 24, so the actions agree), different alpha_hat_t."""
     mu, law, horizon = PROBLEMS["two-arms"]
     env = draw_environment(np.random.SeedSequence(3), horizon, Setting(np.array(mu), law))
-    cp = np.array([horizon])
+    cp = np.arange(1, horizon + 1)
     seen = {}
     for run, (algorithm, overrides) in RUNS.items():
         st = Setting(np.array(mu), law, **overrides)
-        _, actions, _ = algorithms.get(PAPER, algorithm).kernel(st, env, cp, 0)
-        seen[run] = actions
+        _, actions, events = algorithms.get(PAPER, algorithm).kernel(st, env, cp, 0)
+        seen[run] = (actions, None if events is None else events.alpha_hat.to_numpy())
     runs = list(seen)
     for i, a in enumerate(runs):
         for b in runs[i + 1:]:
-            assert np.any(seen[a] != seen[b]), (a, b)
+            (act_a, hat_a), (act_b, hat_b) = seen[a], seen[b]
+            differ = np.any(act_a != act_b) or (hat_a is not None and hat_b is not None
+                                                and np.any(hat_a != hat_b))
+            assert differ, (a, b)
 
 
 # --------------------------------------------------------------------------------------------
@@ -727,7 +762,21 @@ def test_variants_resolve_to_registry_ids(smoke) -> None:
     assert Setting.from_config(merged, "x").delay.arms[0] == delays.ScaledPareto(0.3, 0.7)
     assert config.label(PAPER, fig4, "ducb-200") == "D-UCB, m = 200"
     assert config.label(PAPER, fig6, "patient-03") == "Patient, α̃ = 0.3 (oracle)"
-    assert config.label(PAPER, fig6, "adapt-patient") == "Adapt-Patient"
+    assert config.label(PAPER, fig6, "adapt-patient") == "Adapt-Patient, d_t from α_low = 0.1"
+    # the default D-UCB of Figures 4-5 waits; the earlier reading stays reachable by name
+    assert Setting.from_config(config.resolve(fig4, setting, "ducb-50")[1], "x").ducb_wait
+    registry_id, merged = config.resolve(fig4, setting, "ducb-nowait-50")
+    st = Setting.from_config(merged, "x")
+    assert registry_id == "d-ucb" and st.window == 50 and not st.ducb_wait
+    # the two readings of d_t in Figures 6-7 differ only by window_alpha
+    fig7 = smoke["papers"][PAPER]["fig7"]
+    readings = {}
+    for name in ("adapt-patient", "adapt-patient-true-alpha"):
+        registry_id, merged = config.resolve(fig7, fig7["settings"]["section83"], name)
+        assert registry_id == "adapt-patient"
+        readings[name] = Setting.from_config(merged, "x").adapt
+    assert readings["adapt-patient"] == pmg.AdaptParams(window_alpha=0.1)
+    assert readings["adapt-patient-true-alpha"] == pmg.AdaptParams(window_alpha=0.3)
 
 
 def _reject(cfg: dict, *fragments: str) -> None:
@@ -788,6 +837,7 @@ def test_validation_rejects_a_per_arm_delay_of_the_wrong_length(smoke) -> None:
 
 @pytest.mark.parametrize("figure,setting,algorithm", [
     ("fig6", "section83", "adapt-patient"),
+    ("fig7", "section83", "adapt-patient-true-alpha"),
     ("fig6", "section83", "patient-03"),
     ("fig5", "heterogeneous", "ducb-50"),
 ])
@@ -802,7 +852,7 @@ def test_shards_are_independent_of_split(smoke, figure, setting, algorithm) -> N
     assert regret.groupby("replication").regret.last().nunique() > 1
     n_cp = len(environment.checkpoint_grid(smoke["papers"][PAPER][figure]["horizon"],
                                            smoke["papers"][PAPER][figure]["checkpoints"]))
-    if algorithm == "adapt-patient":
+    if algorithm.startswith("adapt-patient"):
         assert list(events.columns) == ["replication"] + TRACE_COLUMNS
         assert events.groupby("replication").size().tolist() == [n_cp] * 6
         assert events.alpha_hat.between(0, 1).all() and (events.alpha_t >= 0.1).all()
@@ -811,3 +861,69 @@ def test_shards_are_independent_of_split(smoke, figure, setting, algorithm) -> N
     again = run_shard(smoke, PAPER, figure, setting, algorithm, 4, 4)
     pd.testing.assert_frame_equal(again[0], regret[regret.replication == 4]
                                   .reset_index(drop=True))
+
+
+# --------------------------------------------------------------------------------------------
+# 8. Claim rules on made-up summaries
+# --------------------------------------------------------------------------------------------
+
+def _gap_sweep(curves: dict[str, tuple[float, list[float]]], se: float) -> tuple[dict, dict]:
+    """Figure 3-like tables: ``curves`` maps a setting to (alpha_2, mean regret at each gap)."""
+    gaps = [0.1, 0.2, 0.3]
+    fig = {"horizon": 3000, "sweep": {"key": "gap", "values": gaps, "environment": False},
+           "settings": {name: {"alpha_tilde": a, "mu_base": 0.4}
+                        for name, (a, _) in curves.items()}}
+    rows = [(f"{name}-{i:02d}", "patient", 3000, m, se, 200)
+            for name, (_, means) in curves.items() for i, m in enumerate(means)]
+    summary = pd.DataFrame(rows, columns=["setting", "algorithm", "t", "mean", "se", "n_runs"])
+    return {"summary": summary}, fig
+
+
+@pytest.mark.parametrize("runner_up,ordered", [(7.5, True), (5.0, False)])
+def test_fig3_peak_positions_tie_within_2_se(runner_up: float, ordered: bool) -> None:
+    """alpha_2 = 0.2 peaks at gap 0.2; alpha_2 = 0.5 peaks at 0.3. With the runner-up at 0.2 within
+    2 SE of the difference (0.5 <= 2 sqrt(0.5^2 + 0.5^2)) the peaks tie and the order holds;
+    3 below it, the peak of alpha_2 = 0.5 is at a larger gap and the claim fails."""
+    from delayed_bandits.claims.manegueu2020 import fig3
+
+    tables, fig = _gap_sweep({"a02": (0.2, [5.0, 10.0, 6.0]), "a05": (0.5, [3.0, runner_up, 8.0])},
+                             se=0.5)
+    heights, places = fig3(tables, fig)
+    assert heights.holds is True
+    assert places.holds is ordered
+    assert ("tied: 0.20, 0.30" in places.measured) is ordered
+
+
+@pytest.mark.parametrize("growth,linear,verdict", [
+    (0.3, False, True), (0.3, True, False), (0.7, False, None), (0.7, True, None),
+    (0.9, False, False), (0.9, True, True), (0.6, False, True), (0.8, True, True)])
+def test_growth_verdict_has_an_inconclusive_band(growth: float, linear: bool, verdict) -> None:
+    from delayed_bandits.claims import manegueu2020 as cm
+
+    assert cm._rate(growth, linear) is verdict
+
+
+def test_fig5_reports_an_undecided_growth_as_inconclusive(tmp_path) -> None:
+    from delayed_bandits.claims import manegueu2020 as cm
+    from delayed_bandits.claims import to_json, to_markdown
+
+    half, end = {"patient-01": 10.0, "patient-05": 10.0, "ducb-10": 10.0}, \
+        {"patient-01": 17.0, "patient-05": 13.0, "ducb-10": 20.0}
+    summary = pd.DataFrame(
+        [("heterogeneous", a, t, v[a], 0.1, 200) for t, v in ((5000, half), (10000, end))
+         for a in half], columns=["setting", "algorithm", "t", "mean", "se", "n_runs"])
+    fig = {"horizon": 10000, "algorithms": list(half), "settings": {"heterogeneous": {}},
+           "variants": {"patient-01": {"algorithm": "patient"},
+                        "patient-05": {"algorithm": "patient"},
+                        "ducb-10": {"algorithm": "d-ucb"}}}
+    found = {c.id: c for c in cm.fig5({"summary": summary}, fig)}
+    assert found["fig5-patient-01-sublinear"].holds is None
+    assert "T = 10000 cannot tell" in found["fig5-patient-01-sublinear"].note
+    assert found["fig5-patient-05-sublinear"].holds is True
+    assert found["fig5-ducb-10-linear"].holds is True
+    path = tmp_path / PAPER / "fig5" / "claims.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(to_json(found.values()))
+    report = to_markdown([path])
+    assert "2 of 3 claims hold (1 inconclusive)." in report
+    assert "| inconclusive |" in report

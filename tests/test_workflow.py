@@ -44,7 +44,7 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
         assert claims, f"{fig} has no claims"
         for c in claims:
             assert {"id", "statement", "paper_ref", "measured", "expected", "holds"} <= set(c)
-            assert isinstance(c["holds"], bool)
+            assert c["holds"] is None or isinstance(c["holds"], bool)  # None: inconclusive
     report = (smoke_run / "results/claims.md").read_text()
     assert "claims hold" in report
     assert all(f"{paper} {fig}" in report for paper, fig in FIGURES)

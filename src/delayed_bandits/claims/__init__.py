@@ -19,7 +19,8 @@ class Claim:
     paper_ref: str
     measured: str
     expected: str
-    holds: bool
+    # None: inconclusive, the measurement lies between what would confirm and what would refute
+    holds: bool | None
     note: str = ""  # what may explain a claim that does not hold, or a caveat
 
 
@@ -71,9 +72,10 @@ def to_json(claims: Iterable[Claim]) -> str:
 
 
 def to_markdown(files: Iterable[str | Path]) -> str:
-    """Every claims file as one table per figure, with a count of what holds."""
+    """Every claims file as one table per figure, with a count of what holds (and of what is
+    inconclusive, when any is)."""
     lines = ["# Claims: what the papers say, and what our runs measure", ""]
-    total = held = 0
+    total = held = undecided = 0
     for path in sorted(map(Path, files)):
         claims = json.loads(path.read_text())
         paper, figure = path.parent.parent.name, path.parent.name
@@ -81,11 +83,13 @@ def to_markdown(files: Iterable[str | Path]) -> str:
                   "| claim | paper | measured | expected | holds | note |",
                   "|---|---|---|---|---|---|"]
         for c in claims:
-            mark = "yes" if c["holds"] else "**NO**"
+            mark = {True: "yes", False: "**NO**", None: "inconclusive"}[c["holds"]]
             lines.append(f"| {c['statement']} | {c['paper_ref']} | {c['measured']} | "
                          f"{c['expected']} | {mark} | {c.get('note', '')} |")
             total += 1
-            held += bool(c["holds"])
+            held += c["holds"] is True
+            undecided += c["holds"] is None
         lines.append("")
-    lines.insert(2, f"{held} of {total} claims hold.\n")
+    lines.insert(2, f"{held} of {total} claims hold"
+                 + (f" ({undecided} inconclusive).\n" if undecided else ".\n"))
     return "\n".join(lines) + "\n"

@@ -22,9 +22,10 @@ from delayed_bandits.policies.vernade2017 import klucb_index, ucb_index
 def delayed_index(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, tau: np.ndarray,
                   window: int, censored: bool, kl: bool, estimate_cdf: bool, q: float,
                   gamma: float, epsilon: float, checkpoints: np.ndarray,
-                  actions: np.ndarray) -> np.ndarray:
+                  actions: np.ndarray, wait: int = 0) -> np.ndarray:
     """DelayedUCB / DelayedKLUCB (Algorithm 1). Fills ``actions`` and returns the pseudo-regret at
-    ``checkpoints``.
+    ``checkpoints``. The first K + ``wait`` rounds cycle through the arms (``wait`` = 0: each arm
+    once, Algorithm 1; ``wait`` = m: the D-UCB of Manegueu et al. 2020, Section 8.2).
 
     ``tau[d]`` = P(D <= d) for d = 0..window (censored) or 0..T (uncensored). Uncensored with
     ``q >= 0`` uses the geometric recursion with that q (known CDF) or with q = mu_hat/(mu_hat+1)
@@ -59,8 +60,8 @@ def delayed_index(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, t
             step = n_obs ** (-gamma)
             mu_hat = (1.0 - step) * mu_hat + step * d
             s = link[s]
-        if t <= n_arms:
-            arm = t - 1
+        if t <= n_arms + wait:
+            arm = (t - 1) % n_arms
         else:
             if recursion:
                 for k in range(n_arms):

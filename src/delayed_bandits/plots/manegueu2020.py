@@ -41,18 +41,24 @@ def sweep_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
 
 def alpha_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
                  fig_cfg: Mapping[str, Any]) -> plt.Figure:
-    """alpha_t and alpha_hat_t over time: mean and 5-95% quantiles over runs."""
+    """alpha_t and alpha_hat_t over time, mean and 5-95% quantiles over runs: one panel per
+    Adapt-Patient curve (reading of d_t)."""
     events = tables["events"].dropna(subset=["t"])
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    for column, label, colour in (("alpha_t", "α_t (lower confidence value used)", "C0"),
-                                  ("alpha_hat", "α̂_t (raw estimate)", "C1")):
-        stats = events.groupby("t")[column].agg(
-            mean="mean", lo=lambda x: x.quantile(0.05), hi=lambda x: x.quantile(0.95))
-        ax.plot(stats.index, stats["mean"], color=colour, label=label)
-        ax.fill_between(stats.index, stats.lo, stats.hi, color=colour, alpha=0.2, lw=0)
-    ax.axhline(0.3, color="black", ls="--", lw=1, label="true α = 0.3")
-    ax.set(xlabel="round t", ylabel="estimate of α", ylim=(0, 1.05))
-    ax.legend(fontsize=8)
+    curves = [a for a in fig_cfg["algorithms"] if a in set(events.algorithm)]
+    fig, axes = plt.subplots(1, len(curves), figsize=(6.5 * len(curves), 4.5), sharey=True,
+                             squeeze=False)
+    for ax, alg in zip(axes[0], curves):
+        own = events[events.algorithm == alg]
+        for column, label, colour in (("alpha_t", "α_t (lower confidence value used)", "C0"),
+                                      ("alpha_hat", "α̂_t (raw estimate)", "C1")):
+            stats = own.groupby("t")[column].agg(
+                mean="mean", lo=lambda x: x.quantile(0.05), hi=lambda x: x.quantile(0.95))
+            ax.plot(stats.index, stats["mean"], color=colour, label=label)
+            ax.fill_between(stats.index, stats.lo, stats.hi, color=colour, alpha=0.2, lw=0)
+        ax.axhline(0.3, color="black", ls="--", lw=1, label="true α = 0.3")
+        ax.set(xlabel="round t", ylim=(0, 1.05), title=config.label(paper, fig_cfg, alg))
+        ax.legend(fontsize=8)
+    axes[0, 0].set_ylabel("estimate of α")
     fig.suptitle(f"{fig_cfg['title']}\n{events.replication.nunique()} runs", fontsize=10)
     return fig
 

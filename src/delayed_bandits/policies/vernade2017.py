@@ -75,7 +75,11 @@ class DelayedIndexPolicy:
     ``tau(d)`` is the delay CDF. With ``estimate_cdf`` the CDF is learnt from arriving delays as in
     Appendix D: censored, the biased empirical CDF of observed delays (an estimate of
     tau_d / tau_m); uncensored, a geometric law whose mean is tracked by stochastic approximation
-    with step n^-gamma, n the number of observed delays, plugged into the recursion (6)."""
+    with step n^-gamma, n the number of observed delays, plugged into the recursion (6).
+
+    The first K + ``wait`` rounds cycle through the arms: ``wait`` = 0 is Algorithm 1's
+    initialisation (each arm once); ``wait`` = m is the D-UCB of Manegueu et al. 2020, which
+    "has to wait until m + K time steps before it starts exploiting" (their Section 8.2)."""
 
     n_arms: int
     tau: Callable[[int], float]
@@ -84,6 +88,7 @@ class DelayedIndexPolicy:
     epsilon: float
     estimate_cdf: bool = False
     gamma: float = 1.0
+    wait: int = 0
     actions: list[int] = field(default_factory=list)
     successes: list[int] = field(init=False)
     observed_delays: list[int] = field(default_factory=list)
@@ -116,8 +121,8 @@ class DelayedIndexPolicy:
         return total
 
     def choose(self, t: int) -> int:
-        if t <= self.n_arms:
-            return t - 1
+        if t <= self.n_arms + self.wait:
+            return (t - 1) % self.n_arms
         b = beta(t, self.epsilon)
         tau = self.current_tau()
         indices = []
