@@ -7,7 +7,6 @@ through sweeps and named variants (config/config.yaml)."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -141,9 +140,3 @@ ALGORITHMS: list[Algorithm] = [
 BENCH = Setting(np.array([0.6, 0.8]), delays.PerArm((delays.Pareto(1.0), delays.Pareto(0.3))),
                 alpha_tilde=0.3)
 
-
-def tail_of(cfg: Mapping[str, Any], arm: int) -> float:
-    """The tail index alpha of one arm's delay law in a setting config (for labels and claims)."""
-    st = Setting.from_config(cfg, "setting")
-    law = st.delay.arms[arm]
-    return float(getattr(law, "alpha", math.nan))
