@@ -171,6 +171,10 @@ REJECTED: dict[str, tuple[Mutation, list[str]]] = {
         lambda c: c.update(shard_size=0),
         ["shard_size", "minimum of 1"],
     ),
+    "shard-size-word": (
+        lambda c: c.update(shard_size="big"),
+        ["shard_size", "'big'", "^auto$"],
+    ),
     "seed-negative": (
         lambda c: c.update(seed=-1),
         ["'seed'", "-1", "minimum of 0"],

@@ -32,12 +32,36 @@ def test_bad_request_is_named(args, bad) -> None:
         resources.simulation(*args)
 
 
+def test_auto_shard_size_is_the_fewest_even_shards_within_the_target() -> None:
+    rate = resources.STEPS_PER_SECOND["manegueu2020"]
+    # 200 runs whose estimate is 2.2 targets: 3 shards of 67, the last of 66
+    horizon = int(2.2 * resources.AUTO_SHARD_SECONDS * rate / 200)
+    assert resources.auto_shard_size("manegueu2020", horizon, 200) == 67
+    assert cfg.shards(200, 67) == [(0, 66), (67, 133), (134, 199)]
+    # within the target: one shard holds every replication
+    assert resources.auto_shard_size("manegueu2020", 1000, 200) == 200
+    # a single replication longer than the target still gets a shard
+    assert resources.auto_shard_size("manegueu2020", 10**9, 3) == 1
+    with pytest.raises(ConfigError, match="paper 'nope'"):
+        resources.auto_shard_size("nope", 100, 10)
+
+
+def test_shard_size_auto_asks_the_resource_model_and_a_figure_may_override() -> None:
+    fig = {"horizon": 10**5, "replications": 200}
+    expected = resources.auto_shard_size("manegueu2020", 10**5, 200)
+    assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020", fig) == expected
+    assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020", {**fig, "shard_size": 30}) == 30
+    assert cfg.shard_size({"shard_size": 50}, "manegueu2020", fig) == 50
+    assert cfg.shard_size({"shard_size": 50}, "manegueu2020", {**fig, "shard_size": "auto"}) \
+        == expected
+
+
 def test_paper_scale_jobs_fit_short_queues(root) -> None:
     """Every shard of config/config.yaml asks for at most 2 GB and an hour."""
     config = cfg.load(root / "config" / "config.yaml")
     for paper, figures in config["papers"].items():
         for fig in figures.values():
-            size = cfg.shard_size(config, fig)
+            size = cfg.shard_size(config, paper, fig)
             for setting in cfg.settings(fig).values():
                 request = resources.simulation(paper, cfg.horizon(fig, setting), size)
                 assert request.mem_mb <= 2048 and request.runtime <= 60, (paper, request)

@@ -15,15 +15,25 @@ import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from delayed_bandits.resources import auto_shard_size
 from delayed_bandits.algorithms import experiment, get
 from delayed_bandits.errors import ConfigError
+
+# libyaml's loader where PyYAML was built with it: every job reads the config and the schemas, and
+# the pure-Python parser took a quarter of a second of each job's start-up
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _yaml(text: str) -> Any:
+    """``yaml.safe_load``, with libyaml when available."""
+    return yaml.load(text, Loader=_LOADER)
 
 
 def schemas() -> dict[str, dict[str, Any]]:
     """The config schema and one schema per paper's figures, by file name
     (``workflow/schemas`` links to this folder)."""
     folder = resources.files("delayed_bandits").joinpath("data/schemas")
-    return {f.name: yaml.safe_load(f.read_text()) for f in folder.iterdir()
+    return {f.name: _yaml(f.read_text()) for f in folder.iterdir()
             if f.name.endswith(".schema.yaml")}
 
 
@@ -79,7 +89,7 @@ def load(path: str | Path, paper: str | None = None) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} does not exist")
     try:
-        config = yaml.safe_load(path.read_text())
+        config = _yaml(path.read_text())
     except yaml.YAMLError as exc:
         raise ConfigError(f"config file {str(path)!r} is not valid YAML: {exc}") from exc
     if not isinstance(config, dict):
@@ -99,9 +109,13 @@ def figure(config: Mapping[str, Any], paper: str, fig: str) -> Mapping[str, Any]
     return papers[paper][fig]
 
 
-def shard_size(config: Mapping[str, Any], fig: Mapping[str, Any]) -> int:
-    """Replications per job: the figure's own ``shard_size`` (cheap sweep cells) or the global."""
-    return int(fig.get("shard_size", config["shard_size"]))
+def shard_size(config: Mapping[str, Any], paper: str, fig: Mapping[str, Any]) -> int:
+    """Replications per job: the figure's own ``shard_size`` or the global one; ``auto`` asks the
+    resource model (``resources.auto_shard_size``) for the fewest jobs of bounded length."""
+    size = fig.get("shard_size", config["shard_size"])
+    if size == "auto":
+        return auto_shard_size(paper, int(fig["horizon"]), int(fig["replications"]))
+    return int(size)
 
 
 def resolve(fig: Mapping[str, Any], setting_cfg: Mapping[str, Any],

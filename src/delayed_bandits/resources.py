@@ -31,6 +31,9 @@ BASE_MB = 512
 BYTES_PER_ROUND = 400
 RUNTIME_FACTOR = 3
 MIN_RUNTIME_MIN = 5
+# `shard_size: auto`: a shard is estimated to run at most this long at the rates above, so a
+# figure takes as few jobs as that allows (each job pays about a second of Python start-up)
+AUTO_SHARD_SECONDS = 60
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,17 @@ def simulation(paper: str, horizon: int, replications: int) -> Request:
     minutes = math.ceil(RUNTIME_FACTOR * seconds / 60)
     return Request(mem_mb=BASE_MB + math.ceil(horizon * BYTES_PER_ROUND / 1e6),
                    runtime=max(MIN_RUNTIME_MIN, minutes))
+
+
+def auto_shard_size(paper: str, horizon: int, replications: int) -> int:
+    """Replications per shard for ``shard_size: auto``: the fewest shards whose estimated run
+    time is at most ``AUTO_SHARD_SECONDS`` each, sized evenly (e.g. 200 runs that take 130 s
+    become 3 shards of 67)."""
+    if paper not in STEPS_PER_SECOND:
+        raise ConfigError(f"paper {paper!r} is not one of {', '.join(STEPS_PER_SECOND)}")
+    seconds = replications * horizon / STEPS_PER_SECOND[paper]
+    n_shards = max(1, math.ceil(seconds / AUTO_SHARD_SECONDS))
+    return math.ceil(replications / n_shards)
 
 
 def analysis() -> Request:

@@ -47,7 +47,9 @@ def shard_files(wildcards, suffix="parquet"):
         f"results/{wildcards.paper}/{wildcards.figure}/{setting}/{algorithm}/rep{a}-{b}.{suffix}"
         for setting in dbconfig.settings(fig)
         for algorithm in fig["algorithms"]
-        for a, b in dbconfig.shards(fig["replications"], dbconfig.shard_size(config, fig))
+        for a, b in dbconfig.shards(
+            fig["replications"], dbconfig.shard_size(config, wildcards.paper, fig)
+        )
     ]
 
 
