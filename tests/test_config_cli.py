@@ -78,7 +78,9 @@ def test_smoke_has_the_same_structure_as_config() -> None:
         for figure, fig in figures.items():
             small = smoke["papers"][paper][figure]
             where = f"{paper}.{figure}"
-            assert set(small) == set(fig), where
+            # shard sizes are how a run is cut into jobs, not the experiment: the paper scale
+            # leaves them to `auto`, the smoke run sets small ones so that every figure splits
+            assert set(small) - {"shard_size"} == set(fig) - {"shard_size"}, where
             assert small["algorithms"] == fig["algorithms"], where
             assert list(small["settings"]) == list(fig["settings"]), where
             for setting, problem in fig["settings"].items():

@@ -15,10 +15,6 @@ rule simulate:
     params:
         config=CONFIGFILE,
         spec=simulation_spec,
-    # On a cluster the shards of one curve go out as one job (a group job runs its members on one
-    # node and asks for their summed memory and longest run time); local runs ignore groups.
-    group:
-        "shards-{paper}-{figure}-{setting}-{algorithm}"
     threads: 1
     resources:
         mem_mb=lambda wc: simulation_request(wc).mem_mb,
