@@ -44,14 +44,19 @@ class Request:
     runtime: int
 
 
-def simulation(paper: str, horizon: int, replications: int) -> Request:
-    """Request of one shard: ``replications`` runs of ``horizon`` rounds of one algorithm."""
+def _seconds(paper: str, horizon: int, replications: int) -> float:
+    """Estimated run time of ``replications`` runs of ``horizon`` rounds at the paper's rate."""
     if paper not in STEPS_PER_SECOND:
         raise ConfigError(f"paper {paper!r} is not one of {', '.join(STEPS_PER_SECOND)}")
+    return replications * horizon / STEPS_PER_SECOND[paper]
+
+
+def simulation(paper: str, horizon: int, replications: int) -> Request:
+    """Request of one shard: ``replications`` runs of ``horizon`` rounds of one algorithm."""
     if horizon <= 0 or replications <= 0:
         raise ConfigError(f"need a positive horizon and replication count, got {horizon} and "
                           f"{replications}")
-    seconds = replications * horizon / STEPS_PER_SECOND[paper]
+    seconds = _seconds(paper, horizon, replications)
     minutes = math.ceil(RUNTIME_FACTOR * seconds / 60)
     return Request(mem_mb=BASE_MB + math.ceil(horizon * BYTES_PER_ROUND / 1e6),
                    runtime=max(MIN_RUNTIME_MIN, minutes))
@@ -61,10 +66,7 @@ def auto_shard_size(paper: str, horizon: int, replications: int) -> int:
     """Replications per shard for ``shard_size: auto``: the fewest shards whose estimated run
     time is at most ``AUTO_SHARD_SECONDS`` each, sized evenly (e.g. 200 runs that take 130 s
     become 3 shards of 67)."""
-    if paper not in STEPS_PER_SECOND:
-        raise ConfigError(f"paper {paper!r} is not one of {', '.join(STEPS_PER_SECOND)}")
-    seconds = replications * horizon / STEPS_PER_SECOND[paper]
-    n_shards = max(1, math.ceil(seconds / AUTO_SHARD_SECONDS))
+    n_shards = max(1, math.ceil(_seconds(paper, horizon, replications) / AUTO_SHARD_SECONDS))
     return math.ceil(replications / n_shards)
 
 
