@@ -12,10 +12,12 @@ include: "workflow/rules/pikeburke2018.smk"
 include: "workflow/rules/thune2019.smk"
 include: "workflow/rules/manegueu2020.smk"
 include: "workflow/rules/vernade2020.smk"
+include: "workflow/rules/arena.smk"
 
 
 rule all:
     default_target: True
     input:
         figures=all_figures(),
+        arena=rules.arena.input if "arena" in config["papers"] else [],
         claims="results/claims.md",

@@ -22,7 +22,7 @@ import numpy as np
 
 from delayed_bandits.errors import ConfigError
 
-PAPERS = ("vernade2017", "pikeburke2018", "thune2019", "manegueu2020", "vernade2020")
+PAPERS = ("vernade2017", "pikeburke2018", "thune2019", "manegueu2020", "vernade2020", "arena")
 
 # (setting, environment, checkpoints, policy seed) -> (pseudo-regret at checkpoints, actions,
 # events): events is a side table of the run (e.g. ODAAF's phase ends) or None.
@@ -40,6 +40,9 @@ class Algorithm:
     reference: Runner
     # What the algorithm needs of a setting: an error message when the setting lacks it, else "".
     precondition: Callable[[Any], str] = lambda setting: ""
+    # Where the algorithm's model does not cover a setting: the reason, and the curve is not run
+    # (reported as not applicable; only figures with per-setting jobs may have such curves).
+    applies: Callable[[Any], str] = lambda setting: ""
 
 
 @cache

@@ -80,6 +80,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path)
 
+    p = sub.add_parser("leaderboard", help="the arena's regret at T per (setting, algorithm), "
+                       "ranked, with what each algorithm was told")
+    _figure_args(p)
+    p.add_argument("--summary", required=True, type=Path)
+    p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
+
     p = sub.add_parser("gather-claims", help="all claims files as one markdown report")
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("claims", nargs="+", type=Path)
@@ -189,6 +195,16 @@ def _run(args: argparse.Namespace) -> None:
         found = claims.check(args.paper, args.figure, _tables(args, fig), fig)
         with atomic_path(args.out) as tmp:
             tmp.write_text(claims.to_json(found))
+    elif args.command == "leaderboard":
+        from delayed_bandits import leaderboard
+
+        if args.paper != leaderboard.PAPER:
+            raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a "
+                              "leaderboard")
+        fig = cfg.figure(cfg.load(args.config, args.paper), args.paper, args.figure)
+        board = leaderboard.build(_tables(args, fig)["summary"], fig)
+        with atomic_path(args.out) as tmp:
+            board.to_csv(tmp, index=False, float_format="%.10g")
     elif args.command == "gather-claims":
         from delayed_bandits import claims
 

@@ -6,6 +6,8 @@ config fails before any job runs, with a message naming the key and what is allo
 
 from __future__ import annotations
 
+import itertools
+
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
@@ -136,12 +138,29 @@ def shards(replications: int, shard_size: int) -> list[tuple[int, int]]:
 
 def settings(fig: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The figure's settings by id. A ``sweep`` ({key, values}) repeats every listed setting once
-    per value, with ``key`` set to it, under the id ``<setting>-<index>``."""
-    sweep = fig.get("sweep")
-    if not sweep:
-        return {name: dict(cfg) for name, cfg in fig["settings"].items()}
-    return {f"{name}-{i:02d}": {**cfg, sweep["key"]: value}
-            for name, cfg in fig["settings"].items() for i, value in enumerate(sweep["values"])}
+    per value, with ``key`` set to it, under the id ``<setting>-<index>``. A ``grid`` ({key: {name:
+    value}}) repeats it once per combination of values, under ``<setting>-<name>-<name>...``."""
+    sweep, grid = fig.get("sweep"), fig.get("grid")
+    if sweep:
+        return {f"{name}-{i:02d}": {**cfg, sweep["key"]: value}
+                for name, cfg in fig["settings"].items()
+                for i, value in enumerate(sweep["values"])}
+    if grid:
+        return {"-".join([name, *(part for part, _ in combo)]):
+                {**cfg, **{key: value for key, (_, value) in zip(grid, combo)}}
+                for name, cfg in fig["settings"].items()
+                for combo in itertools.product(*(values.items() for values in grid.values()))}
+    return {name: dict(cfg) for name, cfg in fig["settings"].items()}
+
+
+def listed_setting(fig: Mapping[str, Any], setting: str) -> str:
+    """The id of the listed setting that a sweep or grid setting repeats (``setting`` itself when
+    the figure has neither)."""
+    if fig.get("sweep"):
+        return setting.rsplit("-", 1)[0]
+    if fig.get("grid"):
+        return setting.rsplit("-", len(fig["grid"]))[0]
+    return setting
 
 
 def seed_name(fig: Mapping[str, Any], setting: str) -> str:
@@ -150,7 +169,7 @@ def seed_name(fig: Mapping[str, Any], setting: str) -> str:
     the same draws (paired comparison along the sweep)."""
     sweep = fig.get("sweep")
     if sweep and not sweep.get("environment", True):
-        return setting.rsplit("-", 1)[0]
+        return listed_setting(fig, setting)
     return setting
 
 

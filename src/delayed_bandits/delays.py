@@ -313,6 +313,58 @@ class PerArm:
         return np.column_stack([arm.sample(rng, horizon) for arm in self.arms])
 
 
+@dataclass(frozen=True)
+class Pooled:
+    """The law of a delay whose arm is drawn uniformly: tau(d) is the mean of the arms' CDFs. What
+    a learner that assumes one law for all arms would estimate from arm-dependent delays (the
+    arena, docs/decisions.md)."""
+
+    arms: tuple[DelayDistribution, ...]
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        which = rng.integers(0, len(self.arms), size)
+        draws = np.stack([arm.sample(rng, size) for arm in self.arms])
+        return draws[which, np.arange(size)]
+
+    def cdf(self, d: np.ndarray | int) -> np.ndarray:
+        return np.mean([arm.cdf(d) for arm in self.arms], axis=0)
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean([arm.mean for arm in self.arms]))
+
+    @property
+    def variance(self) -> float:
+        second = np.mean([arm.variance + arm.mean**2 for arm in self.arms])
+        return float(second - self.mean**2)
+
+
+@dataclass(frozen=True)
+class Capped:
+    """min(D, cap): the delay after which a censored pull's outcome is settled. Under a censoring
+    window m (Vernade et al. 2017, Section 2) every conversion that is ever seen arrives within m
+    rounds, so min(D, m) is the delay a learner of the censored problem can be told about; its
+    moments are finite whatever the tail of D."""
+
+    law: DelayDistribution
+    cap: int
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return np.minimum(self.law.sample(rng, size), self.cap)
+
+    def cdf(self, d: np.ndarray | int) -> np.ndarray:
+        d = np.asarray(d)
+        return np.where(d >= self.cap, 1.0, self.law.cdf(d))
+
+    @property
+    def mean(self) -> float:
+        return _moments_from_survival(self, self.cap)[0]
+
+    @property
+    def variance(self) -> float:
+        return _moments_from_survival(self, self.cap)[1]
+
+
 def sample_table(dist: DelayDistribution | PerArm, rng: np.random.Generator,
                  horizon: int, n_arms: int) -> np.ndarray:
     """Delays for every (round, arm) pair, shape (horizon, n_arms): the environment's draw."""
@@ -410,3 +462,13 @@ def from_spec(spec: Mapping[str, Any], where: str = "delay") -> DelayDistributio
     if any(isinstance(b, PerArm) for b in built):
         raise ConfigError(f"{where}.arms: per_arm delays cannot be nested")
     return PerArm(tuple(built))  # type: ignore[arg-type]
+
+
+def describe(spec: Mapping[str, Any]) -> str:
+    """A delay spec in words: 'geometric(mean=500)', or one law per arm: '[pareto(alpha=1.0),
+    pareto(alpha=0.3)]'; a list parameter (an empirical quantile table) shows as its length."""
+    if spec.get("kind") == "per_arm":
+        return "[" + ", ".join(describe(arm) for arm in spec["arms"]) + "]"
+    params = ", ".join(f"{k}={len(v)} points" if isinstance(v, list) else f"{k}={v}"
+                       for k, v in spec.items() if k != "kind")
+    return f"{spec.get('kind', '?')}({params})"

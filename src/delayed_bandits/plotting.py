@@ -14,23 +14,13 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from delayed_bandits import algorithms, config  # noqa: E402
+from delayed_bandits import algorithms, config, delays  # noqa: E402
 from delayed_bandits.outputs import atomic_path  # noqa: E402
-
-
-def _describe_delay(delay: Mapping[str, Any]) -> str:
-    """'geometric(mean=500)', or one law per arm: '[pareto(alpha=1.0), pareto(alpha=0.3)]'; a list
-    parameter (an empirical quantile table) shows as its length."""
-    if delay.get("kind") == "per_arm":
-        return "[" + ", ".join(_describe_delay(arm) for arm in delay["arms"]) + "]"
-    params = ", ".join(f"{k}={len(v)} points" if isinstance(v, list) else f"{k}={v}"
-                       for k, v in delay.items() if k != "kind")
-    return f"{delay.get('kind', '?')}({params})"
 
 
 def _describe_setting(scfg: Mapping[str, Any]) -> str:
     """The setting's delay law and window, as a subtitle: 'delay geometric(mean=500), m = 1000'."""
-    parts = [f"delay {_describe_delay(scfg['delay'])}"] if "delay" in scfg else []
+    parts = [f"delay {delays.describe(scfg['delay'])}"] if "delay" in scfg else []
     if "window" in scfg:
         parts.append(f"m = {scfg['window']}")
     return ", ".join(parts)

@@ -24,6 +24,8 @@ STEPS_PER_SECOND = {
     "thune2019": 3_500_000,
     "manegueu2020": 150_000,
     "vernade2020": 15_000,
+    # the arena's 15 algorithms together, per algorithm-step (K = 10; measured 2.5M, issue 13)
+    "arena": 1_500_000,
 }
 # Resident memory of the largest job was 403 MB at T = 10^6 (Thune et al.), 255 MB of it the
 # interpreter with numpy, pandas and the compiled kernels: 150 bytes per round, asked for as 400.

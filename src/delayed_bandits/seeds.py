@@ -14,7 +14,7 @@ import hashlib
 import numpy as np
 
 PAPER_IDS = {"vernade2017": 1, "pikeburke2018": 2, "thune2019": 3, "vernade2020": 4,
-             "manegueu2020": 5}
+             "manegueu2020": 5, "arena": 6}
 
 
 def stable_id(name: str) -> int:

@@ -1,0 +1,121 @@
+"""Claims the arena tests across papers (issue 13), computed from its leaderboard.
+
+No paper states these; each is a reading of what the papers' results suggest when their methods
+meet outside their own settings, with the paper whose result suggests it. A comparison "holds"
+in a setting when the difference of regrets at T exceeds 2 standard errors (treating curves as
+independent, which is conservative: they share environments)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import pandas as pd
+
+from delayed_bandits import leaderboard
+from delayed_bandits.claims import Checker, Claim
+
+# Methods that use the delay law or correct for delays, and see arm-labelled conversions.
+DELAY_AWARE = ("d-ucb", "d-klucb", "discarding-ucb", "patient", "adapt-patient")
+
+
+def _row(board: pd.DataFrame, setting: str, algorithm: str) -> pd.Series:
+    return board[(board.setting == setting) & (board.algorithm == algorithm)].iloc[0]
+
+
+def _beats(board: pd.DataFrame, setting: str, low: str, high: str) -> tuple[bool, str]:
+    """Whether ``low`` has less regret at T than ``high`` by more than 2 SE, and the numbers."""
+    a, b = _row(board, setting, low), _row(board, setting, high)
+    diff, se = b.regret - a.regret, (a.se**2 + b.se**2) ** 0.5
+    return bool(diff > 2 * se), f"{setting}: {low} {a.regret:.0f}, {high} {b.regret:.0f}"
+
+
+def _across(results: Iterable[tuple[bool, str]]) -> tuple[int, int, list[str]]:
+    """(settings where it holds, settings, the descriptions of those where it does not)."""
+    results = list(results)
+    failed = [text for ok, text in results if not ok]
+    return len(results) - len(failed), len(results), failed
+
+
+def _claim(cid: str, statement: str, ref: str, results: Iterable[tuple[bool, str]],
+           expected: str, measured: str = "") -> Claim:
+    """A claim over settings: it holds when it holds in every one; the note lists the others."""
+    held, total, failed = _across(results)
+    note = "fails in " + "; ".join(failed) if failed else ""
+    return Claim(cid, statement, ref, f"holds in {held} of {total} settings{measured}", expected,
+                 bool(total and held == total), note)
+
+
+def _settings(board: pd.DataFrame, censored: bool | None = None,
+              arm_dependent: bool | None = None) -> list[str]:
+    rows = board.drop_duplicates("setting")
+    if censored is not None:
+        rows = rows[rows.censored == censored]
+    if arm_dependent is not None:
+        rows = rows[rows.arm_dependent == arm_dependent]
+    return list(rows.setting)
+
+
+def _best_aware(board: pd.DataFrame, setting: str) -> str:
+    rows = board[(board.setting == setting) & board.algorithm.isin(DELAY_AWARE)
+                 & board.applicable]
+    return str(rows.loc[rows.regret.idxmin(), "algorithm"])
+
+
+def regret(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
+    board = leaderboard.build(tables["summary"], fig_cfg)
+    present = set(fig_cfg["algorithms"])
+    claims = []
+    if {"ucb1", *DELAY_AWARE} <= present:
+        for arm_dependent, which in ((False, "one delay law for all arms"),
+                                     (True, "arm-dependent delays")):
+            settings = _settings(board, censored=True, arm_dependent=arm_dependent)
+            if settings:
+                claims.append(_claim(
+                    f"aware-beats-ignorant-censored-{'per-arm' if arm_dependent else 'shared'}",
+                    f"Under censoring ({which}), the best delay-aware method ({', '.join(DELAY_AWARE)})"
+                    " ends with less regret than UCB that ignores delays",
+                    "Vernade et al. 2017, Sections 5-6 (censoring biases the naive estimate by τ_m)",
+                    (_beats(board, s, _best_aware(board, s), "ucb1") for s in settings),
+                    "in every such setting, by > 2 SE"))
+    if "qpm-d" in present:
+        for algorithm in ("odaaf", "odaaf-v"):
+            rows = board[(board.algorithm == algorithm) & board.applicable]
+            if algorithm not in present or rows.empty:
+                continue
+            qpmd = board[board.algorithm == "qpm-d"].set_index("setting").regret
+            factor = rows.regret.to_numpy() / qpmd[rows.setting].to_numpy()
+            claims.append(_claim(
+                f"{algorithm}-pays-for-anonymity",
+                f"{algorithm.upper()}, which sees only the anonymous sum of arriving conversions, "
+                "ends with more regret than QPM-D, which sees them labelled",
+                "Pike-Burke et al. 2018, Section 5 and Figure 3 (ratios to QPM-D above 1)",
+                (_beats(board, s, "qpm-d", algorithm) for s in rows.setting),
+                "in every setting where it applies, by > 2 SE",
+                f"; regret over QPM-D's from {factor.min():.2f} to {factor.max():.2f}"))
+    if {"patient", "d-ucb"} <= present:
+        settings = _settings(board, arm_dependent=True)
+        if settings:
+            claims.append(_claim(
+                "patient-robust-to-wrong-cdf",
+                "Where delays depend on the arm, so that d-UCB's one CDF (the arms' laws pooled) is "
+                "wrong for every arm, Patient ends with less regret than d-UCB",
+                "Manegueu et al. 2020, Section 8.2 and Figure 5 (D-UCB with a misspecified CDF)",
+                (_beats(board, s, "patient", "d-ucb") for s in settings),
+                "in every arm-dependent setting, by > 2 SE"))
+    if "uniform" in present:
+        learners = [a for a in fig_cfg["algorithms"] if a != "uniform"]
+        results = []
+        for s in _settings(board):
+            for algorithm in learners:
+                if _row(board, s, algorithm).applicable:
+                    worse, text = _beats(board, s, "uniform", algorithm)
+                    results.append((not worse, text))
+        claims.append(_claim(
+            "no-worse-than-uniform",
+            "Every algorithm, where it applies, ends with no more regret than uniform play",
+            "every paper's regret bound is sublinear in T; uniform play's is linear",
+            results, "no (setting, algorithm) above uniform play by > 2 SE"))
+    return claims
+
+
+CHECKS: dict[str, Checker] = {"regret": regret}
