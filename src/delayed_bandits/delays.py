@@ -335,6 +335,8 @@ class Pooled:
 
     @property
     def variance(self) -> float:
+        if not math.isfinite(self.mean):
+            return math.inf
         second = np.mean([arm.variance + arm.mean**2 for arm in self.arms])
         return float(second - self.mean**2)
 
