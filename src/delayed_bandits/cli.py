@@ -96,6 +96,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path, nargs="+", help=".pdf and/or .png paths")
+    p.add_argument("--kind", help="draw the figure's tables as this kind of figure (default: the "
+                   "figure's own kind), e.g. arena_curves for the arena's regret")
 
     p = sub.add_parser("bench", help="agent-steps per second of each kernel and its reference")
     p.add_argument("--horizon", type=_positive, default=2000)
@@ -211,13 +213,15 @@ def _run(args: argparse.Namespace) -> None:
         with atomic_path(args.out) as tmp:
             tmp.write_text(claims.to_markdown(args.claims))
     elif args.command == "plot":
-        from delayed_bandits.plotting import plot_figure
+        from delayed_bandits import plotting
 
         bad = [str(p) for p in args.out if p.suffix not in (".pdf", ".png")]
         if bad:
             raise ConfigError(f"--out: {', '.join(bad)} must end in .pdf or .png")
         fig = cfg.figure(cfg.load(args.config, args.paper), args.paper, args.figure)
-        plot_figure(_tables(args, fig), args.paper, args.figure, fig, args.out)
+        kind = args.kind or fig.get("kind", plotting.GENERIC)
+        plotting.view(args.paper, kind)  # an unknown kind fails before the tables are read
+        plotting.plot_figure(_tables(args, fig), args.paper, args.figure, fig, args.out, kind)
     elif args.command == "bench":
         from delayed_bandits import bench
 

@@ -1,10 +1,11 @@
-"""Figures: mean pseudo-regret against time with a ±2 SE band, one panel per setting."""
+"""Figures: each paper's kinds of figure (``views``), among them the generic one, mean
+pseudo-regret against time with a ±2 SE band, one panel per setting."""
 
 from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import matplotlib
 
@@ -15,6 +16,7 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from delayed_bandits import algorithms, config, delays  # noqa: E402
+from delayed_bandits.errors import ConfigError  # noqa: E402
 from delayed_bandits.outputs import atomic_path  # noqa: E402
 
 
@@ -26,21 +28,41 @@ def _describe_setting(scfg: Mapping[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def plot_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
-                fig_cfg: Mapping[str, Any], outputs: list[Path]) -> None:
-    """A paper's own plot for the figure if it has one (``delayed_bandits.plots.<paper>``), else
-    regret against time."""
-    sns.set_theme(style="whitegrid", context="paper")
+GENERIC = "regret"
+"""The kind every paper can draw: mean pseudo-regret against time, one panel per setting."""
+
+View = Callable[[Mapping[str, pd.DataFrame], str, str, Mapping[str, Any]], plt.Figure]
+
+
+def views(paper: str) -> dict[str, View]:
+    """The kinds of figure ``paper`` can draw: the generic one, and its own
+    (``delayed_bandits.plots.<paper>.PLOTS``), which may replace the generic one."""
+    module = f"delayed_bandits.plots.{paper}"
     try:
-        custom = importlib.import_module(f"delayed_bandits.plots.{paper}").PLOTS
-    except ModuleNotFoundError:
+        custom = importlib.import_module(module).PLOTS
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise  # a plots module that fails to import is a bug, not a paper without plots
         custom = {}
-    kind = fig_cfg.get("kind", "regret")
-    if kind in custom:
-        fig = custom[kind](tables, paper, figure, fig_cfg)
-        save(fig, outputs)
-    else:
-        plot_regret(tables["summary"], paper, figure, fig_cfg, outputs)
+    return {GENERIC: regret_figure, **custom}
+
+
+def view(paper: str, kind: str) -> View:
+    """The function drawing ``kind`` for ``paper``; ConfigError naming the kinds it has."""
+    available = views(paper)
+    if kind not in available:
+        raise ConfigError(f"plot kind {kind!r} is not one of {paper}'s: "
+                          f"{', '.join(available)}")
+    return available[kind]
+
+
+def plot_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
+                fig_cfg: Mapping[str, Any], outputs: list[Path], kind: str | None = None) -> None:
+    """Draw the figure as ``kind`` (default: the figure's own ``kind``, else regret against
+    time) and save it to every path of ``outputs``."""
+    sns.set_theme(style="whitegrid", context="paper")
+    draw = view(paper, kind or fig_cfg.get("kind", GENERIC))
+    save(draw(tables, paper, figure, fig_cfg), outputs)
 
 
 def save(fig: plt.Figure, outputs: list[Path]) -> None:
@@ -54,9 +76,10 @@ def save(fig: plt.Figure, outputs: list[Path]) -> None:
     plt.close(fig)
 
 
-def plot_regret(summary: pd.DataFrame, paper: str, figure: str, fig_cfg: Mapping[str, Any],
-                outputs: list[Path]) -> None:
+def regret_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
+                  fig_cfg: Mapping[str, Any]) -> plt.Figure:
     """Mean pseudo-regret against time, ±2 SE, one panel per setting."""
+    summary = tables["summary"]
     all_settings = config.settings(fig_cfg)
     settings = list(all_settings)
     fig, axes = plt.subplots(1, len(settings), figsize=(max(5.2 * len(settings), 8.0), 4.2),
@@ -83,4 +106,4 @@ def plot_regret(summary: pd.DataFrame, paper: str, figure: str, fig_cfg: Mapping
     n_runs = int(summary.n_runs.min()) if not summary.empty else 0
     fig.suptitle(f"{fig_cfg.get('title', f'{paper} {figure}')}\nT = {fig_cfg['horizon']}, "
                  f"mean ± 2 SE over {n_runs} runs", fontsize=10)
-    save(fig, outputs)
+    return fig

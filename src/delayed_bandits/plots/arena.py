@@ -1,0 +1,260 @@
+"""Figures of the arena, every algorithm of the five papers against every delay regime: the
+leaderboard as a heatmap of regret at T over the best in each setting, and the regret curves
+behind it, one panel per setting."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any, Mapping
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.collections import QuadMesh
+from matplotlib.colors import Colormap, LogNorm
+from matplotlib.lines import Line2D
+from matplotlib.ticker import EngFormatter, FixedLocator, NullLocator
+
+from delayed_bandits import leaderboard
+
+ANONYMOUS = "anonymous aggregate"  # the leaderboard's feedback value marked with MARK
+MARK = "†"
+NA_GREY = "0.82"
+CENSORED_FACE = "0.94"  # background of the curves' censored panels
+BAR_LABEL = "regret at T / best in regime"
+
+
+def regime_order(board: pd.DataFrame) -> list[str]:
+    """Regimes in board order, the uncensored ones first: the censored block then repeats the
+    delay laws with a window, so each law reads once in each block."""
+    regimes = board.drop_duplicates("regime")
+    censored = regimes.censored.astype(bool)
+    return [*regimes.regime[~censored], *regimes.regime[censored]]
+
+
+def algorithm_labels(board: pd.DataFrame) -> dict[str, str]:
+    """Each algorithm's label in board order, with MARK after the anonymous-feedback ones."""
+    rows = board.drop_duplicates("algorithm")
+    return {alg: f"{label} {MARK}" if feedback == ANONYMOUS else label
+            for alg, label, feedback in zip(rows.algorithm, rows.label, rows.feedback)}
+
+
+def problems(board: pd.DataFrame) -> tuple[list[int], list[str]]:
+    """The numbers of arms and the gap names, each in board order."""
+    return list(dict.fromkeys(board.n_arms)), list(dict.fromkeys(board.gap))
+
+
+def problem_title(n_arms: int, gap: str) -> str:
+    """A panel's problem: 'K = 10, small gap'."""
+    return f"K = {n_arms}, {gap} gap"
+
+
+def grid(board: pd.DataFrame, n_arms: int, gap: str, column: str) -> pd.DataFrame:
+    """``column`` of one problem's rows as algorithms x regimes, in display order."""
+    rows = board[(board.n_arms == n_arms) & (board.gap == gap)]
+    return rows.pivot(index="algorithm", columns="regime", values=column).reindex(
+        index=list(algorithm_labels(board)), columns=regime_order(board))
+
+
+def ratio_text(ratio: float) -> str:
+    """A cell's ratio in at most four characters: '1.0', '3.2', '41', '12k'."""
+    if ratio < 9.95:
+        return f"{ratio:.1f}"
+    if ratio < 999.5:
+        return f"{ratio:.0f}"
+    return f"{ratio / 1000:.0f}k"
+
+
+def ratio_ticks(top: float) -> list[float]:
+    """1, 2, 5, 10, 20, 50, ... up to ``top``: colour-bar ticks in ratio units."""
+    decades = 10.0 ** np.arange(int(np.ceil(np.log10(top))) + 1)
+    return [t for t in np.outer(decades, [1, 2, 5]).ravel() if t <= top * 1.0001]
+
+
+def runs_note(board: pd.DataFrame) -> str:
+    """'100 runs', or '50-100 runs' when the curves differ."""
+    runs = board.n_runs.dropna()
+    low, high = int(runs.min()), int(runs.max())
+    return f"{low} runs" if low == high else f"{low}-{high} runs"
+
+
+def heatmap_panel(ax: plt.Axes, board: pd.DataFrame, n_arms: int, gap: str, norm: LogNorm,
+                  cmap: Colormap, row_labels: bool) -> QuadMesh:
+    """One problem's algorithms x regimes: cells coloured by ratio and annotated with it (rank 1
+    in bold), grey "n/a" where not applicable; a rule between uncensored and censored regimes."""
+    labels, regimes = algorithm_labels(board), regime_order(board)
+    ratio = grid(board, n_arms, gap, "ratio").to_numpy(dtype=float)
+    na = grid(board, n_arms, gap, "applicable").eq(False)  # a missing row is not n/a
+    rank = grid(board, n_arms, gap, "rank")
+    mesh = ax.pcolormesh(np.ma.masked_invalid(ratio), cmap=cmap, norm=norm, edgecolors="white",
+                         linewidth=0.5)
+    for (r, c), value in np.ndenumerate(ratio):
+        if na.iat[r, c]:
+            ax.text(c + 0.5, r + 0.5, "n/a", ha="center", va="center", fontsize=6, color="0.35")
+        elif np.isfinite(value):
+            ax.text(c + 0.5, r + 0.5, ratio_text(value), ha="center", va="center", fontsize=6.5,
+                    fontweight="bold" if rank.iat[r, c] == 1 else "normal",
+                    color="white" if norm(value) > 0.55 else "black")  # dark cells: white text
+    regime_rows = board.drop_duplicates("regime").set_index("regime").loc[regimes]
+    n_plain = int((~regime_rows.censored.astype(bool)).sum())
+    if 0 < n_plain < len(regimes):
+        ax.axvline(n_plain, color="black", linewidth=1.5)
+        for start, stop, text in ((0, n_plain, "uncensored"), (n_plain, len(regimes), "censored")):
+            ax.text((start + stop) / 2, -0.25, text, ha="center", va="bottom", fontsize=7,
+                    style="italic")
+    ax.grid(False)
+    ax.set_xlim(0, len(regimes))
+    ax.set_ylim(len(labels), 0)  # first algorithm on top
+    ax.set_xticks(np.arange(len(regimes)) + 0.5)
+    ax.set_yticks(np.arange(len(labels)) + 0.5)
+    ax.set_xticklabels(regime_rows.regime_label, rotation=55, ha="right", rotation_mode="anchor",
+                       fontsize=7)
+    ax.set_yticklabels(list(labels.values()) if row_labels else [], fontsize=7)
+    ax.tick_params(length=0)
+    ax.set_title(problem_title(n_arms, gap), fontsize=9, pad=18)
+    return mesh
+
+
+def heatmap_note(labels: Mapping[str, str], width: float) -> str:
+    """What a cell, n/a, censored and MARK mean, wrapped to a figure ``width`` inches wide
+    (about 15 characters of 7 pt per inch)."""
+    text = ["Cell: mean pseudo-regret at T over the lowest among the applicable algorithms in the "
+            "same setting (1.0, in bold: the best); grey n/a: the algorithm's model does not "
+            "cover the regime (reasons in the leaderboard). Censored: rewards delayed by more "
+            "than the window m rounds are never seen."]
+    if MARK in "".join(labels.values()):
+        text.append(f"{MARK} anonymous aggregate feedback: the algorithm sees only the sum of "
+                    "the rewards arriving each round, not which pull they came from.")
+    return "\n".join(textwrap.fill(t, int(15 * width)) for t in text)
+
+
+def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> plt.Figure:
+    """One panel per (number of arms, gap): algorithms x regimes, each cell coloured by the
+    algorithm's mean pseudo-regret at T over the lowest in that setting (log scale, shared by
+    the panels) and annotated with it, rank 1 in bold; grey "n/a" where the algorithm's model
+    does not cover the regime. The censored regimes follow the uncensored ones, after a rule."""
+    labels, regimes = algorithm_labels(board), regime_order(board)
+    arms, gaps = problems(board)
+    top = max(float(board.ratio.max()), 2.0)  # a board of ties still gets a scale to 2
+    norm = LogNorm(vmin=1.0, vmax=top)
+    cmap = sns.color_palette("rocket_r", as_cmap=True).with_extremes(bad=NA_GREY)
+
+    width = len(gaps) * (0.55 * len(regimes) + 0.4) + 3.4
+    fig = plt.figure(figsize=(width, len(arms) * (0.27 * len(labels) + 2.3) + 1.6))
+    # the colour bar and the note get their own cells: save()'s tight_layout then leaves them room
+    spec = fig.add_gridspec(len(arms) + 1, len(gaps) + 1, width_ratios=[*[1] * len(gaps), 0.04],
+                            height_ratios=[*[1] * len(arms), 0.06])
+    for i, n_arms in enumerate(arms):
+        for j, gap in enumerate(gaps):
+            mesh = heatmap_panel(fig.add_subplot(spec[i, j]), board, n_arms, gap, norm, cmap,
+                                 row_labels=j == 0)
+    bar = fig.colorbar(mesh, cax=fig.add_subplot(spec[:-1, -1]))
+    bar.set_label(BAR_LABEL)
+    bar.ax.yaxis.set_major_locator(FixedLocator(ratio_ticks(top)))
+    bar.ax.yaxis.set_major_formatter(lambda value, _: f"{value:g}")
+    bar.ax.yaxis.set_minor_locator(NullLocator())
+    note = fig.add_subplot(spec[-1, :])
+    note.axis("off")
+    note.text(0, 1, heatmap_note(labels, width), ha="left", va="top", fontsize=7,
+              transform=note.transAxes)
+    fig.suptitle(f"{fig_cfg['title']}\npseudo-regret at T = {fig_cfg['horizon']:,}, "
+                 f"mean over {runs_note(board)} per cell", fontsize=10)
+    return fig
+
+
+def curve_styles(board: pd.DataFrame) -> dict[str, tuple[Any, str]]:
+    """(colour, line style) per algorithm: ten colours, then the same with dashes and dots."""
+    colours = sns.color_palette("tab10", 10)
+    return {alg: (colours[i % 10], ("-", "--", ":")[i // 10 % 3])
+            for i, alg in enumerate(algorithm_labels(board))}
+
+
+def na_note(labels: list[str]) -> str:
+    """'n/a: A, B, ...' wrapped to a small panel's width."""
+    return textwrap.fill("n/a: " + ", ".join(labels), width=34)
+
+
+def curves_panel(ax: plt.Axes, by_curve: Mapping[tuple[str, str], pd.DataFrame],
+                 cell: pd.DataFrame, labels: Mapping[str, str],
+                 styles: Mapping[str, tuple[Any, str]]) -> None:
+    """One setting (``cell``: its board rows): each applicable algorithm's mean regret with a
+    ±2 SE band on a log y axis, the others listed as n/a; a grey background if censored."""
+    setting = cell.setting.iloc[0]
+    for alg in cell.algorithm[cell.applicable.astype(bool)]:
+        if (setting, alg) not in by_curve:
+            continue
+        curve = by_curve[setting, alg].sort_values("t")
+        colour, style = styles[alg]
+        ax.plot(curve.t, curve["mean"], color=colour, linestyle=style, linewidth=1)
+        ax.fill_between(curve.t, curve["mean"] - 2 * curve.se, curve["mean"] + 2 * curve.se,
+                        color=colour, alpha=0.15, linewidth=0)
+    missing = [labels[a] for a in cell.algorithm[~cell.applicable.astype(bool)]]
+    if missing:
+        ax.text(0.03, 0.97, na_note(missing), transform=ax.transAxes, ha="left", va="top",
+                fontsize=5.5, color="0.3")
+    if cell.censored.iloc[0]:
+        ax.set_facecolor(CENSORED_FACE)
+    ax.set_yscale("log")  # a regime's worst regrets are orders of magnitude above its best
+    ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+    ax.tick_params(labelsize=6)
+
+
+def curves(summary: pd.DataFrame, board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> plt.Figure:
+    """Mean pseudo-regret against t (±2 SE) of every applicable algorithm, one panel per
+    setting: a row per (number of arms, gap), sharing a log y axis, a column per regime
+    (censored ones last, on grey); the algorithms not applicable listed in their panel."""
+    labels, styles, regimes = algorithm_labels(board), curve_styles(board), regime_order(board)
+    arms, gaps = problems(board)
+    rows = [(n_arms, gap) for n_arms in arms for gap in gaps]
+    regime_labels = board.drop_duplicates("regime").set_index("regime").regime_label
+    by_curve = dict(list(summary.groupby(["setting", "algorithm"], sort=False)))
+
+    fig = plt.figure(figsize=(2.1 * len(regimes) + 1.0, 2.1 * len(rows) + 1.8))
+    # the legend gets its own row: save()'s tight_layout then leaves it room
+    spec = fig.add_gridspec(len(rows) + 1, len(regimes), height_ratios=[*[1] * len(rows), 0.35])
+    for i, (n_arms, gap) in enumerate(rows):
+        row_first = None
+        for j, regime in enumerate(regimes):
+            ax = fig.add_subplot(spec[i, j], sharey=row_first)
+            row_first = row_first or ax
+            curves_panel(ax, by_curve, board[(board.n_arms == n_arms) & (board.gap == gap)
+                                             & (board.regime == regime)], labels, styles)
+            # a fixed x range rather than sharex: autoscaling 56 shared axes is quadratic
+            ax.set_xlim(0, fig_cfg["horizon"])
+            if i == 0:
+                ax.set_title(regime_labels[regime], fontsize=7)
+            if j == 0:
+                ax.set_ylabel(f"{problem_title(n_arms, gap)}\npseudo-regret", fontsize=8)
+            else:
+                ax.tick_params(labelleft=False)
+            if i == len(rows) - 1:
+                ax.set_xlabel("round t", fontsize=7)
+            else:
+                ax.tick_params(labelbottom=False)
+    legend = fig.add_subplot(spec[-1, :])
+    legend.axis("off")
+    handles = [Line2D([], [], color=c, linestyle=s, linewidth=1.5) for c, s in styles.values()]
+    legend.legend(handles, list(labels.values()), loc="center", ncol=min(len(labels), 8),
+                  fontsize=8, frameon=False)
+    note = "grey panels: censored regimes (window m)"
+    if MARK in "".join(labels.values()):
+        note += f"; {MARK} anonymous aggregate feedback"
+    fig.suptitle(f"{fig_cfg['title']}\nmean pseudo-regret against t, ±2 SE over "
+                 f"{runs_note(board)}, T = {fig_cfg['horizon']:,}\n{note}", fontsize=10)
+    return fig
+
+
+def heatmap_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
+                   fig_cfg: Mapping[str, Any]) -> plt.Figure:
+    """``heatmap`` of the leaderboard built from the summary."""
+    return heatmap(leaderboard.build(tables["summary"], fig_cfg), fig_cfg)
+
+
+def curves_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
+                  fig_cfg: Mapping[str, Any]) -> plt.Figure:
+    """``curves`` of the summary, with the leaderboard's labels and applicability."""
+    return curves(tables["summary"], leaderboard.build(tables["summary"], fig_cfg), fig_cfg)
+
+
+PLOTS = {"arena": heatmap_figure, "arena_curves": curves_figure}

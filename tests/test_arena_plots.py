@@ -1,0 +1,135 @@
+"""The arena's figures on a made-up leaderboard: the heatmap's and the curves' panels, n/a cells
+and marks, their registration as plot kinds, and the ``plot`` command's ``--kind`` option."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from delayed_bandits import plotting
+from delayed_bandits.cli import main
+from delayed_bandits.errors import ConfigError
+from delayed_bandits.plots import arena
+
+SMOKE = Path(__file__).resolve().parents[1] / "config" / "smoke.yaml"
+FIG_CFG = {"title": "Arena (made up)", "horizon": 1000}
+# the censored regime comes first here, to check that the figures move it after the others
+REGIMES = [("geometric10-censored", "Geometric(10), m = 50", True),
+           ("geometric10", "Geometric(10)", False), ("pareto0.5", "Pareto(0.5)", False)]
+ALGORITHMS = [("ucb", "UCB", "arm-labelled"), ("odaaf", "ODAAF", "anonymous aggregate"),
+              ("dew", "DEW", "per-round loss"), ("patient", "Patient", "arm-labelled")]
+NOT_APPLICABLE = ("odaaf", "pareto0.5")  # ODAAF needs a finite mean delay
+
+
+def _board() -> pd.DataFrame:
+    """2 x 2 problems x 3 regimes x 4 algorithms, in config order, ratios as the leaderboard's."""
+    rows = []
+    for n_arms in (2, 10):
+        for gap in ("small", "large"):
+            for r, (regime, regime_label, censored) in enumerate(REGIMES):
+                regrets = {alg: np.nan if (alg, regime) == NOT_APPLICABLE
+                           else 10.0 * n_arms * (1 + a) * (1 + r)
+                           for a, (alg, _, _) in enumerate(ALGORITHMS)}
+                best = np.nanmin(list(regrets.values()))
+                ranks = pd.Series(regrets).rank(method="min")
+                for alg, label, feedback in ALGORITHMS:
+                    applicable = not np.isnan(regrets[alg])
+                    rows.append({
+                        "setting": f"{regime}-K{n_arms}-{gap}", "regime": regime,
+                        "regime_label": regime_label, "delay": regime.split("-")[0],
+                        "censored": censored, "window": 50 if censored else None,
+                        "n_arms": n_arms, "gap": gap, "algorithm": alg, "label": label,
+                        "feedback": feedback, "knows": "E[τ]", "applicable": applicable,
+                        "reason": "" if applicable else "needs a finite mean delay",
+                        "regret": regrets[alg], "se": regrets[alg] / 10,
+                        "n_runs": 20 if applicable else np.nan, "rank": ranks[alg],
+                        "ratio": regrets[alg] / best})
+    return pd.DataFrame(rows)
+
+
+def _summary(board: pd.DataFrame) -> pd.DataFrame:
+    """Curves rising to each applicable algorithm's regret at T, 5 checkpoints."""
+    t = np.linspace(200, FIG_CFG["horizon"], 5).astype(int)
+    return pd.concat([pd.DataFrame({"setting": row.setting, "algorithm": row.algorithm, "t": t,
+                                    "mean": row.regret * t / t[-1], "se": row.se * t / t[-1],
+                                    "q05": 0.0, "q95": 0.0, "n_runs": 20})
+                      for row in board[board.applicable].itertuples()], ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def board() -> pd.DataFrame:
+    return _board()
+
+
+def _texts(fig, text: str) -> list:
+    return [t for ax in fig.axes for t in ax.texts if t.get_text().startswith(text)]
+
+
+def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
+    fig = arena.heatmap(board, FIG_CFG)
+    panels = [ax for ax in fig.axes if ax.get_title().startswith("K = ")]
+    assert [ax.get_title() for ax in panels] == [
+        "K = 2, small gap", "K = 2, large gap", "K = 10, small gap", "K = 10, large gap"]
+    assert len(_texts(fig, "n/a")) == 4  # one per problem
+    assert len(_texts(fig, "1.0")) == 4 * len(REGIMES)  # UCB, the best everywhere
+    assert [t.get_text() for t in panels[0].get_xticklabels()] == [
+        "Geometric(10)", "Pareto(0.5)", "Geometric(10), m = 50"]  # the censored regime last
+    assert [t.get_text() for t in panels[0].get_yticklabels()] == [
+        "UCB", f"ODAAF {arena.MARK}", "DEW", "Patient"]
+    assert arena.BAR_LABEL in [ax.get_ylabel() for ax in fig.axes]
+    assert "T = 1,000" in fig.get_suptitle() and "20 runs" in fig.get_suptitle()
+    assert any("anonymous aggregate" in t.get_text() for t in _texts(fig, "Cell"))
+
+
+def test_curves_panels_and_legend(board: pd.DataFrame) -> None:
+    fig = arena.curves(_summary(board), board, FIG_CFG)
+    panels = [ax for ax in fig.axes if ax.lines]
+    assert len(panels) == 4 * len(REGIMES)
+    assert len(_texts(fig, "n/a")) == 4
+    assert sum(len(ax.lines) for ax in panels) == len(board[board.applicable])
+    legend = next(ax.get_legend() for ax in fig.axes if ax.get_legend())
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "UCB", f"ODAAF {arena.MARK}", "DEW", "Patient"]
+    assert all(ax.get_yscale() == "log" for ax in panels)
+
+
+@pytest.mark.parametrize("ratio, text", [(1.0, "1.0"), (3.24, "3.2"), (9.96, "10"),
+                                         (41.3, "41"), (12_345.0, "12k")])
+def test_ratio_text(ratio: float, text: str) -> None:
+    assert arena.ratio_text(ratio) == text
+
+
+def test_ratio_ticks() -> None:
+    assert arena.ratio_ticks(60.0) == [1, 2, 5, 10, 20, 50]
+
+
+def test_plot_kinds_draw_the_leaderboard_and_save(board: pd.DataFrame, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # the made-up board stands in for the one built from the (made-up) summary
+    monkeypatch.setattr(arena.leaderboard, "build", lambda summary, fig_cfg: board)
+    assert set(plotting.views("arena")) == {plotting.GENERIC, "arena", "arena_curves"}
+    tables = {"summary": _summary(board)}
+    for kind in ("arena", "arena_curves"):
+        out = tmp_path / f"{kind}.png"
+        plotting.plot_figure(tables, "arena", "regret", FIG_CFG, [out], kind=kind)
+        assert out.read_bytes()[:4] == b"\x89PNG" and out.stat().st_size > 5000
+
+
+def test_unknown_kind_names_the_available_ones() -> None:
+    with pytest.raises(ConfigError, match="'bogus'.*regret, arena, arena_curves"):
+        plotting.view("arena", "bogus")
+
+
+def test_cli_plot_rejects_an_unknown_kind_before_reading(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "x.png"
+    code = main(["plot", "--config", str(SMOKE), "--paper", "manegueu2020", "--figure", "fig2",
+                 "--summary", str(tmp_path / "absent.csv"), "--kind", "heatmap",
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "'heatmap'" in err and "regret, alpha_sweep, gap_sweep, alpha_trace" in err
+    assert "absent.csv" not in err  # the kind is checked before the tables are read
+    assert not out.exists()
