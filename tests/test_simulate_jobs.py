@@ -5,6 +5,7 @@ do not apply to a setting are skipped there and refused in per-curve figures."""
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
+from conftest import copy_workflow, snakemake
 from pandas.testing import assert_frame_equal
 
 from delayed_bandits import algorithms
@@ -181,3 +183,48 @@ def test_a_shard_missing_one_curves_replication_is_refused(tmp_path: Path, capsy
     assert "exp50d75/odaaf holds replications 0-2 (2 runs), its name promises 0-2 (3 runs)" \
         in capsys.readouterr().err
     assert not out.exists()
+
+
+def _per_setting(work: Path, paper: str, figure: str) -> dict[str, Any]:
+    """Switch one figure of the copied smoke config to per_setting jobs."""
+    config = _smoke()
+    config["papers"][paper][figure]["simulate_jobs"] = "per_setting"
+    (work / "config/smoke.yaml").write_text(yaml.safe_dump(config, allow_unicode=True,
+                                                           sort_keys=False))
+    return config
+
+
+def test_workflow_runs_one_job_per_setting_and_shard(tmp_path: Path) -> None:
+    work = copy_workflow(tmp_path)
+    config = _per_setting(work, "pikeburke2018", "fig3a")
+    fig = config["papers"]["pikeburke2018"]["fig3a"]
+    run = snakemake(work, "-n", "-p", "--cores", "1", "results/pikeburke2018/fig3a/ratios.csv",
+                    "results/pikeburke2018/fig3b/summary.csv")
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = run.stdout + run.stderr
+    n_shards = len(cfg.shards(fig["replications"], config["shard_size"]))
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, re.M))
+    assert int(jobs["simulate_setting"]) == len(fig["settings"]) * n_shards
+    fig3b = config["papers"]["pikeburke2018"]["fig3b"]  # still one job per curve
+    assert int(jobs["simulate"]) == len(fig3b["settings"]) * len(fig3b["algorithms"]) * n_shards
+    assert ("--setting unif50 --algorithm qpm-d odaaf odaaf-b odaaf-c2 odaaf-c4 --reps 0-2"
+            " --out results/pikeburke2018/fig3a/unif50/rep0-2.parquet"
+            " --events results/pikeburke2018/fig3a/unif50/rep0-2.events.parquet") in out
+    assert "logs/pikeburke2018/fig3a/unif50/rep0-2.log" in out
+
+
+@pytest.mark.slow
+def test_per_setting_summary_is_the_per_curve_summary(tmp_path: Path) -> None:
+    target = "results/vernade2017/fig2/summary.csv"
+    (tmp_path / "per_curve").mkdir()
+    (tmp_path / "per_setting").mkdir()
+    per_curve = copy_workflow(tmp_path / "per_curve")
+    per_setting = copy_workflow(tmp_path / "per_setting")
+    _per_setting(per_setting, "vernade2017", "fig2")
+    for work in (per_curve, per_setting):
+        run = snakemake(work, "--cores", "2", target)
+        assert run.returncode == 0, run.stderr[-3000:]
+    assert (per_setting / target).read_bytes() == (per_curve / target).read_bytes()
+    shards = sorted(p.name for p in (per_setting / "results/vernade2017/fig2/thetaL").iterdir())
+    assert shards == ["rep0-2.events.parquet", "rep0-2.parquet", "rep3-5.events.parquet",
+                      "rep3-5.parquet"]
