@@ -46,6 +46,29 @@ def test_auto_shard_size_is_the_fewest_even_shards_within_the_target() -> None:
         resources.auto_shard_size("nope", 100, 10)
 
 
+def test_a_job_of_several_curves_asks_for_their_time_and_one_curve_of_memory() -> None:
+    one = resources.simulation("vernade2017", 10_000, 1_000)
+    three = resources.simulation("vernade2017", 10_000, 1_000, curves=3)
+    assert three.runtime == 34  # ceil(3 * 3 * 10^7 / 45,000 / 60)
+    assert three.mem_mb == one.mem_mb  # the curves run one after another
+    with pytest.raises(ConfigError, match="positive number of curves"):
+        resources.simulation("vernade2017", 10_000, 1_000, curves=0)
+    rate = resources.STEPS_PER_SECOND["manegueu2020"]
+    horizon = int(resources.AUTO_SHARD_SECONDS * rate / 200)  # 200 runs of one curve: one target
+    assert resources.auto_shard_size("manegueu2020", horizon, 200) == 200
+    assert resources.auto_shard_size("manegueu2020", horizon, 200, curves=4) == 50
+
+
+def test_shard_size_auto_counts_the_algorithms_of_a_per_setting_figure() -> None:
+    fig = {"horizon": 10**5, "replications": 200, "algorithms": ["a", "b", "c"],
+           "simulate_jobs": "per_setting"}
+    assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020", fig) \
+        == resources.auto_shard_size("manegueu2020", 10**5, 200, curves=3)
+    assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020",
+                          {**fig, "simulate_jobs": "per_curve"}) \
+        == resources.auto_shard_size("manegueu2020", 10**5, 200)
+
+
 def test_shard_size_auto_asks_the_resource_model_and_a_figure_may_override() -> None:
     fig = {"horizon": 10**5, "replications": 200}
     expected = resources.auto_shard_size("manegueu2020", 10**5, 200)

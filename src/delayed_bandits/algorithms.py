@@ -40,8 +40,10 @@ class Algorithm:
     reference: Runner
     # What the algorithm needs of a setting: an error message when the setting lacks it, else "".
     precondition: Callable[[Any], str] = lambda setting: ""
-    # Where the algorithm's model does not cover a setting: the reason, and the curve is not run
-    # (reported as not applicable; only figures with per-setting jobs may have such curves).
+    # Where the algorithm's model does not cover a setting (e.g. it assumes a delay law the setting
+    # does not have): the reason, else "". Unlike a failed ``precondition``, which is a config
+    # error, such a curve is not run and is reported as not applicable; only figures with
+    # ``simulate_jobs: per_setting`` may have one (``config.validate``).
     applies: Callable[[Any], str] = lambda setting: ""
 
 

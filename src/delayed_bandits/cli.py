@@ -50,13 +50,15 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check a config file against the schema")
     p.add_argument("--config", required=True)
 
-    p = sub.add_parser("simulate", help="run a shard of replications with the compiled kernel")
+    p = sub.add_parser("simulate", help="run a shard of replications with the compiled kernels")
     _figure_args(p)
     p.add_argument("--setting", required=True)
-    p.add_argument("--algorithm", required=True)
+    p.add_argument("--algorithm", required=True, nargs="+",
+                   help="one or more algorithms of the figure, run on the same realisations "
+                   "(one that does not apply to the setting is skipped)")
     p.add_argument("--reps", required=True, type=_reps, help="replications FIRST-LAST, inclusive")
     p.add_argument("--out", required=True, type=Path, help="parquet file to write")
-    p.add_argument("--events", type=Path, help="parquet file for the algorithm's side table "
+    p.add_argument("--events", type=Path, help="parquet file for the algorithms' side tables "
                    "(e.g. ODAAF's phase ends and eliminations)")
 
     p = sub.add_parser("aggregate", help="summarise shards: mean, se, quantiles per checkpoint, "
@@ -115,7 +117,7 @@ def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
     from delayed_bandits import tables as tb
     from delayed_bandits.aggregate import RATIO_COLUMNS, SUMMARY_COLUMNS
 
-    curves = [(s, a) for s in cfg.settings(fig) for a in fig["algorithms"]]
+    curves = cfg.curves(args.paper, args.figure, fig)
     out = {"summary": tb.read_summary(args.summary, SUMMARY_COLUMNS, curves)}
     if getattr(args, "ratios", None):
         out["ratios"] = tb.read_summary(args.ratios, RATIO_COLUMNS)
@@ -130,19 +132,20 @@ def _run(args: argparse.Namespace) -> None:
         print(f"{args.config}: valid")
     elif args.command == "simulate":
         from delayed_bandits import progress, provenance
-        from delayed_bandits.simulate import run_shard
+        from delayed_bandits.simulate import run_curves
 
         config = cfg.load(args.config, args.paper)
         cfg.figure(config, args.paper, args.figure)
         first, last = args.reps
-        bar = progress.Progress(f"shard {args.paper}/{args.figure}/{args.setting}/"
-                                f"{args.algorithm} rep{first}-{last}", sys.stderr)
+        curves = (f"{args.setting}/{args.algorithm[0]}" if len(args.algorithm) == 1
+                  else f"{args.setting} ({len(args.algorithm)} algorithms)")
+        bar = progress.Progress(f"shard {args.paper}/{args.figure}/{curves} rep{first}-{last}",
+                                sys.stderr)
         start = time.perf_counter()
-        frame, events = run_shard(config, args.paper, args.figure, args.setting,
-                                  args.algorithm, first, last, progress=bar)
+        frame, events = run_curves(config, args.paper, args.figure, args.setting,
+                                   args.algorithm, first, last, progress=bar)
         wall_time_s = time.perf_counter() - start
         for table in (frame, events):
-            table.insert(0, "algorithm", args.algorithm)
             table.insert(0, "setting", args.setting)
         metadata = provenance.shard_metadata(bar.done, bar.steps, wall_time_s,
                                              provenance.git_state(Path.cwd()))

@@ -18,7 +18,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from delayed_bandits.resources import auto_shard_size
-from delayed_bandits.algorithms import experiment, get
+from delayed_bandits.algorithms import Algorithm, experiment, get
 from delayed_bandits.errors import ConfigError
 
 # libyaml's loader where PyYAML was built with it: every job reads the config and the schemas, and
@@ -73,9 +73,17 @@ def validate(config: Mapping[str, Any], paper: str | None = None) -> None:
             for setting, raw in settings(fig).items():
                 where = f"papers.{name}.{figure}.settings.{setting}"
                 for algorithm in fig["algorithms"]:
-                    registry_id, merged = resolve(fig, raw, algorithm)
-                    built = experiment(name).Setting.from_config(merged, where)
-                    problem = get(name, registry_id).precondition(built)
+                    algo, built = curve(name, fig, raw, algorithm, where)
+                    reason = algo.applies(built)
+                    if reason and simulate_jobs(fig) == "per_curve":
+                        raise ConfigError(
+                            f"config key '{where}': algorithm {algorithm} does not apply "
+                            f"({reason}); papers.{name}.{figure} has simulate_jobs: per_curve, "
+                            "which runs every curve: remove the algorithm, or set "
+                            "simulate_jobs: per_setting, which skips a curve that does not apply")
+                    if reason:
+                        continue  # not run, so what it would need of the setting does not matter
+                    problem = algo.precondition(built)
                     if problem:
                         raise ConfigError(f"config key '{where}': {problem} "
                                           f"(algorithm {algorithm} of papers.{name}.{figure})")
@@ -116,8 +124,41 @@ def shard_size(config: Mapping[str, Any], paper: str, fig: Mapping[str, Any]) ->
     resource model (``resources.auto_shard_size``) for the fewest jobs of bounded length."""
     size = fig.get("shard_size", config["shard_size"])
     if size == "auto":
-        return auto_shard_size(paper, int(fig["horizon"]), int(fig["replications"]))
+        # a per-setting job runs up to every algorithm of the figure, one after another
+        per_job = len(fig["algorithms"]) if simulate_jobs(fig) == "per_setting" else 1
+        return auto_shard_size(paper, int(fig["horizon"]), int(fig["replications"]), per_job)
     return int(size)
+
+
+def simulate_jobs(fig: Mapping[str, Any]) -> str:
+    """What one simulation job of the figure runs: ``per_curve`` (one algorithm on one setting,
+    the default) or ``per_setting`` (every algorithm of the figure on one setting)."""
+    return str(fig.get("simulate_jobs", "per_curve"))
+
+
+def curve(paper: str, fig: Mapping[str, Any], setting_cfg: Mapping[str, Any], algorithm: str,
+          where: str) -> tuple[Algorithm, Any]:
+    """The registry entry and the built setting (the plug-in's ``Setting``) of one curve;
+    ``where`` is the config key that a bad setting's error names."""
+    registry_id, merged = resolve(fig, setting_cfg, algorithm)
+    return get(paper, registry_id), experiment(paper).Setting.from_config(merged, where)
+
+
+def curves(paper: str, figure: str, fig: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(setting, algorithm) of every curve of the figure that has results, settings first. In a
+    ``per_curve`` figure that is every pair (``validate`` refuses an algorithm that does not
+    apply, so nothing is built here); in a ``per_setting`` figure, the pairs whose algorithm
+    applies to the setting (``Algorithm.applies``)."""
+    all_settings = settings(fig)
+    pairs = [(s, a) for s in all_settings for a in fig["algorithms"]]
+    if simulate_jobs(fig) == "per_curve":
+        return pairs
+    kept = []
+    for s, a in pairs:
+        algo, built = curve(paper, fig, all_settings[s], a, f"papers.{paper}.{figure}.settings.{s}")
+        if not algo.applies(built):
+            kept.append((s, a))
+    return kept
 
 
 def resolve(fig: Mapping[str, Any], setting_cfg: Mapping[str, Any],

@@ -2,7 +2,8 @@
 
 Every kernel is single-threaded, and a shard runs its replications one after another, keeping
 one realisation of the environment in memory at a time. So a simulation job's run time grows
-with replications x horizon and its memory with the horizon alone.
+with replications x horizon x curves (a ``per_setting`` job runs several algorithms on each
+realisation) and its memory with the horizon alone.
 
 The rates below are measured, not guessed: the slowest simulation job of each paper in the
 paper-scale run on the development machine (2 cores, ``benchmarks/<paper>/...``), net of Python
@@ -46,29 +47,34 @@ class Request:
     runtime: int
 
 
-def _seconds(paper: str, horizon: int, replications: int) -> float:
-    """Estimated run time of ``replications`` runs of ``horizon`` rounds at the paper's rate."""
+def _seconds(paper: str, horizon: int, replications: int, curves: int) -> float:
+    """Estimated run time of ``replications`` runs of ``horizon`` rounds of each of ``curves``
+    algorithms at the paper's rate."""
     if paper not in STEPS_PER_SECOND:
         raise ConfigError(f"paper {paper!r} is not one of {', '.join(STEPS_PER_SECOND)}")
-    return replications * horizon / STEPS_PER_SECOND[paper]
+    if curves <= 0:
+        raise ConfigError(f"need a positive number of curves per job, got {curves}")
+    return replications * horizon * curves / STEPS_PER_SECOND[paper]
 
 
-def simulation(paper: str, horizon: int, replications: int) -> Request:
-    """Request of one shard: ``replications`` runs of ``horizon`` rounds of one algorithm."""
+def simulation(paper: str, horizon: int, replications: int, curves: int = 1) -> Request:
+    """Request of one shard: ``replications`` runs of ``horizon`` rounds of each of ``curves``
+    algorithms (more than one in a ``per_setting`` job)."""
     if horizon <= 0 or replications <= 0:
         raise ConfigError(f"need a positive horizon and replication count, got {horizon} and "
                           f"{replications}")
-    seconds = _seconds(paper, horizon, replications)
+    seconds = _seconds(paper, horizon, replications, curves)
     minutes = math.ceil(RUNTIME_FACTOR * seconds / 60)
     return Request(mem_mb=BASE_MB + math.ceil(horizon * BYTES_PER_ROUND / 1e6),
                    runtime=max(MIN_RUNTIME_MIN, minutes))
 
 
-def auto_shard_size(paper: str, horizon: int, replications: int) -> int:
+def auto_shard_size(paper: str, horizon: int, replications: int, curves: int = 1) -> int:
     """Replications per shard for ``shard_size: auto``: the fewest shards whose estimated run
-    time is at most ``AUTO_SHARD_SECONDS`` each, sized evenly (e.g. 200 runs that take 130 s
-    become 3 shards of 67)."""
-    n_shards = max(1, math.ceil(_seconds(paper, horizon, replications) / AUTO_SHARD_SECONDS))
+    time, for ``curves`` algorithms per job, is at most ``AUTO_SHARD_SECONDS`` each, sized evenly
+    (e.g. 200 runs that take 130 s become 3 shards of 67)."""
+    n_shards = max(1, math.ceil(_seconds(paper, horizon, replications, curves)
+                                / AUTO_SHARD_SECONDS))
     return math.ceil(replications / n_shards)
 
 

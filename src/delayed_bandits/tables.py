@@ -57,17 +57,19 @@ def _require(table: pd.DataFrame, path: str | Path, columns: Iterable[str],
 
 def read_shard(path: str | Path) -> pd.DataFrame:
     """A shard ``rep<first>-<last>.parquet``: regret at the same checkpoints for every one of the
-    replications first..last."""
+    replications first..last, of each curve (setting, algorithm) it holds (one, or several from a
+    ``per_setting`` job)."""
     table = _read(path, pd.read_parquet)
     _require(table, path, SHARD_COLUMNS, SHARD_COLUMNS)
     name = _SHARD_NAME.search(Path(path).name)
     if name:
         expected = set(range(int(name[1]), int(name[2]) + 1))
-        found = set(table.replication.tolist())
-        if found != expected:
-            raise _corrupt(path, f"holds replications {_span(found)}, its name promises "
-                                 f"{_span(expected)}")
-    per_run = table.groupby("replication").t.apply(tuple)
+        for (setting, algorithm), rows in table.groupby(["setting", "algorithm"], sort=False):
+            found = set(rows.replication.tolist())
+            if found != expected:
+                raise _corrupt(path, f"{setting}/{algorithm} holds replications {_span(found)}, "
+                                     f"its name promises {_span(expected)}")
+    per_run = table.groupby(["setting", "algorithm", "replication"]).t.apply(tuple)
     if per_run.nunique() != 1:
         raise _corrupt(path, "its replications have different checkpoints")
     return table

@@ -1,5 +1,6 @@
 # Shared helpers: the validated config, wildcard constraints, and the functions that list a
 # figure's shards and the workflow's targets. The rules are in pipeline.smk and <paper>.smk.
+import functools
 import json
 import os
 
@@ -30,9 +31,13 @@ PAPERS = list(config["papers"])
 ENV = "../../envs/delayed-bandits.yaml"
 
 
+# setting and algorithm are one path component each, so that rule simulate's paths
+# (<setting>/<algorithm>/rep...) and rule simulate_setting's (<setting>/rep...) never overlap.
 wildcard_constraints:
     paper="|".join(PAPERS),
     figure=r"[A-Za-z0-9]+",
+    setting=r"[^/]+",
+    algorithm=r"[^/]+",
     first=r"\d+",
     last=r"\d+",
 
@@ -41,14 +46,28 @@ def figure_config(paper, figure):
     return dbconfig.figure(config, paper, figure)
 
 
+@functools.cache
+def figure_curves(paper, figure):
+    """The figure's (setting, algorithm) pairs that have results (config.curves), worked out once:
+    for a per_setting figure that builds every setting to ask which algorithms apply."""
+    return dbconfig.curves(paper, figure, figure_config(paper, figure))
+
+
 def shard_files(wildcards, suffix="parquet"):
-    fig = figure_config(wildcards.paper, wildcards.figure)
+    """A figure's shards: <setting>/<algorithm>/rep<a>-<b> per curve, or, in a per_setting figure,
+    <setting>/rep<a>-<b> per setting that has a curve (one job runs all of them)."""
+    paper, figure = wildcards.paper, wildcards.figure
+    fig = figure_config(paper, figure)
+    curves = figure_curves(paper, figure)
+    if dbconfig.simulate_jobs(fig) == "per_setting":
+        jobs = list(dict.fromkeys(setting for setting, _ in curves))
+    else:
+        jobs = [f"{setting}/{algorithm}" for setting, algorithm in curves]
     return [
-        f"results/{wildcards.paper}/{wildcards.figure}/{setting}/{algorithm}/rep{a}-{b}.{suffix}"
-        for setting in dbconfig.settings(fig)
-        for algorithm in fig["algorithms"]
+        f"results/{paper}/{figure}/{job}/rep{a}-{b}.{suffix}"
+        for job in jobs
         for a, b in dbconfig.shards(
-            fig["replications"], dbconfig.shard_size(config, wildcards.paper, fig)
+            fig["replications"], dbconfig.shard_size(config, paper, fig)
         )
     ]
 
@@ -57,28 +76,44 @@ def event_files(wildcards):
     return shard_files(wildcards, "events.parquet")
 
 
+def figure_algorithms(wildcards):
+    """The --algorithm list of a per_setting job: every algorithm of the figure (the command
+    skips those that do not apply to the setting)."""
+    return " ".join(figure_config(wildcards.paper, wildcards.figure)["algorithms"])
+
+
 def simulation_spec(wildcards):
-    """Everything a shard's numbers depend on: a change reruns the shard (params trigger)."""
+    """Everything a shard's numbers depend on: a change reruns the shard (params trigger). A
+    per_setting shard (no algorithm wildcard) depends on every curve of its setting."""
     fig = figure_config(wildcards.paper, wildcards.figure)
     setting = dbconfig.settings(fig).get(wildcards.setting, {})
-    return json.dumps(
-        {
-            "seed": config["seed"],
-            "horizon": fig["horizon"],
-            "checkpoints": fig["checkpoints"],
-            "setting": dbconfig.resolve(fig, setting, wildcards.algorithm),
-            "seed_setting": dbconfig.seed_name(fig, wildcards.setting),
-        },
-        sort_keys=True,
-    )
+    spec = {
+        "seed": config["seed"],
+        "horizon": fig["horizon"],
+        "checkpoints": fig["checkpoints"],
+        "seed_setting": dbconfig.seed_name(fig, wildcards.setting),
+    }
+    if "algorithm" in wildcards.keys():
+        spec["setting"] = dbconfig.resolve(fig, setting, wildcards.algorithm)
+    else:
+        spec["curves"] = {a: dbconfig.resolve(fig, setting, a) for a in fig["algorithms"]}
+    return json.dumps(spec, sort_keys=True)
 
 
 def simulation_request(wildcards):
-    """Memory and run time of one shard, from its horizon and replication count."""
+    """Memory and run time of one shard, from its horizon, replication count and number of
+    curves (a per_setting shard runs every algorithm that applies to its setting)."""
     fig = figure_config(wildcards.paper, wildcards.figure)
     horizon = dbconfig.horizon(fig, dbconfig.settings(fig).get(wildcards.setting, {}))
     reps = int(wildcards.last) - int(wildcards.first) + 1
-    return dbresources.simulation(wildcards.paper, horizon, reps)
+    if "algorithm" in wildcards.keys():
+        curves = 1
+    else:
+        curves = sum(
+            s == wildcards.setting for s, _ in figure_curves(wildcards.paper, wildcards.figure)
+        )
+    # max: a setting where nothing applies has no job; asked for by path, its command says why
+    return dbresources.simulation(wildcards.paper, horizon, reps, max(curves, 1))
 
 
 # Every kernel and every analysis is single-threaded (numba without parallel=True), so every rule

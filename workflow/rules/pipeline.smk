@@ -4,6 +4,9 @@
 # checkpoints) and .events.parquet beside it (the algorithm's side table, e.g. ODAAF's phases), then
 # results/<paper>/<figure>/{summary.csv,summary.provenance.json,claims.json},
 # figures/<paper>-<figure>.{pdf,png}; logs/ and benchmarks/ mirror results/.
+# A figure with `simulate_jobs: per_setting` has one simulate_setting job per (setting, shard)
+# instead, running every algorithm on the same realisations (same numbers, fewer jobs), into
+# results/<paper>/<figure>/<setting>/rep<first>-<last>.parquet; the later stages are the same.
 # Every rule is single-threaded; its mem_mb and runtime are what a cluster job asks for
 # (workflow/profiles/slurm), computed from the config by delayed_bandits.resources.
 
@@ -29,6 +32,31 @@ rule simulate:
         "delayed-bandits simulate --config {params.config} --paper {wildcards.paper}"
         " --figure {wildcards.figure} --setting {wildcards.setting}"
         " --algorithm {wildcards.algorithm} --reps {wildcards.first}-{wildcards.last}"
+        " --out {output.raw} --events {output.events} > {log} 2>&1"
+
+
+rule simulate_setting:
+    output:
+        raw="results/{paper}/{figure}/{setting}/rep{first}-{last}.parquet",
+        events="results/{paper}/{figure}/{setting}/rep{first}-{last}.events.parquet",
+    params:
+        config=CONFIGFILE,
+        spec=simulation_spec,
+        algorithms=figure_algorithms,
+    threads: 1
+    resources:
+        mem_mb=lambda wc: simulation_request(wc).mem_mb,
+        runtime=lambda wc: simulation_request(wc).runtime,
+    log:
+        "logs/{paper}/{figure}/{setting}/rep{first}-{last}.log",
+    benchmark:
+        "benchmarks/{paper}/{figure}/{setting}/rep{first}-{last}.tsv"
+    conda:
+        ENV
+    shell:
+        "delayed-bandits simulate --config {params.config} --paper {wildcards.paper}"
+        " --figure {wildcards.figure} --setting {wildcards.setting}"
+        " --algorithm {params.algorithms} --reps {wildcards.first}-{wildcards.last}"
         " --out {output.raw} --events {output.events} > {log} 2>&1"
 
 
