@@ -37,11 +37,11 @@ def _across(results: Iterable[tuple[bool, str]]) -> tuple[int, int, list[str]]:
 
 
 def _claim(cid: str, statement: str, ref: str, results: Iterable[tuple[bool, str]],
-           expected: str, measured: str = "") -> Claim:
+           expected: str, measured: str = "", unit: str = "settings") -> Claim:
     """A claim over settings: it holds when it holds in every one; the note lists the others."""
     held, total, failed = _across(results)
     note = "fails in " + "; ".join(failed) if failed else ""
-    return Claim(cid, statement, ref, f"holds in {held} of {total} settings{measured}", expected,
+    return Claim(cid, statement, ref, f"holds in {held} of {total} {unit}{measured}", expected,
                  bool(total and held == total), note)
 
 
@@ -114,7 +114,8 @@ def regret(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> li
             "no-worse-than-uniform",
             "Every algorithm, where it applies, ends with no more regret than uniform play",
             "every paper's regret bound is sublinear in T; uniform play's is linear",
-            results, "no (setting, algorithm) above uniform play by > 2 SE"))
+            results, "no (setting, algorithm) above uniform play by > 2 SE",
+            unit="(setting, algorithm) pairs"))
     return claims
 
 

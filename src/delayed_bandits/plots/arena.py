@@ -73,8 +73,8 @@ def ratio_ticks(top: float) -> list[float]:
 
 
 def runs_note(board: pd.DataFrame) -> str:
-    """'100 runs', or '50-100 runs' when the curves differ."""
-    runs = board.n_runs.dropna()
+    """'100 runs', or '50-100 runs' when the curves differ (curves that do not apply have none)."""
+    runs = board.n_runs[board.applicable.astype(bool)].dropna()
     low, high = int(runs.min()), int(runs.max())
     return f"{low} runs" if low == high else f"{low}-{high} runs"
 
