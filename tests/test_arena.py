@@ -133,7 +133,8 @@ def _summary(regrets: dict[tuple[str, str], tuple[float, float]]) -> pd.DataFram
 TINY = {
     "horizon": 100, "replications": 30, "checkpoints": 1,
     "algorithms": ["d-ucb", "patient", "odaaf", "qpm-d", "uniform"],
-    "grid": {"n_arms": {"K2": 2}, "gap": {"large": 0.2}},
+    "grid": [{"key": "n_arms", "values": [2], "names": ["K2"]},
+             {"key": "gap", "values": [0.2], "names": ["large"]}],
     "settings": {
         "heavy": {"delay": {"kind": "pareto", "alpha": 0.3}, "censored": False, "window": 20,
                   "base_mean": 0.4, "alpha_tilde": 0.3},

@@ -179,18 +179,20 @@ def shards(replications: int, shard_size: int) -> list[tuple[int, int]]:
 
 def settings(fig: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The figure's settings by id. A ``sweep`` ({key, values}) repeats every listed setting once
-    per value, with ``key`` set to it, under the id ``<setting>-<index>``. A ``grid`` ({key: {name:
-    value}}) repeats it once per combination of values, under ``<setting>-<name>-<name>...``."""
+    per value, with ``key`` set to it, under the id ``<setting>-<index>``. A ``grid`` (a list of
+    {key, values, names}: a list, so that a smoke config's grid replaces the full one rather than
+    being merged into it) repeats it once per combination of values, under
+    ``<setting>-<name>-<name>...``."""
     sweep, grid = fig.get("sweep"), fig.get("grid")
     if sweep:
         return {f"{name}-{i:02d}": {**cfg, sweep["key"]: value}
                 for name, cfg in fig["settings"].items()
                 for i, value in enumerate(sweep["values"])}
     if grid:
+        axes = [list(zip(axis["names"], axis["values"])) for axis in grid]
         return {"-".join([name, *(part for part, _ in combo)]):
-                {**cfg, **{key: value for key, (_, value) in zip(grid, combo)}}
-                for name, cfg in fig["settings"].items()
-                for combo in itertools.product(*(values.items() for values in grid.values()))}
+                {**cfg, **{axis["key"]: value for axis, (_, value) in zip(grid, combo)}}
+                for name, cfg in fig["settings"].items() for combo in itertools.product(*axes)}
     return {name: dict(cfg) for name, cfg in fig["settings"].items()}
 
 

@@ -35,7 +35,9 @@ ENV = "../../envs/delayed-bandits.yaml"
 # (<setting>/<algorithm>/rep...) and rule simulate_setting's (<setting>/rep...) never overlap.
 wildcard_constraints:
     paper="|".join(PAPERS),
-    figure=r"[A-Za-z0-9]+",
+    # the configured figures only, so that figures/arena-curves.pdf (a second view of the arena's
+    # figure regret, rule arena_curves) is never taken for a figure "curves" of the rule plot
+    figure="|".join(sorted({fig for figures in config["papers"].values() for fig in figures})),
     setting=r"[^/]+",
     algorithm=r"[^/]+",
     first=r"\d+",
