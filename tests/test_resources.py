@@ -48,29 +48,31 @@ def test_auto_shard_size_is_the_fewest_even_shards_within_the_target() -> None:
 
 def test_a_job_of_several_curves_asks_for_their_time_and_one_curve_of_memory() -> None:
     one = resources.simulation("vernade2017", 10_000, 1_000)
-    three = resources.simulation("vernade2017", 10_000, 1_000, curves=3)
+    three = resources.simulation("vernade2017", 10_000, 1_000, steps=3 * 10_000)
     assert three.runtime == 34  # ceil(3 * 3 * 10^7 / 45,000 / 60)
     assert three.mem_mb == one.mem_mb  # the curves run one after another
-    with pytest.raises(ConfigError, match="positive number of curves"):
-        resources.simulation("vernade2017", 10_000, 1_000, curves=0)
+    with pytest.raises(ConfigError, match="positive number of agent-steps"):
+        resources.simulation("vernade2017", 10_000, 1_000, steps=0)
     rate = resources.STEPS_PER_SECOND["manegueu2020"]
     horizon = int(resources.AUTO_SHARD_SECONDS * rate / 200)  # 200 runs of one curve: one target
     assert resources.auto_shard_size("manegueu2020", horizon, 200) == 200
-    assert resources.auto_shard_size("manegueu2020", horizon, 200, curves=4) == 50
+    assert resources.auto_shard_size("manegueu2020", 4 * horizon, 200) == 50
 
 
-def test_shard_size_auto_counts_the_algorithms_of_a_per_setting_figure() -> None:
+def test_shard_size_auto_counts_the_curves_a_job_runs() -> None:
     fig = {"horizon": 10**5, "replications": 200, "algorithms": ["a", "b", "c"],
-           "simulate_jobs": "per_setting"}
-    assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020", fig) \
-        == resources.auto_shard_size("manegueu2020", 10**5, 200, curves=3)
-    assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020",
-                          {**fig, "simulate_jobs": "per_curve"}) \
-        == resources.auto_shard_size("manegueu2020", 10**5, 200)
+           "settings": {"long": {}, "short": {"horizon": 10**3}}}
+    steps = {"per_curve": 10**5, "per_setting": 3 * 10**5, "per_figure": 3 * (10**5 + 10**3)}
+    for kind, expected in steps.items():
+        cfg_fig = {**fig, "simulate_jobs": kind}
+        assert cfg.job_steps(cfg_fig) == expected, kind
+        assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020", cfg_fig) \
+            == resources.auto_shard_size("manegueu2020", expected, 200)
+    assert cfg.simulate_jobs(fig) == "per_figure"
 
 
 def test_shard_size_auto_asks_the_resource_model_and_a_figure_may_override() -> None:
-    fig = {"horizon": 10**5, "replications": 200}
+    fig = {"horizon": 10**5, "replications": 200, "algorithms": ["a"], "settings": {"s": {}}}
     expected = resources.auto_shard_size("manegueu2020", 10**5, 200)
     assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020", fig) == expected
     assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020", {**fig, "shard_size": 30}) == 30
@@ -85,6 +87,6 @@ def test_paper_scale_jobs_fit_short_queues(root) -> None:
     for paper, figures in config["papers"].items():
         for fig in figures.values():
             size = cfg.shard_size(config, paper, fig)
-            for setting in cfg.settings(fig).values():
-                request = resources.simulation(paper, cfg.horizon(fig, setting), size)
-                assert request.mem_mb <= 2048 and request.runtime <= 60, (paper, request)
+            horizon = max(cfg.horizon(fig, s) for s in cfg.settings(fig).values())
+            request = resources.simulation(paper, horizon, size, cfg.job_steps(fig))
+            assert request.mem_mb <= 2048 and request.runtime <= 60, (paper, request)

@@ -1,6 +1,7 @@
-"""Per-setting simulation jobs (``simulate_jobs: per_setting``): one job runs every curve of a
-setting on the same realisations and gets exactly the numbers of one job per curve; curves that
-do not apply to a setting are skipped there and refused in per-curve figures."""
+"""Simulation jobs: one job runs every curve of a figure (``simulate_jobs: per_figure``, the
+default) or of a setting (``per_setting``) on the same realisations, and gets exactly the numbers
+of one job per curve (``per_curve``); curves that do not apply to a setting are skipped there and
+refused in per-curve figures."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from delayed_bandits import algorithms
 from delayed_bandits import config as cfg
 from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.simulate import run_curves, run_shard
+from delayed_bandits.simulate import run_curves, run_job, run_shard
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = ROOT / "config" / "smoke.yaml"
@@ -57,6 +58,33 @@ def test_run_curves_equals_the_curves_run_one_by_one(paper, figure, setting, nam
     assert list(dict.fromkeys(frame.algorithm)) == names
     if paper == "pikeburke2018":
         assert set(events.algorithm) == {"odaaf", "odaaf-b", "odaaf-c2", "odaaf-c4"}
+
+
+# Thune et al.'s settings have horizons of their own, so a job's settings differ in checkpoints.
+@pytest.mark.parametrize("paper, figure", [("thune2019", "example8"), ("vernade2017", "fig1")])
+def test_a_job_of_several_settings_is_each_settings_curves(paper, figure) -> None:
+    config = _smoke()
+    fig = config["papers"][paper][figure]
+    settings = list(reversed(cfg.settings(fig)))  # the order given is the rows' order
+    frame, events = run_job(config, paper, figure, settings, fig["algorithms"], 1, 3)
+    assert list(dict.fromkeys(frame.setting)) == settings
+    for setting in settings:
+        alone, alone_events = run_curves(config, paper, figure, setting, fig["algorithms"], 1, 3)
+        rows = frame[frame.setting == setting].drop(columns="setting").reset_index(drop=True)
+        assert_frame_equal(rows, alone, check_exact=True)
+        found = events[events.setting == setting].drop(columns="setting")
+        assert_frame_equal(found.dropna(axis=1, how="all").reset_index(drop=True),
+                           alone_events.dropna(axis=1, how="all"), check_exact=True,
+                           check_dtype=False)
+
+
+def test_a_job_refuses_unknown_or_repeated_settings() -> None:
+    config = _smoke()
+    with pytest.raises(ConfigError, match=r"--setting 'thetaX' is not one of thetaH, thetaL "
+                                          r"\(papers\.vernade2017\.fig1\.settings\)"):
+        run_job(config, "vernade2017", "fig1", ["thetaH", "thetaX"], ["d-ucb"], 0, 1)
+    with pytest.raises(ConfigError, match="--setting thetaH given more than once"):
+        run_job(config, "vernade2017", "fig1", ["thetaH", "thetaH"], ["d-ucb"], 0, 1)
 
 
 def test_environment_is_drawn_once_per_distinct_setting(monkeypatch) -> None:
@@ -112,32 +140,31 @@ def test_a_curve_that_does_not_apply_is_skipped(monkeypatch) -> None:
 def test_validate_refuses_a_curve_that_does_not_apply_in_a_per_curve_figure(monkeypatch) -> None:
     reason = _not_on_low_theta(monkeypatch)
     config = _smoke()
+    cfg.validate(config)  # per_figure, the default, skips that curve
+    fig1 = config["papers"]["vernade2017"]["fig1"]
+    curves = cfg.curves("vernade2017", "fig1", fig1)
+    assert ("thetaL", "d-klucb") not in curves and ("thetaH", "d-klucb") in curves
+    assert len(curves) == 2 * len(fig1["algorithms"]) - 1
+    config["papers"]["vernade2017"]["fig1"]["simulate_jobs"] = "per_curve"
     with pytest.raises(ConfigError) as refused:
         cfg.validate(config)
     message = str(refused.value)
     for part in ("papers.vernade2017.fig1.settings.thetaL", "algorithm d-klucb does not apply",
                  reason, "simulate_jobs: per_curve", "simulate_jobs: per_setting"):
         assert part in message, message
-    for figure in ("fig1", "fig2", "fig3"):  # every figure with d-klucb on thetaL
-        config["papers"]["vernade2017"][figure]["simulate_jobs"] = "per_setting"
-    cfg.validate(config)
-    fig1 = config["papers"]["vernade2017"]["fig1"]
-    curves = cfg.curves("vernade2017", "fig1", fig1)
-    assert ("thetaL", "d-klucb") not in curves and ("thetaH", "d-klucb") in curves
-    assert len(curves) == 2 * len(fig1["algorithms"]) - 1
 
 
 def test_curves_of_a_per_curve_figure_are_every_pair() -> None:
-    fig = _smoke()["papers"]["pikeburke2018"]["fig3a"]
+    fig = {**_smoke()["papers"]["pikeburke2018"]["fig3a"], "simulate_jobs": "per_curve"}
     assert cfg.curves("pikeburke2018", "fig3a", fig) == [
         (s, a) for s in fig["settings"] for a in fig["algorithms"]]
 
 
-def test_simulate_jobs_takes_two_values() -> None:
+def test_simulate_jobs_takes_three_values() -> None:
     config = _smoke()
     config["papers"]["vernade2017"]["fig1"]["simulate_jobs"] = "per_algorithm"
     with pytest.raises(ConfigError, match=r"papers\.vernade2017\.fig1\.simulate_jobs.*"
-                                          r"per_curve.*per_setting"):
+                                          r"per_figure.*per_setting.*per_curve"):
         cfg.validate(config)
 
 
@@ -185,46 +212,58 @@ def test_a_shard_missing_one_curves_replication_is_refused(tmp_path: Path, capsy
     assert not out.exists()
 
 
-def _per_setting(work: Path, paper: str, figure: str) -> dict[str, Any]:
-    """Switch one figure of the copied smoke config to per_setting jobs."""
+def _jobs(work: Path, kinds: dict[tuple[str, str], str]) -> dict[str, Any]:
+    """Set ``simulate_jobs`` of some figures of the copied smoke config."""
     config = _smoke()
-    config["papers"][paper][figure]["simulate_jobs"] = "per_setting"
+    for (paper, figure), kind in kinds.items():
+        config["papers"][paper][figure]["simulate_jobs"] = kind
     (work / "config/smoke.yaml").write_text(yaml.safe_dump(config, allow_unicode=True,
                                                            sort_keys=False))
     return config
 
 
-def test_workflow_runs_one_job_per_setting_and_shard(tmp_path: Path) -> None:
+def test_workflow_runs_the_jobs_each_figure_asks_for(tmp_path: Path) -> None:
     work = copy_workflow(tmp_path)
-    config = _per_setting(work, "pikeburke2018", "fig3a")
-    fig = config["papers"]["pikeburke2018"]["fig3a"]
+    config = _jobs(work, {("pikeburke2018", "fig3a"): "per_setting",
+                          ("pikeburke2018", "fig3b"): "per_curve"})
     run = snakemake(work, "-n", "-p", "--cores", "1", "results/pikeburke2018/fig3a/ratios.csv",
-                    "results/pikeburke2018/fig3b/summary.csv")
+                    "results/pikeburke2018/fig3b/summary.csv",
+                    "results/pikeburke2018/appE/summary.csv")
     assert run.returncode == 0, run.stderr[-3000:]
     out = run.stdout + run.stderr
-    n_shards = len(cfg.shards(fig["replications"], config["shard_size"]))
+    figs = config["papers"]["pikeburke2018"]
+    n_shards = len(cfg.shards(figs["fig3a"]["replications"], config["shard_size"]))
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, re.M))
-    assert int(jobs["simulate_setting"]) == len(fig["settings"]) * n_shards
-    fig3b = config["papers"]["pikeburke2018"]["fig3b"]  # still one job per curve
-    assert int(jobs["simulate"]) == len(fig3b["settings"]) * len(fig3b["algorithms"]) * n_shards
+    assert int(jobs["simulate_setting"]) == len(figs["fig3a"]["settings"]) * n_shards
+    assert int(jobs["simulate"]) == (len(figs["fig3b"]["settings"])
+                                     * len(figs["fig3b"]["algorithms"]) * n_shards)
+    assert int(jobs["simulate_figure"]) == n_shards  # appE: the default, per_figure
     assert ("--setting unif50 --algorithm qpm-d odaaf odaaf-b odaaf-c2 odaaf-c4 --reps 0-2"
             " --out results/pikeburke2018/fig3a/unif50/rep0-2.parquet"
             " --events results/pikeburke2018/fig3a/unif50/rep0-2.events.parquet") in out
     assert "logs/pikeburke2018/fig3a/unif50/rep0-2.log" in out
+    appe = figs["appE"]
+    assert (f"--setting {' '.join(appe['settings'])} --algorithm {' '.join(appe['algorithms'])}"
+            " --reps 0-2 --out results/pikeburke2018/appE/rep0-2.parquet"
+            " --events results/pikeburke2018/appE/rep0-2.events.parquet") in out
+    assert "logs/pikeburke2018/appE/rep0-2.log" in out
 
 
 @pytest.mark.slow
-def test_per_setting_summary_is_the_per_curve_summary(tmp_path: Path) -> None:
-    target = "results/vernade2017/fig2/summary.csv"
-    (tmp_path / "per_curve").mkdir()
-    (tmp_path / "per_setting").mkdir()
-    per_curve = copy_workflow(tmp_path / "per_curve")
-    per_setting = copy_workflow(tmp_path / "per_setting")
-    _per_setting(per_setting, "vernade2017", "fig2")
-    for work in (per_curve, per_setting):
-        run = snakemake(work, "--cores", "2", target)
-        assert run.returncode == 0, run.stderr[-3000:]
-    assert (per_setting / target).read_bytes() == (per_curve / target).read_bytes()
-    shards = sorted(p.name for p in (per_setting / "results/vernade2017/fig2/thetaL").iterdir())
-    assert shards == ["rep0-2.events.parquet", "rep0-2.parquet", "rep3-5.events.parquet",
-                      "rep3-5.parquet"]
+@pytest.mark.parametrize("kind", ["per_setting", "per_curve"])
+def test_finer_jobs_give_the_same_summary_and_claims(tmp_path: Path, smoke_run: Path,
+                                                     kind: str) -> None:
+    work = copy_workflow(tmp_path)
+    _jobs(work, {("vernade2017", "fig2"): kind})
+    outputs = ["results/vernade2017/fig2/summary.csv", "results/vernade2017/fig2/claims.json"]
+    run = snakemake(work, "--cores", "2", *outputs)
+    assert run.returncode == 0, run.stderr[-3000:]
+    for target in outputs:
+        assert (work / target).read_bytes() == (smoke_run / target).read_bytes(), target
+    fig = _smoke()["papers"]["vernade2017"]["fig2"]
+    [setting] = fig["settings"]
+    found = sorted(p.relative_to(work / "results/vernade2017/fig2").as_posix()
+                   for p in (work / "results/vernade2017/fig2").rglob("rep*[0-9].parquet"))
+    dirs = ([f"{setting}/"] if kind == "per_setting"
+            else [f"{setting}/{a}/" for a in fig["algorithms"]])
+    assert found == sorted(f"{d}rep{r}.parquet" for d in dirs for r in ("0-2", "3-5"))

@@ -48,8 +48,9 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
     report = (smoke_run / "results/claims.md").read_text()
     assert "claims hold" in report
     assert all(f"{paper} {fig}" in report for paper, fig in FIGURES)
-    raw = pd.read_parquet(next((smoke_run / "results/vernade2017/fig2/thetaL/d-ucb").glob("*.parquet")))
-    assert {"replication", "t", "regret"} <= set(raw.columns)
+    raw = pd.read_parquet(smoke_run / "results/vernade2017/fig2/rep0-2.parquet")
+    assert list(raw.columns) == ["setting", "algorithm", "replication", "t", "regret"]
+    assert set(raw.algorithm) == set(SMOKE["papers"]["vernade2017"]["fig2"]["algorithms"])
     for kind in ("logs", "benchmarks"):
         assert (smoke_run / kind / "vernade2017/fig2/summary").with_suffix(
             ".log" if kind == "logs" else ".tsv").exists()

@@ -52,10 +52,11 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", help="run a shard of replications with the compiled kernels")
     _figure_args(p)
-    p.add_argument("--setting", required=True)
+    p.add_argument("--setting", required=True, nargs="+",
+                   help="one or more settings of the figure")
     p.add_argument("--algorithm", required=True, nargs="+",
                    help="one or more algorithms of the figure, run on the same realisations "
-                   "(one that does not apply to the setting is skipped)")
+                   "(one that does not apply to a setting is skipped there)")
     p.add_argument("--reps", required=True, type=_reps, help="replications FIRST-LAST, inclusive")
     p.add_argument("--out", required=True, type=Path, help="parquet file to write")
     p.add_argument("--events", type=Path, help="parquet file for the algorithms' side tables "
@@ -132,21 +133,18 @@ def _run(args: argparse.Namespace) -> None:
         print(f"{args.config}: valid")
     elif args.command == "simulate":
         from delayed_bandits import progress, provenance
-        from delayed_bandits.simulate import run_curves
+        from delayed_bandits.simulate import run_job
 
         config = cfg.load(args.config, args.paper)
         cfg.figure(config, args.paper, args.figure)
         first, last = args.reps
-        curves = (f"{args.setting}/{args.algorithm[0]}" if len(args.algorithm) == 1
-                  else f"{args.setting} ({len(args.algorithm)} algorithms)")
-        bar = progress.Progress(f"shard {args.paper}/{args.figure}/{curves} rep{first}-{last}",
-                                sys.stderr)
+        bar = progress.Progress(f"shard {args.paper}/{args.figure}/"
+                                f"{progress.curves(args.setting, args.algorithm)} "
+                                f"rep{first}-{last}", sys.stderr)
         start = time.perf_counter()
-        frame, events = run_curves(config, args.paper, args.figure, args.setting,
-                                   args.algorithm, first, last, progress=bar)
+        frame, events = run_job(config, args.paper, args.figure, args.setting, args.algorithm,
+                                first, last, progress=bar)
         wall_time_s = time.perf_counter() - start
-        for table in (frame, events):
-            table.insert(0, "setting", args.setting)
         metadata = provenance.shard_metadata(bar.done, bar.steps, wall_time_s,
                                              provenance.git_state(Path.cwd()))
         with atomic_path(args.out) as tmp:

@@ -80,7 +80,8 @@ def validate(config: Mapping[str, Any], paper: str | None = None) -> None:
                             f"config key '{where}': algorithm {algorithm} does not apply "
                             f"({reason}); papers.{name}.{figure} has simulate_jobs: per_curve, "
                             "which runs every curve: remove the algorithm, or set "
-                            "simulate_jobs: per_setting, which skips a curve that does not apply")
+                            "simulate_jobs: per_figure (the default) or simulate_jobs: "
+                            "per_setting, which skip a curve that does not apply")
                     if reason:
                         continue  # not run, so what it would need of the setting does not matter
                     problem = algo.precondition(built)
@@ -124,16 +125,30 @@ def shard_size(config: Mapping[str, Any], paper: str, fig: Mapping[str, Any]) ->
     resource model (``resources.auto_shard_size``) for the fewest jobs of bounded length."""
     size = fig.get("shard_size", config["shard_size"])
     if size == "auto":
-        # a per-setting job runs up to every algorithm of the figure, one after another
-        per_job = len(fig["algorithms"]) if simulate_jobs(fig) == "per_setting" else 1
-        return auto_shard_size(paper, int(fig["horizon"]), int(fig["replications"]), per_job)
+        return auto_shard_size(paper, job_steps(fig), int(fig["replications"]))
     return int(size)
 
 
+JOB_KINDS = ("per_figure", "per_setting", "per_curve")
+
+
 def simulate_jobs(fig: Mapping[str, Any]) -> str:
-    """What one simulation job of the figure runs: ``per_curve`` (one algorithm on one setting,
-    the default) or ``per_setting`` (every algorithm of the figure on one setting)."""
-    return str(fig.get("simulate_jobs", "per_curve"))
+    """What one simulation job of the figure runs (one of ``JOB_KINDS``): ``per_figure`` (every
+    curve of the figure, the default: the fewest jobs), ``per_setting`` (every algorithm on one
+    setting) or ``per_curve`` (one algorithm on one setting)."""
+    return str(fig.get("simulate_jobs", JOB_KINDS[0]))
+
+
+def job_steps(fig: Mapping[str, Any]) -> int:
+    """Agent-steps of one replication in the figure's largest simulation job: the horizons of the
+    curves it may run (every algorithm counts, whether or not it applies)."""
+    horizons = [horizon(fig, s) for s in settings(fig).values()]
+    kind, algorithms = simulate_jobs(fig), len(fig["algorithms"])
+    if kind == "per_curve":
+        return max(horizons)
+    if kind == "per_setting":
+        return max(horizons) * algorithms
+    return sum(horizons) * algorithms
 
 
 def curve(paper: str, fig: Mapping[str, Any], setting_cfg: Mapping[str, Any], algorithm: str,
@@ -147,8 +162,8 @@ def curve(paper: str, fig: Mapping[str, Any], setting_cfg: Mapping[str, Any], al
 def curves(paper: str, figure: str, fig: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(setting, algorithm) of every curve of the figure that has results, settings first. In a
     ``per_curve`` figure that is every pair (``validate`` refuses an algorithm that does not
-    apply, so nothing is built here); in a ``per_setting`` figure, the pairs whose algorithm
-    applies to the setting (``Algorithm.applies``)."""
+    apply, so nothing is built here); otherwise, the pairs whose algorithm applies to the setting
+    (``Algorithm.applies``)."""
     all_settings = settings(fig)
     pairs = [(s, a) for s in all_settings for a in fig["algorithms"]]
     if simulate_jobs(fig) == "per_curve":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable, TextIO
+from typing import Callable, Sequence, TextIO
 
 # Redraws closer together than this are skipped: faster is unreadable, and a short replication
 # would otherwise spend more time writing to the terminal than simulating.
@@ -36,6 +36,15 @@ def status(done: int, total: int, steps: int, elapsed: float) -> str:
     left = (total - done) / reps_per_s if reps_per_s > 0 else math.inf
     return (f"{done:,}/{total:,} replications, {reps_per_s:,.1f} rep/s, "
             f"{steps / elapsed:,.0f} steps/s, {_duration(left)} left")
+
+
+def curves(settings: Sequence[str], algorithms: Sequence[str]) -> str:
+    """What a shard runs, for its label: ``thetaL/d-ucb``, ``thetaL (4 algorithms)`` or
+    ``3 settings (4 algorithms)``."""
+    where = settings[0] if len(settings) == 1 else f"{len(settings)} settings"
+    if len(settings) == 1 and len(algorithms) == 1:
+        return f"{where}/{algorithms[0]}"
+    return f"{where} ({len(algorithms)} algorithm{'s' if len(algorithms) > 1 else ''})"
 
 
 def summary(label: str, replications: int, steps: int, wall_time_s: float) -> str:

@@ -2,8 +2,9 @@
 
 Every kernel is single-threaded, and a shard runs its replications one after another, keeping
 one realisation of the environment in memory at a time. So a simulation job's run time grows
-with replications x horizon x curves (a ``per_setting`` job runs several algorithms on each
-realisation) and its memory with the horizon alone.
+with replications x agent-steps per replication (the horizons of the curves it runs, one after
+another: one curve, those of a setting or those of a figure) and its memory with the largest
+horizon alone.
 
 The rates below are measured, not guessed: the slowest simulation job of each paper in the
 paper-scale run on the development machine (2 cores, ``benchmarks/<paper>/...``), net of Python
@@ -47,34 +48,35 @@ class Request:
     runtime: int
 
 
-def _seconds(paper: str, horizon: int, replications: int, curves: int) -> float:
-    """Estimated run time of ``replications`` runs of ``horizon`` rounds of each of ``curves``
-    algorithms at the paper's rate."""
+def _seconds(paper: str, steps: int, replications: int) -> float:
+    """Estimated run time of ``replications`` replications of ``steps`` agent-steps each at the
+    paper's rate."""
     if paper not in STEPS_PER_SECOND:
         raise ConfigError(f"paper {paper!r} is not one of {', '.join(STEPS_PER_SECOND)}")
-    if curves <= 0:
-        raise ConfigError(f"need a positive number of curves per job, got {curves}")
-    return replications * horizon * curves / STEPS_PER_SECOND[paper]
+    if steps <= 0:
+        raise ConfigError(f"need a positive number of agent-steps per replication, got {steps}")
+    return replications * steps / STEPS_PER_SECOND[paper]
 
 
-def simulation(paper: str, horizon: int, replications: int, curves: int = 1) -> Request:
-    """Request of one shard: ``replications`` runs of ``horizon`` rounds of each of ``curves``
-    algorithms (more than one in a ``per_setting`` job)."""
+def simulation(paper: str, horizon: int, replications: int, steps: int | None = None) -> Request:
+    """Request of one shard: ``replications`` replications of ``steps`` agent-steps each (the
+    horizons of the curves the job runs, one after another; by default one curve, ``horizon``),
+    keeping one realisation of at most ``horizon`` rounds in memory at a time."""
     if horizon <= 0 or replications <= 0:
         raise ConfigError(f"need a positive horizon and replication count, got {horizon} and "
                           f"{replications}")
-    seconds = _seconds(paper, horizon, replications, curves)
+    seconds = _seconds(paper, horizon if steps is None else steps, replications)
     minutes = math.ceil(RUNTIME_FACTOR * seconds / 60)
     return Request(mem_mb=BASE_MB + math.ceil(horizon * BYTES_PER_ROUND / 1e6),
                    runtime=max(MIN_RUNTIME_MIN, minutes))
 
 
-def auto_shard_size(paper: str, horizon: int, replications: int, curves: int = 1) -> int:
-    """Replications per shard for ``shard_size: auto``: the fewest shards whose estimated run
-    time, for ``curves`` algorithms per job, is at most ``AUTO_SHARD_SECONDS`` each, sized evenly
-    (e.g. 200 runs that take 130 s become 3 shards of 67)."""
-    n_shards = max(1, math.ceil(_seconds(paper, horizon, replications, curves)
-                                / AUTO_SHARD_SECONDS))
+def auto_shard_size(paper: str, steps: int, replications: int) -> int:
+    """Replications per shard for ``shard_size: auto``, for a job of ``steps`` agent-steps per
+    replication (``config.job_steps``): the fewest shards whose estimated run time is at most
+    ``AUTO_SHARD_SECONDS`` each, sized evenly (e.g. 200 runs that take 130 s become 3 shards of
+    67)."""
+    n_shards = max(1, math.ceil(_seconds(paper, steps, replications) / AUTO_SHARD_SECONDS))
     return math.ceil(replications / n_shards)
 
 

@@ -1,8 +1,9 @@
-"""Run a shard of replications of one (paper, figure, setting), for one algorithm or several, each
-with its kernel."""
+"""Run a shard of replications of a figure's curves (one, those of one setting, or every one),
+each with its kernel."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -36,67 +37,102 @@ def run_shard(config: Mapping[str, Any], paper: str, figure: str, setting: str, 
 def run_curves(config: Mapping[str, Any], paper: str, figure: str, setting: str,
                names: Sequence[str], first: int, last: int,
                progress: ProgressCallback | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``run_shard`` for each algorithm of ``names`` (curves of the figure) on one setting.
+    """``run_shard`` for each algorithm of ``names`` (curves of the figure) on one setting:
+    ``run_job`` on that setting alone, without its ``setting`` column."""
+    frame, events = run_job(config, paper, figure, [setting], names, first, last, progress)
+    return frame.drop(columns="setting"), events.drop(columns="setting")
 
-    Returns the regret frame (columns algorithm, replication, t, regret) and the side tables of
-    events (algorithm, replication, then the algorithms' own columns), algorithm by algorithm in
-    the order given: each algorithm's rows are exactly ``run_shard``'s. An algorithm that does not
-    apply to the setting (``Algorithm.applies``) is not run and has no rows.
+
+def run_job(config: Mapping[str, Any], paper: str, figure: str, settings: Sequence[str],
+            names: Sequence[str], first: int, last: int,
+            progress: ProgressCallback | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Replications ``first..last`` of each algorithm of ``names`` (curves of the figure) on each
+    setting of ``settings``: what one simulation job runs.
+
+    Returns the regret frame (columns setting, algorithm, replication, t, regret) and the side
+    tables of events (setting, algorithm, replication, then the algorithms' own columns), setting
+    by setting and algorithm by algorithm in the order given: each curve's rows are exactly
+    ``run_shard``'s. An algorithm that does not apply to a setting (``Algorithm.applies``) is not
+    run there and has no rows; a setting where none applies is an error.
 
     A replication draws its environment once per distinct setting config among the algorithms (a
     variant may change the setting), and every algorithm with that config runs on that draw,
-    with the replication's policy seed, as it would alone. ``progress`` counts agent-steps as
-    replications x horizon x algorithms run."""
+    with the replication's policy seed, as it would alone. ``progress`` is called after each
+    replication of every setting, with agent-steps counted as horizon x algorithms run."""
     fig = config["papers"][paper][figure]
     all_settings = cfg.settings(fig)
-    if setting not in all_settings:
-        raise ConfigError(f"--setting {setting!r} is not one of {', '.join(all_settings)} "
-                          f"(papers.{paper}.{figure}.settings)")
-    for name in names:
-        if name not in fig["algorithms"]:
-            raise ConfigError(f"--algorithm {name!r} is not one of "
-                              f"{', '.join(fig['algorithms'])} "
-                              f"(papers.{paper}.{figure}.algorithms)")
-    twice = sorted({name for name in names if list(names).count(name) > 1})
-    if twice:
-        raise ConfigError(f"--algorithm {', '.join(twice)} given more than once")
+    for what, given, allowed, key in (("--setting", settings, all_settings, "settings"),
+                                      ("--algorithm", names, fig["algorithms"], "algorithms")):
+        for name in given:
+            if name not in allowed:
+                raise ConfigError(f"{what} {name!r} is not one of {', '.join(allowed)} "
+                                  f"(papers.{paper}.{figure}.{key})")
+        twice = sorted({name for name in given if list(given).count(name) > 1})
+        if twice:
+            raise ConfigError(f"{what} {', '.join(twice)} given more than once")
     if not 0 <= first <= last < fig["replications"]:
         raise ConfigError(f"--reps {first}-{last}: need 0 <= first <= last < "
                           f"{fig['replications']} (papers.{paper}.{figure}.replications)")
-    groups, skipped = _groups(paper, fig, all_settings[setting], names,
-                              f"{paper}.{figure}.{setting}")
-    ran = [name for name in names if name not in skipped]
-    if not ran:
-        reasons = "; ".join(f"{name}: {why}" for name, why in skipped.items())
-        raise ConfigError(f"no algorithm of {', '.join(names)} applies to setting {setting} of "
-                          f"papers.{paper}.{figure} ({reasons})")
-    horizon = cfg.horizon(fig, all_settings[setting])
-    seed_setting = cfg.seed_name(fig, setting)
-    cp = environment.checkpoint_grid(horizon, int(fig["checkpoints"]))
     plugin = algorithms.experiment(paper)
-    frames: dict[str, list[pd.DataFrame]] = {name: [] for name in ran}
-    side = [pd.DataFrame({"algorithm": pd.Series([], dtype=str),
-                          "replication": pd.Series([], dtype=np.int64)})]
-    found: dict[str, list[pd.DataFrame]] = {name: [] for name in ran}
+    jobs = [_Curves.of(paper, figure, fig, all_settings, s, names) for s in settings]
+    frames: dict[tuple[str, str], list[pd.DataFrame]] = {
+        (job.setting, name): [] for job in jobs for name in job.ran}
+    found: dict[tuple[str, str], list[pd.DataFrame]] = {key: [] for key in frames}
+    steps = 0
     for r in range(first, last + 1):
-        env_seed, policy_seed = seeds.replication_seeds(config["seed"], paper, figure,
-                                                        seed_setting, r)
-        for st, members in groups:
-            env = plugin.draw_environment(env_seed, horizon, st)
-            for name, algo in members:
-                regret, _, events = algo.kernel(st, env, cp, seeds.as_int(policy_seed))
-                frames[name].append(pd.DataFrame({
-                    "algorithm": name, "replication": np.full(len(cp), r, dtype=np.int64),
-                    "t": cp, "regret": regret}))
-                if events is not None:
-                    found[name].append(events.assign(algorithm=name, replication=r))
+        for job in jobs:
+            env_seed, policy_seed = seeds.replication_seeds(config["seed"], paper, figure,
+                                                            job.seed_setting, r)
+            for st, members in job.groups:
+                env = plugin.draw_environment(env_seed, job.horizon, st)
+                for name, algo in members:
+                    regret, _, events = algo.kernel(st, env, job.checkpoints,
+                                                    seeds.as_int(policy_seed))
+                    frames[job.setting, name].append(pd.DataFrame({
+                        "setting": job.setting, "algorithm": name,
+                        "replication": np.full(len(job.checkpoints), r, dtype=np.int64),
+                        "t": job.checkpoints, "regret": regret}))
+                    if events is not None:
+                        found[job.setting, name].append(
+                            events.assign(setting=job.setting, algorithm=name, replication=r))
+            steps += job.horizon * len(job.ran)
         if progress is not None:
-            done = r - first + 1
-            progress(done, last - first + 1, done * horizon * len(ran))
-    events = pd.concat(side + [e for name in ran for e in found[name]], ignore_index=True)
-    first_columns = ["algorithm", "replication"]
-    return (pd.concat([f for name in ran for f in frames[name]], ignore_index=True),
+            progress(r - first + 1, last - first + 1, steps)
+    side = [pd.DataFrame({"setting": pd.Series([], dtype=str),
+                          "algorithm": pd.Series([], dtype=str),
+                          "replication": pd.Series([], dtype=np.int64)})]
+    events = pd.concat(side + [e for key in frames for e in found[key]], ignore_index=True)
+    first_columns = ["setting", "algorithm", "replication"]
+    return (pd.concat([f for key in frames for f in frames[key]], ignore_index=True),
             events[first_columns + [c for c in events.columns if c not in first_columns]])
+
+
+@dataclass(frozen=True)
+class _Curves:
+    """What a job runs on one setting: the algorithms that apply (``ran``), grouped by the
+    setting config they run on, with the setting's horizon, checkpoints and seed name."""
+
+    setting: str
+    ran: list[str]
+    groups: list[Group]
+    horizon: int
+    checkpoints: np.ndarray
+    seed_setting: str
+
+    @classmethod
+    def of(cls, paper: str, figure: str, fig: Mapping[str, Any],
+           all_settings: Mapping[str, Mapping[str, Any]], setting: str,
+           names: Sequence[str]) -> _Curves:
+        groups, skipped = _groups(paper, fig, all_settings[setting], names,
+                                  f"{paper}.{figure}.{setting}")
+        if len(skipped) == len(names):
+            reasons = "; ".join(f"{name}: {why}" for name, why in skipped.items())
+            raise ConfigError(f"no algorithm of {', '.join(names)} applies to setting {setting} "
+                              f"of papers.{paper}.{figure} ({reasons})")
+        horizon = cfg.horizon(fig, all_settings[setting])
+        return cls(setting, [name for name in names if name not in skipped], groups, horizon,
+                   environment.checkpoint_grid(horizon, int(fig["checkpoints"])),
+                   cfg.seed_name(fig, setting))
 
 
 def _groups(paper: str, fig: Mapping[str, Any], setting_cfg: Mapping[str, Any],

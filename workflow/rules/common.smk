@@ -31,8 +31,9 @@ PAPERS = list(config["papers"])
 ENV = "../../envs/delayed-bandits.yaml"
 
 
-# setting and algorithm are one path component each, so that rule simulate's paths
-# (<setting>/<algorithm>/rep...) and rule simulate_setting's (<setting>/rep...) never overlap.
+# setting and algorithm are one path component each, so that the paths of rules simulate
+# (<setting>/<algorithm>/rep...), simulate_setting (<setting>/rep...) and simulate_figure
+# (rep...) never overlap.
 wildcard_constraints:
     paper="|".join(PAPERS),
     # the configured figures only, so that figures/arena-curves.pdf (a second view of the arena's
@@ -51,22 +52,36 @@ def figure_config(paper, figure):
 @functools.cache
 def figure_curves(paper, figure):
     """The figure's (setting, algorithm) pairs that have results (config.curves), worked out once:
-    for a per_setting figure that builds every setting to ask which algorithms apply."""
+    unless the figure is per_curve, that builds every setting to ask which algorithms apply."""
     return dbconfig.curves(paper, figure, figure_config(paper, figure))
 
 
+def job_curves(wildcards):
+    """The curves one simulation job runs: every curve of the figure, those of the setting
+    wildcard (simulate_setting), or the one of the setting and algorithm wildcards (simulate)."""
+    curves = figure_curves(wildcards.paper, wildcards.figure)
+    if "setting" in wildcards.keys():
+        curves = [(s, a) for s, a in curves if s == wildcards.setting]
+    if "algorithm" in wildcards.keys():
+        curves = [(s, a) for s, a in curves if a == wildcards.algorithm]
+    return curves
+
+
 def shard_files(wildcards, suffix="parquet"):
-    """A figure's shards: <setting>/<algorithm>/rep<a>-<b> per curve, or, in a per_setting figure,
-    <setting>/rep<a>-<b> per setting that has a curve (one job runs all of them)."""
+    """A figure's shards: rep<a>-<b> (per_figure, the default), <setting>/rep<a>-<b> per setting
+    that has a curve (per_setting), or <setting>/<algorithm>/rep<a>-<b> per curve (per_curve)."""
     paper, figure = wildcards.paper, wildcards.figure
     fig = figure_config(paper, figure)
     curves = figure_curves(paper, figure)
-    if dbconfig.simulate_jobs(fig) == "per_setting":
-        jobs = list(dict.fromkeys(setting for setting, _ in curves))
+    kind = dbconfig.simulate_jobs(fig)
+    if kind == "per_figure":
+        jobs = [""]
+    elif kind == "per_setting":
+        jobs = [f"{setting}/" for setting in dict.fromkeys(setting for setting, _ in curves)]
     else:
-        jobs = [f"{setting}/{algorithm}" for setting, algorithm in curves]
+        jobs = [f"{setting}/{algorithm}/" for setting, algorithm in curves]
     return [
-        f"results/{paper}/{figure}/{job}/rep{a}-{b}.{suffix}"
+        f"results/{paper}/{figure}/{job}rep{a}-{b}.{suffix}"
         for job in jobs
         for a, b in dbconfig.shards(
             fig["replications"], dbconfig.shard_size(config, paper, fig)
@@ -79,43 +94,56 @@ def event_files(wildcards):
 
 
 def figure_algorithms(wildcards):
-    """The --algorithm list of a per_setting job: every algorithm of the figure (the command
-    skips those that do not apply to the setting)."""
+    """The --algorithm list of a per_figure or per_setting job: every algorithm of the figure
+    (the command skips one where it does not apply)."""
     return " ".join(figure_config(wildcards.paper, wildcards.figure)["algorithms"])
 
 
+def figure_settings(wildcards):
+    """The --setting list of a per_figure job: every setting where a curve applies."""
+    curves = figure_curves(wildcards.paper, wildcards.figure)
+    return " ".join(dict.fromkeys(setting for setting, _ in curves))
+
+
 def simulation_spec(wildcards):
-    """Everything a shard's numbers depend on: a change reruns the shard (params trigger). A
-    per_setting shard (no algorithm wildcard) depends on every curve of its setting."""
+    """Everything a shard's numbers depend on: a change reruns the shard (params trigger). A job
+    that runs several curves depends on every curve the figure has where it runs."""
     fig = figure_config(wildcards.paper, wildcards.figure)
-    setting = dbconfig.settings(fig).get(wildcards.setting, {})
+    all_settings = dbconfig.settings(fig)
+    settings = (
+        [wildcards.setting]
+        if "setting" in wildcards.keys()
+        else list(dict.fromkeys(s for s, _ in figure_curves(wildcards.paper, wildcards.figure)))
+    )
+    algorithms = (
+        [wildcards.algorithm] if "algorithm" in wildcards.keys() else fig["algorithms"]
+    )
     spec = {
         "seed": config["seed"],
         "horizon": fig["horizon"],
         "checkpoints": fig["checkpoints"],
-        "seed_setting": dbconfig.seed_name(fig, wildcards.setting),
+        "curves": {
+            s: {
+                "seed_setting": dbconfig.seed_name(fig, s),
+                **{a: dbconfig.resolve(fig, all_settings.get(s, {}), a) for a in algorithms},
+            }
+            for s in settings
+        },
     }
-    if "algorithm" in wildcards.keys():
-        spec["setting"] = dbconfig.resolve(fig, setting, wildcards.algorithm)
-    else:
-        spec["curves"] = {a: dbconfig.resolve(fig, setting, a) for a in fig["algorithms"]}
     return json.dumps(spec, sort_keys=True)
 
 
 def simulation_request(wildcards):
-    """Memory and run time of one shard, from its horizon, replication count and number of
-    curves (a per_setting shard runs every algorithm that applies to its setting)."""
+    """Memory and run time of one shard, from its replication count and the horizons of the
+    curves it runs, one after another (config.job_steps counts them the same way)."""
     fig = figure_config(wildcards.paper, wildcards.figure)
-    horizon = dbconfig.horizon(fig, dbconfig.settings(fig).get(wildcards.setting, {}))
+    all_settings = dbconfig.settings(fig)
+    horizons = [dbconfig.horizon(fig, all_settings[s]) for s, _ in job_curves(wildcards)]
     reps = int(wildcards.last) - int(wildcards.first) + 1
-    if "algorithm" in wildcards.keys():
-        curves = 1
-    else:
-        curves = sum(
-            s == wildcards.setting for s, _ in figure_curves(wildcards.paper, wildcards.figure)
-        )
-    # max: a setting where nothing applies has no job; asked for by path, its command says why
-    return dbresources.simulation(wildcards.paper, horizon, reps, max(curves, 1))
+    # a job with no curve (asked for by path) has no request of its own: its command says why
+    if not horizons:
+        return dbresources.simulation(wildcards.paper, fig["horizon"], reps)
+    return dbresources.simulation(wildcards.paper, max(horizons), reps, sum(horizons))
 
 
 # Every kernel and every analysis is single-threaded (numba without parallel=True), so every rule

@@ -1,12 +1,14 @@
 # The stages every figure goes through, for every paper:
 #   simulate (one job per shard of replications) -> summarise -> claims and plot -> gather_claims.
-# Paths: results/<paper>/<figure>/<setting>/<algorithm>/rep<first>-<last>.parquet (regret at the
-# checkpoints) and .events.parquet beside it (the algorithm's side table, e.g. ODAAF's phases), then
+# Paths: results/<paper>/<figure>/rep<first>-<last>.parquet (regret at the checkpoints of every
+# curve of the figure: each algorithm on each setting, on the same realisations) and
+# .events.parquet beside it (the algorithms' side tables, e.g. ODAAF's phases), then
 # results/<paper>/<figure>/{summary.csv,summary.provenance.json,claims.json},
 # figures/<paper>-<figure>.{pdf,png}; logs/ and benchmarks/ mirror results/.
-# A figure with `simulate_jobs: per_setting` has one simulate_setting job per (setting, shard)
-# instead, running every algorithm on the same realisations (same numbers, fewer jobs), into
-# results/<paper>/<figure>/<setting>/rep<first>-<last>.parquet; the later stages are the same.
+# A figure's `simulate_jobs` may split its shards further (the same numbers, more jobs):
+# per_setting, one simulate_setting job per (setting, shard), into
+# results/<paper>/<figure>/<setting>/rep<first>-<last>.parquet; per_curve, one simulate job per
+# (setting, algorithm, shard), into results/<paper>/<figure>/<setting>/<algorithm>/rep....
 # Every rule is single-threaded; its mem_mb and runtime are what a cluster job asks for
 # (workflow/profiles/slurm), computed from the config by delayed_bandits.resources.
 
@@ -56,6 +58,32 @@ rule simulate_setting:
     shell:
         "delayed-bandits simulate --config {params.config} --paper {wildcards.paper}"
         " --figure {wildcards.figure} --setting {wildcards.setting}"
+        " --algorithm {params.algorithms} --reps {wildcards.first}-{wildcards.last}"
+        " --out {output.raw} --events {output.events} > {log} 2>&1"
+
+
+rule simulate_figure:
+    output:
+        raw="results/{paper}/{figure}/rep{first}-{last}.parquet",
+        events="results/{paper}/{figure}/rep{first}-{last}.events.parquet",
+    params:
+        config=CONFIGFILE,
+        spec=simulation_spec,
+        settings=figure_settings,
+        algorithms=figure_algorithms,
+    threads: 1
+    resources:
+        mem_mb=lambda wc: simulation_request(wc).mem_mb,
+        runtime=lambda wc: simulation_request(wc).runtime,
+    log:
+        "logs/{paper}/{figure}/rep{first}-{last}.log",
+    benchmark:
+        "benchmarks/{paper}/{figure}/rep{first}-{last}.tsv"
+    conda:
+        ENV
+    shell:
+        "delayed-bandits simulate --config {params.config} --paper {wildcards.paper}"
+        " --figure {wildcards.figure} --setting {params.settings}"
         " --algorithm {params.algorithms} --reps {wildcards.first}-{wildcards.last}"
         " --out {output.raw} --events {output.events} > {log} 2>&1"
 
