@@ -121,14 +121,19 @@ log "cluster run (timeout ${TIMEOUT}s)"
     --seconds-between-status-checks 2 --configfile config/smoke.yaml >run.log 2>&1) \
     || { tail -50 "$WORK/slurm/run.log"; exit 1; }
 
-# Every job of the cluster run must have gone through sbatch, not run on the submitting node:
-# as many submissions as the local run had jobs with a command ('all' has none).
+# Every job of the cluster run must have gone through sbatch, not run on the submitting node (a
+# job run there is logged as 'localrule'; 'all' has no command): one submission per figure (the
+# profile groups each figure's jobs) and one for gather_claims.
 submitted="$(grep -c 'has been submitted with SLURM jobid' "$WORK/slurm/run.log" || true)"
+figures="$(find "$WORK/local/results" -name claims.json | wc -l)"
+on_submitter="$(grep -E '^localrule ' "$WORK/slurm/run.log" | grep -vc '^localrule all:' || true)"
 local_jobs="$(grep -E 'Finished jobid: [0-9]+ \(Rule: ' "$WORK/local/run.log" \
     | grep -vc '(Rule: all)' || true)"
-log "cluster: $submitted jobs submitted to SLURM; local: $local_jobs jobs with a command"
-if [[ $submitted -ne $local_jobs || $submitted -eq 0 ]]; then
-    echo "slurm_smoke.sh: $submitted jobs went to SLURM, expected $local_jobs" >&2
+log "cluster: $submitted submissions to SLURM for $figures figures, $on_submitter jobs on the" \
+    "submitting node; local: $local_jobs jobs with a command"
+if [[ $submitted -ne $((figures + 1)) || $figures -eq 0 || $on_submitter -ne 0 ]]; then
+    echo "slurm_smoke.sh: $submitted submissions to SLURM, expected $((figures + 1))," \
+        "and $on_submitter jobs on the submitting node, expected 0" >&2
     exit 1
 fi
 # Summaries, ratios, claims and figures byte for byte; shards by their values (their metadata
