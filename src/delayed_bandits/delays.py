@@ -15,9 +15,17 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Protocol, Sequence
 
 import numpy as np
-from scipy import special
 
 from delayed_bandits.errors import ConfigError
+
+
+def _special():
+    """``scipy.special``, imported when first needed: most jobs never need it, and its import
+    costs about 0.3 s."""
+    from scipy import special
+
+    return special
+
 
 # Draws beyond this are clipped so that heavy tails (Pareto with alpha <= 1) fit an int64; a delay
 # this long is never observed within any horizon we simulate.
@@ -168,7 +176,7 @@ class Poisson:
     def cdf(self, d: np.ndarray | int) -> np.ndarray:
         d = np.floor(np.asarray(d, dtype=float))
         # pdtr(k, rate) = P(Poisson(rate) <= k); scipy.stats would cost ~0.7 s of import per job
-        return np.where(d < 0, 0.0, special.pdtr(np.maximum(d, 0.0), self.rate))
+        return np.where(d < 0, 0.0, _special().pdtr(np.maximum(d, 0.0), self.rate))
 
     @property
     def mean(self) -> float:
@@ -190,7 +198,7 @@ class HalfNormal(_NumericMoments):
 
     def cdf(self, d: np.ndarray | int) -> np.ndarray:
         d = np.floor(np.asarray(d, dtype=float))
-        return np.where(d < 0, 0.0, special.erf((d + 1) / (self.sigma * math.sqrt(2.0))))
+        return np.where(d < 0, 0.0, _special().erf((d + 1) / (self.sigma * math.sqrt(2.0))))
 
     def _upper(self) -> int:
         return int(math.ceil(12 * self.sigma)) + 1
@@ -216,13 +224,13 @@ class Pareto:
 
     @property
     def mean(self) -> float:
-        return float(special.zeta(self.alpha)) if self.alpha > 1 else math.inf
+        return float(_special().zeta(self.alpha)) if self.alpha > 1 else math.inf
 
     @property
     def variance(self) -> float:
         if self.alpha <= 2:
             return math.inf
-        second = 2 * float(special.zeta(self.alpha - 1)) - float(special.zeta(self.alpha))
+        second = 2 * float(_special().zeta(self.alpha - 1)) - float(_special().zeta(self.alpha))
         return second - self.mean**2
 
 
@@ -250,14 +258,14 @@ class ScaledPareto:
     @property
     def mean(self) -> float:
         return math.inf if self.alpha <= 1 else float(
-            self.c * 2.0 ** (-self.alpha) + self.c * (special.zeta(self.alpha) - 1.0))
+            self.c * 2.0 ** (-self.alpha) + self.c * (_special().zeta(self.alpha) - 1.0))
 
     @property
     def variance(self) -> float:
         if self.alpha <= 2:
             return math.inf
         second = self.c * 2.0 ** (-self.alpha) + self.c * (
-            2 * float(special.zeta(self.alpha - 1)) - float(special.zeta(self.alpha)) - 1.0)
+            2 * float(_special().zeta(self.alpha - 1)) - float(_special().zeta(self.alpha)) - 1.0)
         return second - self.mean**2
 
 

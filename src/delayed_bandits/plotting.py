@@ -13,11 +13,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
 
 from delayed_bandits import algorithms, config, delays  # noqa: E402
 from delayed_bandits.errors import ConfigError  # noqa: E402
 from delayed_bandits.outputs import atomic_path  # noqa: E402
+from delayed_bandits.style import apply_theme, palette  # noqa: E402
 
 
 def _describe_setting(scfg: Mapping[str, Any]) -> str:
@@ -60,7 +60,7 @@ def plot_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
                 fig_cfg: Mapping[str, Any], outputs: list[Path], kind: str | None = None) -> None:
     """Draw the figure as ``kind`` (default: the figure's own ``kind``, else regret against
     time) and save it to every path of ``outputs``."""
-    sns.set_theme(style="whitegrid", context="paper")
+    apply_theme()
     draw = view(paper, kind or fig_cfg.get("kind", GENERIC))
     save(draw(tables, paper, figure, fig_cfg), outputs)
 
@@ -84,7 +84,7 @@ def regret_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
     settings = list(all_settings)
     fig, axes = plt.subplots(1, len(settings), figsize=(max(5.2 * len(settings), 8.0), 4.2),
                              squeeze=False)
-    palette = dict(zip(fig_cfg["algorithms"], sns.color_palette("tab10", len(fig_cfg["algorithms"]))))
+    colours = dict(zip(fig_cfg["algorithms"], palette("tab10", len(fig_cfg["algorithms"]))))
     for ax, name in zip(axes[0], settings):
         scfg = all_settings[name]
         for alg in fig_cfg["algorithms"]:
@@ -92,9 +92,9 @@ def regret_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
             if rows.empty:
                 continue
             label = config.label(paper, fig_cfg, alg)
-            ax.plot(rows.t, rows["mean"], color=palette[alg], label=label)
+            ax.plot(rows.t, rows["mean"], color=colours[alg], label=label)
             ax.fill_between(rows.t, rows["mean"] - 2 * rows.se, rows["mean"] + 2 * rows.se,
-                            color=palette[alg], alpha=0.2, linewidth=0)
+                            color=colours[alg], alpha=0.2, linewidth=0)
         t = np.linspace(1, fig_cfg["horizon"], 400)
         lines = getattr(algorithms.experiment(paper), "reference_lines", lambda f, c: [])
         for (label, c), style in zip(lines(figure, scfg), ("--", ":")):

@@ -10,13 +10,13 @@ from typing import Any, Mapping
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
 from matplotlib.collections import QuadMesh
 from matplotlib.colors import Colormap, LogNorm
 from matplotlib.lines import Line2D
 from matplotlib.ticker import EngFormatter, FixedLocator, NullLocator
 
 from delayed_bandits import leaderboard
+from delayed_bandits.style import palette
 
 ANONYMOUS = "anonymous aggregate"  # the leaderboard's feedback value marked with MARK
 MARK = "†"
@@ -138,7 +138,8 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> plt.Figure:
     arms, gaps = problems(board)
     top = max(float(board.ratio.max()), 2.0)  # a board of ties still gets a scale to 2
     norm = LogNorm(vmin=1.0, vmax=top)
-    cmap = sns.color_palette("rocket_r", as_cmap=True).with_extremes(bad=NA_GREY)
+    import seaborn  # only here, for its "rocket" colormap: the import costs ~1.8 s
+    cmap = seaborn.color_palette("rocket_r", as_cmap=True).with_extremes(bad=NA_GREY)
 
     width = len(gaps) * (0.55 * len(regimes) + 0.4) + 3.4
     fig = plt.figure(figsize=(width, len(arms) * (0.27 * len(labels) + 2.3) + 1.6))
@@ -165,7 +166,7 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> plt.Figure:
 
 def curve_styles(board: pd.DataFrame) -> dict[str, tuple[Any, str]]:
     """(colour, line style) per algorithm: ten colours, then the same with dashes and dots."""
-    colours = sns.color_palette("tab10", 10)
+    colours = palette("tab10", 10)
     return {alg: (colours[i % 10], ("-", "--", ":")[i // 10 % 3])
             for i, alg in enumerate(algorithm_labels(board))}
 

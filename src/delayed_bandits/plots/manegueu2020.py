@@ -7,9 +7,9 @@ from typing import Any, Mapping
 
 import matplotlib.pyplot as plt
 import pandas as pd
-import seaborn as sns
 
 from delayed_bandits import config
+from delayed_bandits.style import palette
 
 
 def sweep_table(summary: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> pd.DataFrame:
@@ -28,7 +28,7 @@ def sweep_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
     table = sweep_table(tables["summary"], fig_cfg)
     xlabel = {"alpha_tilde": "tail parameter α̃ of Patient Bandits", "gap": "gap Δ"}
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    for colour, (base, rows) in zip(sns.color_palette("viridis", table.base.nunique()),
+    for colour, (base, rows) in zip(palette("viridis", table.base.nunique()),
                                     table.groupby("base", sort=False)):
         ax.errorbar(rows.x, rows["mean"], yerr=2 * rows.se, marker="o", ms=3, capsize=2,
                     color=colour, label=fig_cfg["settings"][base].get("label", base))

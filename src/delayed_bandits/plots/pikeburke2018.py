@@ -8,10 +8,10 @@ from typing import Any, Mapping
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
 
 from delayed_bandits import algorithms, config
 from delayed_bandits.experiments.pikeburke2018 import Setting, coefficient_band
+from delayed_bandits.style import palette
 
 
 def ratio_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
@@ -22,7 +22,7 @@ def ratio_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
     Right: the regrets themselves, drawn the same way."""
     ratios, summary = tables["ratios"], tables["summary"]
     settings = list(fig_cfg["settings"])
-    colours = dict(zip(settings, sns.color_palette("tab10", len(settings))))
+    colours = dict(zip(settings, palette("tab10", len(settings))))
     styles = {"odaaf": "-", "odaaf-b": ":", "odaaf-v": ":", "qpm-d": "--"}
     band = coefficient_band(fig_cfg)
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 6.4))
@@ -68,7 +68,7 @@ def delay_sweep_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: s
     """Mean regret at T (±2 SE) against E[tau], with a least-squares line per algorithm."""
     at_t = at_horizon(tables["summary"], fig_cfg)
     fig, ax = plt.subplots(figsize=(7, 4.4))
-    for colour, (alg, rows) in zip(sns.color_palette("tab10"), at_t.groupby("algorithm")):
+    for colour, (alg, rows) in zip(palette("tab10", 10), at_t.groupby("algorithm")):
         rows = rows.sort_values("mean_delay")
         ax.errorbar(rows.mean_delay, rows["mean"], yerr=2 * rows.se, fmt="o", color=colour,
                     label=algorithms.get(paper, alg).label, capsize=3)

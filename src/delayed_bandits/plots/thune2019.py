@@ -10,12 +10,12 @@ from typing import Any, Mapping
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
 
 from delayed_bandits import algorithms
 from delayed_bandits import skipper_bounds as sb
 from delayed_bandits.experiments.thune2019 import Setting
 from delayed_bandits.policies import thune2019 as p19
+from delayed_bandits.style import palette
 
 
 @dataclass(frozen=True)
@@ -98,8 +98,7 @@ def example8_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
     points = grid(fig_cfg)
     horizons = np.array([p.horizon for p in points])
     upper = upper_half(horizons)
-    colours = dict(zip(fig_cfg["algorithms"], sns.color_palette("tab10",
-                                                                len(fig_cfg["algorithms"]))))
+    colours = dict(zip(fig_cfg["algorithms"], palette("tab10", len(fig_cfg["algorithms"]))))
     fig, (left, middle, right) = plt.subplots(1, 3, figsize=(16, 4.8))
 
     table = bounds(points)
