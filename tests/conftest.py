@@ -37,6 +37,14 @@ def snakemake(work: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
                           cwd=work, env=SNAKEMAKE_ENV, capture_output=True, text=True, **kwargs)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under ``pytest -n N --dist loadgroup`` (``make test``), the tests that read the smoke run
+    go to one worker, so that it runs once; the other workers take the rest."""
+    for item in items:
+        if "smoke_run" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("smoke_run"))
+
+
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory) -> Path:
     """The smoke config through the whole workflow, uninterrupted, on two cores."""
