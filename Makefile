@@ -16,8 +16,8 @@ $(VENV)/.installed: envs/requirements.txt pyproject.toml
 figures: setup  ## regenerate every figure at paper scale, with its claims
 	snakemake --profile workflow/profiles/default --cores 8
 
-test: setup  ## the test suite, one worker per core (the tests of the shared smoke run on one)
-	pytest -q -n auto --dist loadgroup
+test: setup  ## the test suite, one worker per core, each taking whole test files
+	pytest -q -n auto --dist loadfile
 
 test-cluster: setup  ## the smoke workflow on a single-node SLURM cluster set up here (root, Debian)
 	tests/cluster/slurm_smoke.sh

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -37,18 +38,21 @@ def snakemake(work: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
                           cwd=work, env=SNAKEMAKE_ENV, capture_output=True, text=True, **kwargs)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under ``pytest -n N --dist loadgroup`` (``make test``), the tests that read the smoke run
-    go to one worker, so that it runs once; the other workers take the rest."""
-    for item in items:
-        if "smoke_run" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("smoke_run"))
-
-
 @pytest.fixture(scope="session")
 def smoke_run(tmp_path_factory) -> Path:
-    """The smoke config through the whole workflow, uninterrupted, on two cores."""
-    work = copy_workflow(tmp_path_factory.mktemp("workflow"))
-    run = snakemake(work, "--cores", "2")
-    assert run.returncode == 0, run.stderr[-3000:]
+    """The smoke config through the whole workflow, uninterrupted, on two cores: once per test
+    session, shared by the workers of ``pytest -n N`` (``make test``): the first worker to need it
+    runs it while the others wait on a lock."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the session's directory, above each worker's own
+    work, done = shared / "smoke-workflow", shared / "smoke-workflow.done"
+    with open(shared / "smoke-workflow.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(work, ignore_errors=True)  # a failed attempt of another worker
+            work.mkdir()
+            run = snakemake(copy_workflow(work), "--cores", "2")
+            assert run.returncode == 0, run.stderr[-3000:]
+            done.touch()
     return work

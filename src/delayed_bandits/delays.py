@@ -21,7 +21,7 @@ from delayed_bandits.errors import ConfigError
 
 def _special():
     """``scipy.special``, imported when first needed: most jobs never need it, and its import
-    costs about 0.3 s."""
+    costs about 0.2 s."""
     from scipy import special
 
     return special
