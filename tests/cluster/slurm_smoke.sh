@@ -5,7 +5,8 @@
 # holds the same values).
 #
 # Needs root and Debian (it installs slurm-wlm and munge when missing). Run it as `make test-cluster`
-# (CI runs it after `make test`). The daemons it starts are stopped on exit, by process id.
+# (CI runs it after `make test`). The daemons it starts are stopped on exit, by process id, and
+# the config it wrote is removed.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -15,6 +16,7 @@ WORK="$(mktemp -d /tmp/slurm-smoke.XXXXXX)"
 CONF=/etc/slurm/slurm.conf
 MARK="# written by delayed-bandits tests/cluster/slurm_smoke.sh"
 PIDS=()
+WROTE_CONF=""
 
 log() { printf '[slurm-smoke %(%H:%M:%S)T] %s\n' -1 "$*"; }
 
@@ -25,6 +27,9 @@ cleanup() {
         for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
         kill -9 "$pid" 2>/dev/null || true
     done
+    # With the config left behind, every later Snakemake start on this machine would wait ~9 s:
+    # the SLURM plugin asks `scontrol show config`, which retries the stopped controller.
+    if [[ -n $WROTE_CONF ]]; then rm -f "$CONF"; fi
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -56,6 +61,7 @@ HOST="$(hostname -s)"
 STATE=/var/spool/delayed-bandits-slurm
 rm -rf "$STATE"
 mkdir -p /etc/slurm "$STATE/ctld" "$STATE/d" "$STATE/log" /run/munge
+WROTE_CONF=1
 cat >"$CONF" <<EOF
 $MARK
 ClusterName=smoke
