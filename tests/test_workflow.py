@@ -56,6 +56,7 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
             ".log" if kind == "logs" else ".tsv").exists()
 
 
+@pytest.mark.slow
 def test_pikeburke_band_and_reimplementation_curves(smoke_run: Path) -> None:
     """ODAAF's delay-coefficient band and the odaaf-v-reimpl curve reach ratios.csv and the
     claims; variants add no per-curve paper claims of their own."""
