@@ -6,20 +6,21 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 .PHONY: setup figures test test-cluster bench report
 setup: $(VENV)/.installed
 
-# --no-compile: Python compiles what it imports on first use; compiling every file of every package
-# up front took 30 of the 48 s of installing.
+# pip byte-compiles the packages, most of setup's time; keep it: where PYTHONDONTWRITEBYTECODE is
+# set (as on the development machine) nothing else would, and every job would compile its imports.
 $(VENV)/.installed: envs/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet --no-compile -r envs/requirements.txt
+	$(VENV)/bin/pip install --quiet -r envs/requirements.txt
 	$(VENV)/bin/pip install --quiet --no-deps -e .
 	touch $@
 
 figures: setup  ## regenerate every figure at paper scale, with its claims
 	snakemake --profile workflow/profiles/default --cores 8
 
-test: setup  ## the test suite, one worker per core, each taking whole test files
-	pytest -q -n auto --dist loadfile
+# -n logical: one worker per logical CPU (-n auto counts physical cores where psutil is installed)
+test: setup  ## the test suite, one worker per CPU, each taking whole test files
+	pytest -q -n logical --dist loadfile
 
 test-cluster: setup  ## the smoke workflow on a single-node SLURM cluster set up here (root, Debian)
 	tests/cluster/slurm_smoke.sh

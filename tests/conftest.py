@@ -46,13 +46,17 @@ def smoke_run(tmp_path_factory) -> Path:
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         shared = shared.parent  # the session's directory, above each worker's own
-    work, done = shared / "smoke-workflow", shared / "smoke-workflow.done"
-    with open(shared / "smoke-workflow.lock", "w") as lock:
+    work = shared / "smoke-workflow"
+    done, failed = work.with_suffix(".done"), work.with_suffix(".failed")
+    with open(work.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        if failed.exists():  # another worker's attempt: the same run would fail the same way
+            pytest.fail(f"the smoke run failed:\n{failed.read_text()}")
         if not done.exists():
-            shutil.rmtree(work, ignore_errors=True)  # a failed attempt of another worker
             work.mkdir()
             run = snakemake(copy_workflow(work), "--cores", "2")
-            assert run.returncode == 0, run.stderr[-3000:]
+            if run.returncode != 0:
+                failed.write_text(run.stderr[-3000:])
+                pytest.fail(f"the smoke run failed:\n{run.stderr[-3000:]}")
             done.touch()
     return work

@@ -34,3 +34,8 @@ def test_palette_is_seaborns(name, n):
     ours = palette(name, n)
     assert len(ours) == n
     assert np.array_equal(np.array(ours), np.array(seaborn.color_palette(name, n)))
+
+
+def test_palette_refuses_a_qualitative_map_it_does_not_know():
+    with pytest.raises(ValueError, match="'Set1'.*tab10"):
+        palette("Set1", 3)

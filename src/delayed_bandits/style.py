@@ -18,7 +18,7 @@ from cycler import cycler
 DEEP = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3",
         "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD"]
 
-PAPER_SCALE = 0.8  # seaborn's "paper" context: the "notebook" sizes below times 0.8
+PAPER_SCALE = 0.8  # seaborn's "paper" context scales its base ("notebook") sizes by 0.8
 
 THEME: dict[str, Any] = {
     # style "whitegrid"
@@ -75,6 +75,10 @@ def palette(name: str, n: int) -> list[tuple[float, float, float]]:
     """``n`` RGB colours of the matplotlib colormap ``name``: a qualitative map's colours in order
     (repeated past its size), a continuous map sampled at ``n`` evenly spaced interior points."""
     cmap = mpl.colormaps[name]
+    if name not in QUALITATIVE and cmap.N < 256:
+        # seaborn takes a listed map's own colours; sampling one as continuous would differ
+        raise ValueError(f"palette {name!r}: a qualitative colormap not in QUALITATIVE "
+                         f"({', '.join(QUALITATIVE)}); add it there with its size")
     if name in QUALITATIVE:
         size = QUALITATIVE[name]
         colours = cmap(np.linspace(0, 1, size))[:, :3]
