@@ -91,6 +91,8 @@ def test_report_builds(smoke_run: Path) -> None:
     html = (smoke_run / "report.html").read_text()
     assert len(html) > 10_000
     assert "summary.provenance.json" in html  # every summary's sidecar is in the report
+    # each figure's caption says what its kind plots: not a ±2 SE band for every figure
+    assert "percentile-bootstrap band" in html and "No regret is plotted" in html
 
 
 @pytest.mark.slow

@@ -16,6 +16,7 @@ import pandas as pd  # noqa: E402
 
 from delayed_bandits import algorithms, config, delays  # noqa: E402
 from delayed_bandits.errors import ConfigError  # noqa: E402
+from delayed_bandits.kinds import GENERIC  # noqa: E402
 from delayed_bandits.outputs import atomic_path  # noqa: E402
 from delayed_bandits.style import apply_theme, palette  # noqa: E402
 
@@ -27,9 +28,6 @@ def _describe_setting(scfg: Mapping[str, Any]) -> str:
         parts.append(f"m = {scfg['window']}")
     return ", ".join(parts)
 
-
-GENERIC = "regret"
-"""The kind every paper can draw: mean pseudo-regret against time, one panel per setting."""
 
 View = Callable[[Mapping[str, pd.DataFrame], str, str, Mapping[str, Any]], plt.Figure]
 

@@ -1,7 +1,8 @@
 # The arena (issue 13): every algorithm of the five papers under every delay regime. `snakemake
-# arena` makes it alone. Figure `regret` goes through the common stages with one simulate job per
-# (setting, shard) running all algorithms (simulate_jobs: per_setting); its summary also gives the
-# curves view and the leaderboard. The experiment is in config/config.yaml under papers.arena.
+# arena` makes it alone. Figure `regret` goes through the common stages, each simulate job running
+# every setting and algorithm for a shard of replications (simulate_jobs: per_figure, the default);
+# its summary also gives the curves view and the leaderboard. The experiment is in
+# config/config.yaml under papers.arena.
 
 
 rule arena:
@@ -24,6 +25,7 @@ rule arena_curves:
         ),
     params:
         config=CONFIGFILE,
+        shows=dbkinds.shows("arena_curves"),
     threads: 1
     resources:
         mem_mb=ANALYSIS.mem_mb,

@@ -7,6 +7,7 @@ import os
 import yaml
 
 from delayed_bandits import config as dbconfig
+from delayed_bandits import kinds as dbkinds
 from delayed_bandits import resources as dbresources
 
 # The CLI reads the config file itself, so the file must be all there is: command-line
@@ -153,6 +154,12 @@ ANALYSIS = dbresources.analysis()
 
 def figure_caption(wildcards):
     return figure_config(wildcards.paper, wildcards.figure).get("caption", "")
+
+
+def figure_shows(wildcards):
+    """What the figure plots, by its kind (metric and band), for the report's caption."""
+    fig = figure_config(wildcards.paper, wildcards.figure)
+    return dbkinds.shows(fig.get("kind", dbkinds.GENERIC))
 
 
 def paper_figures(paper):

@@ -156,6 +156,7 @@ rule plot:
     params:
         config=CONFIGFILE,
         caption=figure_caption,
+        shows=figure_shows,
         ratios=ratios_flag,
     threads: 1
     resources:
