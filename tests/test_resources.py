@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from delayed_bandits import algorithms, resources
+from delayed_bandits import algorithms, kinds, resources
 from delayed_bandits import config as cfg
 from delayed_bandits.errors import ConfigError
 
@@ -90,6 +90,8 @@ def test_paper_scale_jobs_fit_short_queues(root) -> None:
     config = cfg.load(root / "config" / "config.yaml")
     for paper, figures in config["papers"].items():
         for fig in figures.values():
+            if not kinds.simulated(fig):
+                continue
             size = cfg.shard_size(config, paper, fig)
             horizon = max(cfg.horizon(fig, s) for s in cfg.settings(fig).values())
             request = resources.simulation(paper, horizon, size, cfg.job_steps(fig))

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from delayed_bandits import algorithms
 from delayed_bandits import config as cfg
+from delayed_bandits import kinds
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.outputs import atomic_path
 
@@ -78,7 +79,8 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("claims", help="check a figure's claims against its summary")
     _figure_args(p)
-    p.add_argument("--summary", required=True, type=Path)
+    p.add_argument("--summary", type=Path, help="summary table; required unless the figure is "
+                   "drawn from the configuration alone (kind delay_density)")
     p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path)
@@ -95,7 +97,8 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plot", help="render a figure from its summary")
     _figure_args(p)
-    p.add_argument("--summary", required=True, type=Path)
+    p.add_argument("--summary", type=Path, help="summary table; required unless the figure is "
+                   "drawn from the configuration alone (kind delay_density)")
     p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path, nargs="+", help=".pdf and/or .png paths")
@@ -118,8 +121,13 @@ def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
     from delayed_bandits import tables as tb
     from delayed_bandits.aggregate import RATIO_COLUMNS, SUMMARY_COLUMNS
 
-    curves = cfg.curves(args.paper, args.figure, fig)
-    out = {"summary": tb.read_summary(args.summary, SUMMARY_COLUMNS, curves)}
+    out = {}
+    if args.summary is not None:
+        curves = cfg.curves(args.paper, args.figure, fig)
+        out["summary"] = tb.read_summary(args.summary, SUMMARY_COLUMNS, curves)
+    elif kinds.simulated(fig):
+        raise ConfigError(f"--summary: required, {args.paper} {args.figure} is a simulated figure "
+                          f"(kind {fig.get('kind', kinds.GENERIC)})")
     if getattr(args, "ratios", None):
         out["ratios"] = tb.read_summary(args.ratios, RATIO_COLUMNS)
     if getattr(args, "events", None):

@@ -17,6 +17,7 @@ import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from delayed_bandits import kinds
 from delayed_bandits.resources import auto_shard_size
 from delayed_bandits.algorithms import Algorithm, experiment, get
 from delayed_bandits.errors import ConfigError
@@ -70,7 +71,9 @@ def validate(config: Mapping[str, Any], paper: str | None = None) -> None:
         if paper is not None and name != paper:
             continue
         for figure, fig in figures.items():
-            for setting, raw in settings(fig).items():
+            _check_simulation_keys(fig, f"papers.{name}.{figure}")
+            simulated_settings = settings(fig) if kinds.simulated(fig) else {}
+            for setting, raw in simulated_settings.items():
                 where = f"papers.{name}.{figure}.settings.{setting}"
                 for algorithm in fig["algorithms"]:
                     algo, built = curve(name, fig, raw, algorithm, where)
@@ -92,6 +95,26 @@ def validate(config: Mapping[str, Any], paper: str | None = None) -> None:
             check_figure = getattr(experiment(name), "check_figure", None)
             if check_figure is not None:
                 check_figure(fig, f"papers.{name}.{figure}")
+
+
+SIMULATION_KEYS = ("replications", "checkpoints", "algorithms")
+"""What a simulated figure must set, and a figure drawn from the configuration alone must not."""
+SHARDING_KEYS = ("simulate_jobs", "shard_size")
+
+
+def _check_simulation_keys(fig: Mapping[str, Any], where: str) -> None:
+    kind = fig.get("kind", kinds.GENERIC)
+    if kinds.simulated(fig):
+        for key in SIMULATION_KEYS:
+            if key not in fig:
+                raise ConfigError(f"config key '{where}.{key}': required (a figure of kind "
+                                  f"{kind} is simulated)")
+        return
+    for key in SIMULATION_KEYS + SHARDING_KEYS:
+        if key in fig:
+            raise ConfigError(f"config key '{where}.{key}': a figure of kind {kind} is drawn from "
+                              f"the configuration alone and runs no simulation; remove "
+                              f"{', '.join(k for k in SIMULATION_KEYS + SHARDING_KEYS if k in fig)}")
 
 
 def load(path: str | Path, paper: str | None = None) -> dict[str, Any]:

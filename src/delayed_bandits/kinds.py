@@ -8,6 +8,8 @@ DAG."""
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 from delayed_bandits.errors import ConfigError
 
 GENERIC = "regret"
@@ -50,3 +52,13 @@ def shows(kind: str) -> str:
     if kind not in SHOWS:
         raise ConfigError(f"figure kind {kind!r} is not one of: {', '.join(SHOWS)}")
     return SHOWS[kind]
+
+
+DRAWN_FROM_CONFIG = frozenset({"delay_density"})
+"""Kinds drawn from the configuration alone: their figures run no simulation and have no summary
+(nor ``replications``, ``checkpoints`` or ``algorithms``)."""
+
+
+def simulated(fig: Mapping[str, Any]) -> bool:
+    """Whether the figure runs simulations: its kind is not drawn from the configuration alone."""
+    return fig.get("kind", GENERIC) not in DRAWN_FROM_CONFIG

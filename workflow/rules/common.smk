@@ -70,9 +70,12 @@ def job_curves(wildcards):
 
 def shard_files(wildcards, suffix="parquet"):
     """A figure's shards: rep<a>-<b> (per_figure, the default), <setting>/rep<a>-<b> per setting
-    that has a curve (per_setting), or <setting>/<algorithm>/rep<a>-<b> per curve (per_curve)."""
+    that has a curve (per_setting), or <setting>/<algorithm>/rep<a>-<b> per curve (per_curve);
+    none for a figure drawn from the configuration alone."""
     paper, figure = wildcards.paper, wildcards.figure
     fig = figure_config(paper, figure)
+    if not dbkinds.simulated(fig):
+        return []
     curves = figure_curves(paper, figure)
     kind = dbconfig.simulate_jobs(fig)
     if kind == "per_figure":
@@ -183,13 +186,21 @@ def all_claims():
 
 
 def figure_tables(wildcards):
-    """The summary, and the ratios table for figures of kind 'ratio'."""
+    """The summary, and the ratios table for figures of kind 'ratio'; no table for a figure drawn
+    from the configuration alone."""
+    fig = figure_config(wildcards.paper, wildcards.figure)
+    if not dbkinds.simulated(fig):
+        return {}
     tables = {"summary": f"results/{wildcards.paper}/{wildcards.figure}/summary.csv"}
-    if figure_config(wildcards.paper, wildcards.figure).get("kind") == "ratio":
+    if fig.get("kind") == "ratio":
         tables["ratios"] = f"results/{wildcards.paper}/{wildcards.figure}/ratios.csv"
     return tables
 
 
-def ratios_flag(wildcards, input):
-    """The claims and plot commands' --ratios option, for figures that have a ratios table."""
-    return f"--ratios {input.ratios}" if "ratios" in input.keys() else ""
+def table_options(wildcards, input):
+    """The claims and plot commands' --summary, --ratios and --events options, for the tables the
+    figure has."""
+    options = [f"--{name} {input[name]}" for name in ("summary", "ratios") if name in input.keys()]
+    if input.events:
+        options.append(f"--events {' '.join(input.events)}")
+    return " ".join(options)

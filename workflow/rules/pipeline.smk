@@ -125,7 +125,7 @@ rule claims:
         claims="results/{paper}/{figure}/claims.json",
     params:
         config=CONFIGFILE,
-        ratios=ratios_flag,
+        tables=table_options,
     threads: 1
     resources:
         mem_mb=ANALYSIS.mem_mb,
@@ -138,8 +138,7 @@ rule claims:
         ENV
     shell:
         "delayed-bandits claims --config {params.config} --paper {wildcards.paper}"
-        " --figure {wildcards.figure} --summary {input.summary} {params.ratios}"
-        " --events {input.events} --out {output.claims} > {log} 2>&1"
+        " --figure {wildcards.figure} {params.tables} --out {output.claims} > {log} 2>&1"
 
 
 rule plot:
@@ -157,7 +156,7 @@ rule plot:
         config=CONFIGFILE,
         caption=figure_caption,
         shows=figure_shows,
-        ratios=ratios_flag,
+        tables=table_options,
     threads: 1
     resources:
         mem_mb=ANALYSIS.mem_mb,
@@ -170,8 +169,8 @@ rule plot:
         ENV
     shell:
         "delayed-bandits plot --config {params.config} --paper {wildcards.paper}"
-        " --figure {wildcards.figure} --summary {input.summary} {params.ratios}"
-        " --events {input.events} --out {output.pdf} {output.png} > {log} 2>&1"
+        " --figure {wildcards.figure} {params.tables} --out {output.pdf} {output.png}"
+        " > {log} 2>&1"
 
 
 rule gather_claims:

@@ -122,6 +122,16 @@ def heavy_law(fig_cfg: Mapping[str, Any]) -> tuple[str, Setting]:
     return name, st
 
 
+def check_figure(fig: Mapping[str, Any], where: str) -> None:
+    """Figure-level checks, called by ``config.validate``: a delay_density figure runs no
+    simulation, so its setting is checked here, as ``heavy_law`` will read it."""
+    if fig.get("kind") == "delay_density":
+        try:
+            heavy_law(fig)
+        except ConfigError as exc:
+            raise ConfigError(f"config key '{where}': {exc}") from None
+
+
 def draw_action_sets(rng: np.random.Generator, horizon: int, n_actions: int, dimension: int,
                      kind: str) -> np.ndarray:
     """K actions per round: vectors of {0,1}^d (``binary``, Section 8's text) or Uniform[0,1]^d
