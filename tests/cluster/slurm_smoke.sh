@@ -128,17 +128,21 @@ log "cluster run (timeout ${TIMEOUT}s)"
     || { tail -50 "$WORK/slurm/run.log"; exit 1; }
 
 # Every job of the cluster run must have gone through sbatch, not run on the submitting node (a
-# job run there is logged as 'localrule'; 'all' has no command): one submission per figure (the
-# profile groups each figure's jobs) and one for gather_claims.
+# job run there is logged as 'localrule'; 'all' has no command): one submission per simulated
+# figure (the profile groups each figure's jobs), two per figure drawn from the configuration alone
+# (its claims and plot share no input, and a group joins connected jobs only), one for
+# gather_claims.
 submitted="$(grep -c 'has been submitted with SLURM jobid' "$WORK/slurm/run.log" || true)"
 figures="$(find "$WORK/local/results" -name claims.json | wc -l)"
+simulated="$(find "$WORK/local/results" -name summary.csv | wc -l)"
+expected=$((simulated + 2 * (figures - simulated) + 1))
 on_submitter="$(grep -E '^localrule ' "$WORK/slurm/run.log" | grep -vc '^localrule all:' || true)"
 local_jobs="$(grep -E 'Finished jobid: [0-9]+ \(Rule: ' "$WORK/local/run.log" \
     | grep -vc '(Rule: all)' || true)"
 log "cluster: $submitted submissions to SLURM for $figures figures, $on_submitter jobs on the" \
     "submitting node; local: $local_jobs jobs with a command"
-if [[ $submitted -ne $((figures + 1)) || $figures -eq 0 || $on_submitter -ne 0 ]]; then
-    echo "slurm_smoke.sh: $submitted submissions to SLURM, expected $((figures + 1))," \
+if [[ $submitted -ne $expected || $figures -eq 0 || $on_submitter -ne 0 ]]; then
+    echo "slurm_smoke.sh: $submitted submissions to SLURM, expected $expected," \
         "and $on_submitter jobs on the submitting node, expected 0" >&2
     exit 1
 fi
