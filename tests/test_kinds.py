@@ -21,7 +21,7 @@ def test_every_kind_a_paper_draws_has_a_sentence_and_no_sentence_is_orphaned():
 def test_every_configured_figure_has_a_sentence(path):
     for paper, figures in config.load(ROOT / path)["papers"].items():
         for name, fig in figures.items():
-            assert kinds.shows(fig.get("kind", kinds.GENERIC)), f"{paper} {name}"
+            assert kinds.shows(kinds.of(fig)), f"{paper} {name}"
 
 
 def test_the_sentences_name_the_band_each_kind_draws():

@@ -127,7 +127,7 @@ def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
         out["summary"] = tb.read_summary(args.summary, SUMMARY_COLUMNS, curves)
     elif kinds.simulated(fig):
         raise ConfigError(f"--summary: required, {args.paper} {args.figure} is a simulated figure "
-                          f"(kind {fig.get('kind', kinds.GENERIC)})")
+                          f"(kind {kinds.of(fig)})")
     if getattr(args, "ratios", None):
         out["ratios"] = tb.read_summary(args.ratios, RATIO_COLUMNS)
     if getattr(args, "events", None):
@@ -228,7 +228,7 @@ def _run(args: argparse.Namespace) -> None:
         if bad:
             raise ConfigError(f"--out: {', '.join(bad)} must end in .pdf or .png")
         fig = cfg.figure(cfg.load(args.config, args.paper), args.paper, args.figure)
-        kind = args.kind or fig.get("kind", plotting.GENERIC)
+        kind = args.kind or kinds.of(fig)
         plotting.view(args.paper, kind)  # an unknown kind fails before the tables are read
         plotting.plot_figure(_tables(args, fig), args.paper, args.figure, fig, args.out, kind)
     elif args.command == "bench":

@@ -103,18 +103,18 @@ SHARDING_KEYS = ("simulate_jobs", "shard_size")
 
 
 def _check_simulation_keys(fig: Mapping[str, Any], where: str) -> None:
-    kind = fig.get("kind", kinds.GENERIC)
+    kind = kinds.of(fig)
     if kinds.simulated(fig):
-        for key in SIMULATION_KEYS:
-            if key not in fig:
-                raise ConfigError(f"config key '{where}.{key}': required (a figure of kind "
-                                  f"{kind} is simulated)")
+        missing = [key for key in SIMULATION_KEYS if key not in fig]
+        if missing:
+            raise ConfigError(f"config key '{where}.{missing[0]}': required (a figure of kind "
+                              f"{kind} is simulated)")
         return
-    for key in SIMULATION_KEYS + SHARDING_KEYS:
-        if key in fig:
-            raise ConfigError(f"config key '{where}.{key}': a figure of kind {kind} is drawn from "
-                              f"the configuration alone and runs no simulation; remove "
-                              f"{', '.join(k for k in SIMULATION_KEYS + SHARDING_KEYS if k in fig)}")
+    present = [key for key in SIMULATION_KEYS + SHARDING_KEYS if key in fig]
+    if present:
+        raise ConfigError(f"config key '{where}.{present[0]}': a figure of kind {kind} is drawn "
+                          f"from the configuration alone and runs no simulation; remove "
+                          f"{', '.join(present)}")
 
 
 def load(path: str | Path, paper: str | None = None) -> dict[str, Any]:

@@ -47,6 +47,11 @@ SHOWS: dict[str, str] = {
 """What each kind of figure plots, for the report's caption."""
 
 
+def of(fig: Mapping[str, Any]) -> str:
+    """The figure's kind: its ``kind`` key, else the generic one."""
+    return fig.get("kind", GENERIC)
+
+
 def shows(kind: str) -> str:
     """The report's sentence for a figure of ``kind``; ConfigError naming the kinds there are."""
     if kind not in SHOWS:
@@ -61,4 +66,4 @@ DRAWN_FROM_CONFIG = frozenset({"delay_density"})
 
 def simulated(fig: Mapping[str, Any]) -> bool:
     """Whether the figure runs simulations: its kind is not drawn from the configuration alone."""
-    return fig.get("kind", GENERIC) not in DRAWN_FROM_CONFIG
+    return of(fig) not in DRAWN_FROM_CONFIG

@@ -16,6 +16,7 @@ import pandas as pd  # noqa: E402
 
 from delayed_bandits import algorithms, config, delays  # noqa: E402
 from delayed_bandits.errors import ConfigError  # noqa: E402
+from delayed_bandits import kinds  # noqa: E402
 from delayed_bandits.kinds import GENERIC  # noqa: E402
 from delayed_bandits.outputs import atomic_path  # noqa: E402
 from delayed_bandits.style import apply_theme, palette  # noqa: E402
@@ -59,7 +60,7 @@ def plot_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
     """Draw the figure as ``kind`` (default: the figure's own ``kind``, else regret against
     time) and save it to every path of ``outputs``."""
     apply_theme()
-    draw = view(paper, kind or fig_cfg.get("kind", GENERIC))
+    draw = view(paper, kind or kinds.of(fig_cfg))
     save(draw(tables, paper, figure, fig_cfg), outputs)
 
 

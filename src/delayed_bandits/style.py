@@ -75,12 +75,12 @@ def palette(name: str, n: int) -> list[tuple[float, float, float]]:
     """``n`` RGB colours of the matplotlib colormap ``name``: a qualitative map's colours in order
     (repeated past its size), a continuous map sampled at ``n`` evenly spaced interior points."""
     cmap = mpl.colormaps[name]
-    if name not in QUALITATIVE and cmap.N < 256:
-        # seaborn takes a listed map's own colours; sampling one as continuous would differ
-        raise ValueError(f"palette {name!r}: a qualitative colormap not in QUALITATIVE "
-                         f"({', '.join(QUALITATIVE)}); add it there with its size")
     if name in QUALITATIVE:
         size = QUALITATIVE[name]
         colours = cmap(np.linspace(0, 1, size))[:, :3]
         return [tuple(colours[i % size]) for i in range(n)]
+    if cmap.N < 256:
+        # seaborn takes a listed map's own colours; sampling one as continuous would differ
+        raise ValueError(f"palette {name!r}: a qualitative colormap not in QUALITATIVE "
+                         f"({', '.join(QUALITATIVE)}); add it there with its size")
     return [tuple(c) for c in cmap(np.linspace(0, 1, n + 2)[1:-1])[:, :3]]

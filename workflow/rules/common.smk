@@ -161,8 +161,7 @@ def figure_caption(wildcards):
 
 def figure_shows(wildcards):
     """What the figure plots, by its kind (metric and band), for the report's caption."""
-    fig = figure_config(wildcards.paper, wildcards.figure)
-    return dbkinds.shows(fig.get("kind", dbkinds.GENERIC))
+    return dbkinds.shows(dbkinds.of(figure_config(wildcards.paper, wildcards.figure)))
 
 
 def paper_figures(paper):
@@ -192,7 +191,7 @@ def figure_tables(wildcards):
     if not dbkinds.simulated(fig):
         return {}
     tables = {"summary": f"results/{wildcards.paper}/{wildcards.figure}/summary.csv"}
-    if fig.get("kind") == "ratio":
+    if dbkinds.of(fig) == "ratio":
         tables["ratios"] = f"results/{wildcards.paper}/{wildcards.figure}/ratios.csv"
     return tables
 

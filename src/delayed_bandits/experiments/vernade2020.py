@@ -18,7 +18,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import config, criteo, delays
+from delayed_bandits import config, criteo, delays, kinds
 from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.kernels import vernade2020 as kvn
@@ -125,7 +125,7 @@ def heavy_law(fig_cfg: Mapping[str, Any]) -> tuple[str, Setting]:
 def check_figure(fig: Mapping[str, Any], where: str) -> None:
     """Figure-level checks, called by ``config.validate``: a delay_density figure runs no
     simulation, so its setting is checked here, as ``heavy_law`` will read it."""
-    if fig.get("kind") == "delay_density":
+    if kinds.of(fig) == "delay_density":
         try:
             heavy_law(fig)
         except ConfigError as exc:
