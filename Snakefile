@@ -7,11 +7,7 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/pipeline.smk"
-include: "workflow/rules/vernade2017.smk"
-include: "workflow/rules/pikeburke2018.smk"
-include: "workflow/rules/thune2019.smk"
-include: "workflow/rules/manegueu2020.smk"
-include: "workflow/rules/vernade2020.smk"
+include: "workflow/rules/papers.smk"
 include: "workflow/rules/arena.smk"
 
 
@@ -19,5 +15,5 @@ rule all:
     default_target: True
     input:
         figures=all_figures(),
-        arena=rules.arena.input if "arena" in config["papers"] else [],
+        extra=[path for paper in PAPERS for path in dbpapers.get(paper).extra_targets],
         claims="results/claims.md",

@@ -12,10 +12,10 @@ import pytest
 
 from delayed_bandits import config as cfg
 from delayed_bandits import delays, leaderboard
-from delayed_bandits.claims import arena as arena_claims
+from delayed_bandits.papers.arena import claims as arena_claims
 from delayed_bandits.environment import Realisation, checkpoint_grid
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.experiments import arena
+from delayed_bandits.papers.arena import experiment as arena
 
 REPO = Path(__file__).resolve().parents[1]
 SMOKE = cfg.load(REPO / "config" / "smoke.yaml", "arena")["papers"]["arena"]["regret"]

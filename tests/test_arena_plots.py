@@ -12,7 +12,7 @@ import pytest
 from delayed_bandits import plotting
 from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.plots import arena
+from delayed_bandits.papers.arena import plots as arena
 
 SMOKE = Path(__file__).resolve().parents[1] / "config" / "smoke.yaml"
 FIG_CFG = {"title": "Arena (made up)", "horizon": 1000}

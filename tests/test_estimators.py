@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from numba import njit
 
 from delayed_bandits import delays, lower_bounds
-from delayed_bandits.claims import vernade2017 as c17
-from delayed_bandits.experiments import vernade2017 as e17
-from delayed_bandits.policies import vernade2017 as p17
+from delayed_bandits.papers.vernade2017 import claims as c17
+from delayed_bandits.papers.vernade2017 import experiment as e17
+from delayed_bandits.papers.vernade2017 import policies as p17
 
 # The kernels compile the reference's index functions; these wrappers run the compiled versions.
 compiled_klucb = njit(lambda a, n, b: p17.klucb_index(a, n, b))

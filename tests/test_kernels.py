@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from delayed_bandits import algorithms, delays, environment, seeds
-from delayed_bandits.experiments.vernade2017 import Setting
+from delayed_bandits.papers.vernade2017.experiment import Setting
 
 SETTINGS = {
     "geometric-high": Setting(np.array([0.5, 0.4, 0.3]),

@@ -6,15 +6,22 @@ from pathlib import Path
 
 import pytest
 
-from delayed_bandits import algorithms, config, kinds, plotting
+from delayed_bandits import config, kinds, papers, plotting
 from delayed_bandits.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_every_kind_a_paper_draws_has_a_sentence_and_no_sentence_is_orphaned():
-    drawn = {kind for paper in algorithms.PAPERS for kind in plotting.views(paper)}
-    assert drawn == set(kinds.SHOWS)
+@pytest.mark.parametrize("paper", papers.ids())
+def test_a_paper_draws_exactly_the_kinds_it_registers(paper):
+    registered = {kinds.GENERIC} | {kind.name for kind in papers.get(paper).kinds}
+    assert set(plotting.views(paper)) == registered
+
+
+def test_every_kind_has_a_sentence_and_known_tables():
+    for kind in kinds.registered().values():
+        assert kind.shows, kind.name
+        assert set(kind.tables) <= set(kinds.TABLES), kind.name
 
 
 @pytest.mark.parametrize("path", ["config/config.yaml", "config/smoke.yaml"])

@@ -34,9 +34,9 @@ import yaml
 
 from delayed_bandits import algorithms, config, delays, environment, seeds
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.experiments.manegueu2020 import TRACE_COLUMNS, Setting, draw_environment
-from delayed_bandits.kernels import manegueu2020 as kmg
-from delayed_bandits.policies import manegueu2020 as pmg
+from delayed_bandits.papers.manegueu2020.experiment import TRACE_COLUMNS, Setting, draw_environment
+from delayed_bandits.papers.manegueu2020 import kernels as kmg
+from delayed_bandits.papers.manegueu2020 import policies as pmg
 from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
 
@@ -884,7 +884,7 @@ def test_fig3_peak_positions_tie_within_2_se(runner_up: float, ordered: bool) ->
     """alpha_2 = 0.2 peaks at gap 0.2; alpha_2 = 0.5 peaks at 0.3. With the runner-up at 0.2 within
     2 SE of the difference (0.5 <= 2 sqrt(0.5^2 + 0.5^2)) the peaks tie and the order holds;
     3 below it, the peak of alpha_2 = 0.5 is at a larger gap and the claim fails."""
-    from delayed_bandits.claims.manegueu2020 import fig3
+    from delayed_bandits.papers.manegueu2020.claims import fig3
 
     tables, fig = _gap_sweep({"a02": (0.2, [5.0, 10.0, 6.0]), "a05": (0.5, [3.0, runner_up, 8.0])},
                              se=0.5)
@@ -898,13 +898,13 @@ def test_fig3_peak_positions_tie_within_2_se(runner_up: float, ordered: bool) ->
     (0.3, False, True), (0.3, True, False), (0.7, False, None), (0.7, True, None),
     (0.9, False, False), (0.9, True, True), (0.6, False, True), (0.8, True, True)])
 def test_growth_verdict_has_an_inconclusive_band(growth: float, linear: bool, verdict) -> None:
-    from delayed_bandits.claims import manegueu2020 as cm
+    from delayed_bandits.papers.manegueu2020 import claims as cm
 
     assert cm._rate(growth, linear) is verdict
 
 
 def test_fig5_reports_an_undecided_growth_as_inconclusive(tmp_path) -> None:
-    from delayed_bandits.claims import manegueu2020 as cm
+    from delayed_bandits.papers.manegueu2020 import claims as cm
     from delayed_bandits.claims import to_json, to_markdown
 
     half, end = {"patient-01": 10.0, "patient-05": 10.0, "ducb-10": 10.0}, \

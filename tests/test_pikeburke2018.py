@@ -22,10 +22,10 @@ import yaml
 from delayed_bandits import algorithms, config, delays, environment, seeds
 from delayed_bandits.aggregate import ratio_of_means
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.experiments.pikeburke2018 import (EVENT_COLUMNS, Setting, coefficient_band,
+from delayed_bandits.papers.pikeburke2018.experiment import (EVENT_COLUMNS, Setting, coefficient_band,
                                                        draw_environment)
-from delayed_bandits.kernels import pikeburke2018 as kpb
-from delayed_bandits.policies import pikeburke2018 as ppb
+from delayed_bandits.papers.pikeburke2018 import kernels as kpb
+from delayed_bandits.papers.pikeburke2018 import policies as ppb
 from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
 

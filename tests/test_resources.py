@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from delayed_bandits import algorithms, kinds, resources
+from delayed_bandits import kinds, papers, resources
 from delayed_bandits import config as cfg
 from delayed_bandits.errors import ConfigError
 
 
-def test_every_paper_has_a_rate() -> None:
-    assert set(resources.STEPS_PER_SECOND) == set(algorithms.PAPERS)
-    assert set(resources.SHARD_STEPS_PER_SECOND) == set(algorithms.PAPERS)
-    # shards are sized at a typical rate, never below the requests' conservative one
-    assert all(resources.SHARD_STEPS_PER_SECOND[p] >= resources.STEPS_PER_SECOND[p]
-               for p in algorithms.PAPERS)
+def test_every_paper_has_rates() -> None:
+    for paper in papers.registered().values():
+        # shards are sized at a typical rate, never below the requests' conservative one
+        assert paper.shard_steps_per_second >= paper.steps_per_second > 0, paper.id
 
 
 def test_runtime_grows_with_work_and_memory_with_the_horizon() -> None:
@@ -37,7 +35,7 @@ def test_bad_request_is_named(args, bad) -> None:
 
 
 def test_auto_shard_size_is_the_fewest_even_shards_within_the_target() -> None:
-    rate = resources.SHARD_STEPS_PER_SECOND["manegueu2020"]
+    rate = papers.get("manegueu2020").shard_steps_per_second
     # 200 runs whose estimate is 2.2 targets: 3 shards of 67, the last of 66
     horizon = int(2.2 * resources.AUTO_SHARD_SECONDS * rate / 200)
     assert resources.auto_shard_size("manegueu2020", horizon, 200) == 67
@@ -57,7 +55,7 @@ def test_a_job_of_several_curves_asks_for_their_time_and_one_curve_of_memory() -
     assert three.mem_mb == one.mem_mb  # the curves run one after another
     with pytest.raises(ConfigError, match="positive number of agent-steps"):
         resources.simulation("vernade2017", 10_000, 1_000, steps=0)
-    rate = resources.SHARD_STEPS_PER_SECOND["manegueu2020"]
+    rate = papers.get("manegueu2020").shard_steps_per_second
     horizon = int(resources.AUTO_SHARD_SECONDS * rate / 200)  # 200 runs of one curve: one target
     assert resources.auto_shard_size("manegueu2020", horizon, 200) == 200
     assert resources.auto_shard_size("manegueu2020", 4 * horizon, 200) == 50

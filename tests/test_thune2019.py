@@ -25,12 +25,12 @@ import yaml
 from delayed_bandits import algorithms, environment, seeds
 from delayed_bandits import config as cfg
 from delayed_bandits import skipper_bounds as sb
-from delayed_bandits.claims.thune2019 import example8_claims
+from delayed_bandits.papers.thune2019.claims import example8_claims
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.experiments import thune2019 as ex
-from delayed_bandits.kernels import thune2019 as k19
-from delayed_bandits.plots.thune2019 import example8_figure, loglog_fit, upper_half
-from delayed_bandits.policies import thune2019 as p19
+from delayed_bandits.papers.thune2019 import experiment as ex
+from delayed_bandits.papers.thune2019 import kernels as k19
+from delayed_bandits.papers.thune2019.plots import example8_figure, loglog_fit, upper_half
+from delayed_bandits.papers.thune2019 import policies as p19
 from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
 

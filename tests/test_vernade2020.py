@@ -23,12 +23,12 @@ import pytest
 import yaml
 
 from delayed_bandits import algorithms, config, criteo, delays, environment, seeds
-from delayed_bandits.claims import vernade2020 as claims
+from delayed_bandits.papers.vernade2020 import claims as claims
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.experiments.vernade2020 import (Environment, Setting, draw_action_sets,
+from delayed_bandits.papers.vernade2020.experiment import (Environment, Setting, draw_action_sets,
                                                      draw_environment, pseudo_regret)
-from delayed_bandits.plots.vernade2020 import density_figure
-from delayed_bandits.policies import vernade2020 as pvn
+from delayed_bandits.papers.vernade2020.plots import density_figure
+from delayed_bandits.papers.vernade2020 import policies as pvn
 from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
 

@@ -1,28 +1,19 @@
-"""The registry: every algorithm by paper and path-safe id, with its paper name, its compiled
-kernel and its plain-Python reference. The CLI, the config checks, the bench and the docs read
-this one list.
+"""Every algorithm by paper and path-safe id, with its paper name, its compiled kernel and its
+plain-Python reference. The CLI, the config checks, the bench and the docs read this one list.
 
-Each paper plugs in through ``delayed_bandits.experiments.<paper>``, a module that provides:
-``Setting`` (with ``from_config(cfg, where)``), ``draw_environment(seed, horizon, setting)``,
-``ALGORITHMS`` (a list of ``Algorithm``), ``BENCH`` (a setting for the bench command) and,
-optionally, ``BENCH_READINGS`` (named settings the bench measures too),
-``reference_lines(figure, setting_cfg)`` for curves drawn on its figures and
-``check_figure(figure_cfg, where)`` for figure-level keys of its own (raises ``ConfigError``).
+Each paper's algorithms are the ``ALGORITHMS`` of its experiment module,
+``delayed_bandits.papers.<paper>.experiment`` (the ``papers.Experiment`` contract).
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from functools import cache
-from types import ModuleType
 from typing import Any, Callable
 
 import numpy as np
 
+from delayed_bandits import papers
 from delayed_bandits.errors import ConfigError
-
-PAPERS = ("vernade2017", "pikeburke2018", "thune2019", "manegueu2020", "vernade2020", "arena")
 
 # (setting, environment, checkpoints, policy seed) -> (pseudo-regret at checkpoints, actions,
 # events): events is a side table of the run (e.g. ODAAF's phase ends) or None.
@@ -47,12 +38,9 @@ class Algorithm:
     applies: Callable[[Any], str] = lambda setting: ""
 
 
-@cache
-def experiment(paper: str) -> ModuleType:
-    """The plug-in module of a paper; the error lists the papers we have."""
-    if paper not in PAPERS:
-        raise ConfigError(f"paper {paper!r} is not one of {', '.join(PAPERS)}")
-    return importlib.import_module(f"delayed_bandits.experiments.{paper}")
+def experiment(paper: str) -> papers.Experiment:
+    """The experiment module of a paper; the error lists the papers we have."""
+    return papers.get(paper).experiment()
 
 
 def registry(paper: str) -> dict[str, Algorithm]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from delayed_bandits import algorithms, environment, seeds
+from delayed_bandits import papers as registry
 
 
 def _steps_per_second(runner, st, envs, cp, horizon: int) -> float:
@@ -16,13 +17,14 @@ def _steps_per_second(runner, st, envs, cp, horizon: int) -> float:
 
 
 def run(horizon: int, kernel_reps: int, reference_reps: int,
-        papers: tuple[str, ...] = algorithms.PAPERS) -> list[dict[str, float | str]]:
+        papers: tuple[str, ...] | None = None) -> list[dict[str, float | str]]:
     """agent-steps per second (replications x rounds / s) of each kernel and reference, on each
     paper's ``BENCH`` setting and its named ``BENCH_READINGS`` (settings that take a different
-    path through the kernels); the horizon is a flag because some references are O(T^2)."""
+    path through the kernels); the horizon is a flag because some references are O(T^2). Every
+    registered paper unless ``papers`` names some."""
     cp = environment.checkpoint_grid(horizon, 10)
     rows = []
-    for paper in papers:
+    for paper in papers or registry.ids():
         plugin = algorithms.experiment(paper)
         for reading, st in {"": plugin.BENCH, **getattr(plugin, "BENCH_READINGS", {})}.items():
             envs = [plugin.draw_environment(

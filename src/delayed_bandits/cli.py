@@ -14,6 +14,7 @@ from typing import Any, Mapping, Sequence
 from delayed_bandits import algorithms
 from delayed_bandits import config as cfg
 from delayed_bandits import kinds
+from delayed_bandits import papers as registry
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.outputs import atomic_path
 
@@ -71,9 +72,9 @@ def _parser() -> argparse.ArgumentParser:
                    "<out stem>.provenance.json beside --out")
     p.add_argument("shards", nargs="+", type=Path)
 
-    p = sub.add_parser("ratios", help="ratio of mean regrets to a baseline, bootstrap band")
+    p = sub.add_parser("ratios", help="ratio of mean regrets to the figure's baseline, "
+                       "bootstrap band")
     _figure_args(p)
-    p.add_argument("--baseline", required=True, help="algorithm id of the denominator")
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("shards", nargs="+", type=Path)
 
@@ -195,7 +196,10 @@ def _run(args: argparse.Namespace) -> None:
         config = cfg.load(args.config, args.paper)
         fig = cfg.figure(config, args.paper, args.figure)
         seed = seeds.analysis_seed(config["seed"], args.paper, args.figure, "bootstrap")
-        table = ratio_of_means(read_shards(args.shards), args.baseline,
+        if "baseline" not in fig:
+            raise ConfigError(f"config key 'papers.{args.paper}.{args.figure}.baseline': required "
+                              "for a ratios table (the algorithm in the denominator)")
+        table = ratio_of_means(read_shards(args.shards), fig["baseline"],
                                int(fig.get("bootstrap", 1000)), seed)
         with atomic_path(args.out) as tmp:
             table.to_csv(tmp, index=False, float_format="%.10g")
@@ -234,7 +238,7 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "bench":
         from delayed_bandits import bench
 
-        papers = tuple(args.paper) if args.paper else algorithms.PAPERS
+        papers = tuple(args.paper) if args.paper else registry.ids()
         for paper in papers:
             algorithms.experiment(paper)  # an unknown paper fails here, naming the allowed ones
         rows = bench.run(args.horizon, args.replications, args.reference_replications, papers)

@@ -1,5 +1,5 @@
 """Loading and checking experiment configs against ``data/schemas/config.schema.yaml``, which
-refers to one ``<paper>.schema.yaml`` per paper.
+refers to one schema per paper (``papers/<paper>/schema.yaml``).
 
 The workflow (``workflow/rules/common.smk``) and the CLI call the same ``validate``, so a bad
 config fails before any job runs, with a message naming the key and what is allowed."""
@@ -7,7 +7,7 @@ config fails before any job runs, with a message naming the key and what is allo
 from __future__ import annotations
 
 import itertools
-
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
@@ -17,7 +17,7 @@ import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from delayed_bandits import kinds
+from delayed_bandits import delays, kinds, papers
 from delayed_bandits.resources import auto_shard_size
 from delayed_bandits.algorithms import Algorithm, experiment, get
 from delayed_bandits.errors import ConfigError
@@ -27,17 +27,50 @@ from delayed_bandits.errors import ConfigError
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _yaml(text: str) -> Any:
+def read_yaml(text: str) -> Any:
     """``yaml.safe_load``, with libyaml when available."""
     return yaml.load(text, Loader=_LOADER)
 
 
+SCHEMA_ID = "https://delayed-bandits.invalid/schemas/"
+
+
+@cache
 def schemas() -> dict[str, dict[str, Any]]:
-    """The config schema and one schema per paper's figures, by file name
-    (``workflow/schemas`` links to this folder)."""
-    folder = resources.files("delayed_bandits").joinpath("data/schemas")
-    return {f.name: _yaml(f.read_text()) for f in folder.iterdir()
-            if f.name.endswith(".schema.yaml")}
+    """The config schema and one schema per registered paper, by file name. What the registry
+    knows is filled in, not repeated: the ``papers`` section (each paper's title and figure-id
+    pattern), the delay kinds (``delays.KINDS``), and in each paper's schema its kinds of figure
+    and its algorithm ids (``workflow/schemas`` links to the config schema's folder)."""
+    base = read_yaml(resources.files("delayed_bandits").joinpath(
+        "data/schemas/config.schema.yaml").read_text())
+    base["$defs"]["delay"]["properties"]["kind"]["enum"] = list(delays.KINDS)
+    docs = {"config.schema.yaml": base}
+    section = base["properties"]["papers"].setdefault("properties", {})
+    for paper in papers.registered().values():
+        name = f"{paper.id}.schema.yaml"
+        section[paper.id] = {"description": paper.title, "type": "object", "minProperties": 1,
+                             "additionalProperties": False,
+                             "patternProperties": {paper.figure_ids: {"$ref": name}}}
+        docs[name] = _paper_schema(paper, name)
+    return docs
+
+
+def _paper_schema(paper: papers.Paper, name: str) -> dict[str, Any]:
+    """``papers/<paper>/schema.yaml`` with its id, kinds and algorithm ids filled in."""
+    doc = paper.schema()
+    doc["$id"] = SCHEMA_ID + name
+    props = doc["properties"]
+    names = [kinds.GENERIC] + [k.name for k in paper.kinds if k.in_config]
+    props.setdefault("kind", {"description": "The kind of figure (delayed_bandits.kinds), "
+                              f"default {kinds.GENERIC}."})["enum"] = names
+    ids = [a.id for a in paper.experiment().ALGORITHMS]
+    if "variants" in props:  # ids of variants are allowed too, and checked by ``curve``
+        # a paper may narrow the algorithms a variant can vary (tests/test_registry.py checks
+        # its list against the registry)
+        props["variants"]["additionalProperties"]["properties"]["algorithm"].setdefault("enum", ids)
+    else:
+        props["algorithms"]["items"]["enum"] = ids
+    return doc
 
 
 def _validator() -> jsonschema.Draft202012Validator:
@@ -123,7 +156,7 @@ def load(path: str | Path, paper: str | None = None) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} does not exist")
     try:
-        config = _yaml(path.read_text())
+        config = read_yaml(path.read_text())
     except yaml.YAMLError as exc:
         raise ConfigError(f"config file {str(path)!r} is not valid YAML: {exc}") from exc
     if not isinstance(config, dict):

@@ -1,13 +1,16 @@
-"""The kinds of figure, and what each one shows: the sentence under it in the Snakemake report.
+"""The kinds of figure: what each one shows (the sentence under it in the Snakemake report), the
+tables it reads besides the summary, and whether it is simulated at all.
 
 A figure's ``kind`` (config key, default ``regret``) picks its plot (``plotting.views``) and its
-description here. The descriptions name the metric and the band, which differ between kinds: a
-±2 SE band over runs for the regret curves, a percentile-bootstrap band for the ratios, none for
-the delay density. This module imports nothing heavy: the workflow reads it when it builds the
-DAG."""
+entry here. The generic kind is defined here; every other one is registered by the paper that
+draws it (``papers/<paper>/__init__.py``). The descriptions name the metric and the band, which
+differ between kinds: a ±2 SE band over runs for the regret curves, a percentile-bootstrap band
+for the ratios, none for the delay density. This module imports nothing heavy: the workflow reads
+it when it builds the DAG."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from delayed_bandits.errors import ConfigError
@@ -17,34 +20,58 @@ GENERIC = "regret"
 
 PSEUDO_REGRET = "pseudo-regret (sum of the mean gaps of the arms played)"
 
-SHOWS: dict[str, str] = {
-    GENERIC: f"Mean {PSEUDO_REGRET} against time, one panel per setting, with a ±2 SE band over "
-             "runs.",
-    "ratio": f"Left: ratio of each algorithm's mean {PSEUDO_REGRET} to the baseline's against "
-             "time, with a 95% percentile-bootstrap band over paired runs. Right: the mean "
-             "pseudo-regrets themselves, with a ±2 SE band.",
-    "delay_sweep": f"Mean {PSEUDO_REGRET} at the horizon T, with a ±2 SE band over runs, against "
-                   "the expected delay E[τ], with a least-squares line per algorithm.",
-    "alpha_sweep": f"Mean {PSEUDO_REGRET} at the horizon T, with a ±2 SE band over runs, against "
-                   "the swept α, one curve per listed setting.",
-    "gap_sweep": f"Mean {PSEUDO_REGRET} at the horizon T, with a ±2 SE band over runs, against "
-                 "the swept gap, one curve per listed setting.",
-    "alpha_trace": "Adapt-Patient's estimates α_t and α̂_t against time: mean and 5-95% "
-                   "quantiles over runs, one panel per curve. No regret is plotted.",
-    "example8": f"(a) The regret bounds against T; (b) mean {PSEUDO_REGRET} at T, with a ±2 SE "
-                "band over runs, against T, uniform play's linear regret dotted; (c) mean "
-                "pseudo-regret against time at the largest T, with a ±2 SE band. Log-log in (a) "
-                "and (b).",
-    "delay_density": "The density of log10 delays: a Gaussian kernel density estimate of draws "
-                     "over the delay table's exact piecewise-uniform density, computed from the "
-                     "delay law in the configuration. No regret is plotted.",
-    "arena": f"Each algorithm's mean {PSEUDO_REGRET} at the horizon T over the lowest in its "
-             "setting (1 = best), one panel per (number of arms, gap); grey where the "
-             "algorithm's model does not cover the delays.",
-    "arena_curves": f"Mean {PSEUDO_REGRET} against time of every algorithm that applies, one "
-                    "panel per setting, with a ±2 SE band over runs.",
-}
-"""What each kind of figure plots, for the report's caption."""
+TABLES = ("ratios",)
+"""The tables a kind may need besides the summary. Each is made from the figure's shards by the
+workflow rule and the CLI command of the same name (``delayed-bandits ratios``), into
+``results/<paper>/<figure>/<table>.csv``."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of figure."""
+
+    name: str
+    shows: str
+    """What it plots, metric and band: the report's caption."""
+    tables: tuple[str, ...] = ()
+    """Tables it reads besides the summary (of ``TABLES``)."""
+    simulated: bool = True
+    """False: drawn from the configuration alone, with no shards and no summary (nor
+    ``replications``, ``checkpoints`` or ``algorithms``)."""
+    in_config: bool = True
+    """False: a second view of another kind's tables, drawn by a paper's own rule, which no
+    figure of the config may name."""
+
+    def __post_init__(self) -> None:
+        unknown = [t for t in self.tables if t not in TABLES]
+        if unknown:
+            raise ConfigError(f"kind {self.name}: table {unknown[0]!r} is not one of "
+                              f"{', '.join(TABLES)}")
+
+
+REGRET = Kind(GENERIC, shows=f"Mean {PSEUDO_REGRET} against time, one panel per setting, with a "
+                             "±2 SE band over runs.")
+
+
+def registered() -> dict[str, Kind]:
+    """Every kind, by name: the generic one, then those of the registered papers."""
+    from delayed_bandits import papers
+
+    out = {GENERIC: REGRET}
+    for paper in papers.registered().values():
+        for kind in paper.kinds:
+            if kind.name in out:
+                raise ConfigError(f"kind {kind.name!r} of paper {paper.id} is registered twice")
+            out[kind.name] = kind
+    return out
+
+
+def get(name: str) -> Kind:
+    """The kind called ``name``; ConfigError naming the kinds there are."""
+    kinds = registered()
+    if name not in kinds:
+        raise ConfigError(f"figure kind {name!r} is not one of: {', '.join(kinds)}")
+    return kinds[name]
 
 
 def of(fig: Mapping[str, Any]) -> str:
@@ -53,17 +80,15 @@ def of(fig: Mapping[str, Any]) -> str:
 
 
 def shows(kind: str) -> str:
-    """The report's sentence for a figure of ``kind``; ConfigError naming the kinds there are."""
-    if kind not in SHOWS:
-        raise ConfigError(f"figure kind {kind!r} is not one of: {', '.join(SHOWS)}")
-    return SHOWS[kind]
-
-
-DRAWN_FROM_CONFIG = frozenset({"delay_density"})
-"""Kinds drawn from the configuration alone: their figures run no simulation and have no summary
-(nor ``replications``, ``checkpoints`` or ``algorithms``)."""
+    """The report's sentence for a figure of ``kind``."""
+    return get(kind).shows
 
 
 def simulated(fig: Mapping[str, Any]) -> bool:
     """Whether the figure runs simulations: its kind is not drawn from the configuration alone."""
-    return of(fig) not in DRAWN_FROM_CONFIG
+    return get(of(fig)).simulated
+
+
+def tables(fig: Mapping[str, Any]) -> tuple[str, ...]:
+    """The tables the figure reads besides the summary."""
+    return get(of(fig)).tables

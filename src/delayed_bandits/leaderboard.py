@@ -11,7 +11,7 @@ import pandas as pd
 from delayed_bandits import config, delays
 from delayed_bandits.algorithms import get
 from delayed_bandits.claims import at
-from delayed_bandits.experiments import arena
+from delayed_bandits.papers.arena import experiment as arena
 
 PAPER = "arena"
 COLUMNS = ["setting", "regime", "regime_label", "delay", "arm_dependent", "censored", "window",

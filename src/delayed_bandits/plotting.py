@@ -3,7 +3,6 @@ pseudo-regret against time with a ±2 SE band, one panel per setting."""
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -14,7 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from delayed_bandits import algorithms, config, delays  # noqa: E402
+from delayed_bandits import algorithms, config, delays, papers  # noqa: E402
 from delayed_bandits.errors import ConfigError  # noqa: E402
 from delayed_bandits import kinds  # noqa: E402
 from delayed_bandits.kinds import GENERIC  # noqa: E402
@@ -35,15 +34,8 @@ View = Callable[[Mapping[str, pd.DataFrame], str, str, Mapping[str, Any]], plt.F
 
 def views(paper: str) -> dict[str, View]:
     """The kinds of figure ``paper`` can draw: the generic one, and its own
-    (``delayed_bandits.plots.<paper>.PLOTS``), which may replace the generic one."""
-    module = f"delayed_bandits.plots.{paper}"
-    try:
-        custom = importlib.import_module(module).PLOTS
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise  # a plots module that fails to import is a bug, not a paper without plots
-        custom = {}
-    return {GENERIC: regret_figure, **custom}
+    (``papers/<paper>/plots.py``, ``PLOTS``), which may replace the generic one."""
+    return {GENERIC: regret_figure, **papers.get(paper).plots()}
 
 
 def view(paper: str, kind: str) -> View:

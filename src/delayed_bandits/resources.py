@@ -16,40 +16,22 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from delayed_bandits import papers
 from delayed_bandits.errors import ConfigError
 
-# Agent-steps per second of the slowest (setting, algorithm) job of each paper at its largest
-# horizon (measured: 66k, 1.3M, 5.4M, 230k and 23k steps/s).
-STEPS_PER_SECOND = {
-    "vernade2017": 45_000,
-    "pikeburke2018": 900_000,
-    "thune2019": 3_500_000,
-    "manegueu2020": 150_000,
-    "vernade2020": 15_000,
-    # the arena's 15 algorithms together, per algorithm-step (K = 10; measured 2.5M, issue 13)
-    "arena": 1_500_000,
-}
-# `shard_size: auto` sizes shards at a typical rate instead: the slowest job of one whole figure
-# (simulate_jobs: per_figure, every algorithm of it) of each paper in the paper-scale run, net of
-# Python start-up, rounded down by about a third (measured: 375k, 9.6M, 15.5M, 0.94M and 190k;
-# Vernade et al. 2020's Figure 2, two replications in 0.4 s, is all first dispatch). A figure of
-# only the slowest algorithms runs longer than these say, which only makes its shards longer: the
-# requests above still cover it.
-SHARD_STEPS_PER_SECOND = {
-    "vernade2017": 250_000,
-    "pikeburke2018": 6_000_000,
-    "thune2019": 10_000_000,
-    "manegueu2020": 600_000,
-    "vernade2020": 120_000,
-    "arena": 1_500_000,
-}
+# The rates are each paper's registration (papers/<paper>/__init__.py): ``steps_per_second``, the
+# slowest (setting, algorithm) job at its largest horizon, asks for run time; and
+# ``shard_steps_per_second``, the slowest job of one whole figure (simulate_jobs: per_figure, every
+# algorithm of it), sizes `shard_size: auto` shards. Both are net of Python start-up and rounded
+# down by about a third. A figure of only the slowest algorithms runs longer than the second says,
+# which only makes its shards longer: the requests still cover it.
 # Resident memory of the largest job was 403 MB at T = 10^6 (Thune et al.), 255 MB of it the
 # interpreter with numpy, pandas and the compiled kernels: 150 bytes per round, asked for as 400.
 BASE_MB = 512
 BYTES_PER_ROUND = 400
 RUNTIME_FACTOR = 3
 MIN_RUNTIME_MIN = 5
-# `shard_size: auto`: a shard is estimated to run at most this long at SHARD_STEPS_PER_SECOND, so
+# `shard_size: auto`: a shard is estimated to run at most this long at the typical rate, so
 # a figure takes as few jobs as that allows (each job pays about a second of Python start-up)
 AUTO_SHARD_SECONDS = 60
 
@@ -62,15 +44,14 @@ class Request:
     runtime: int
 
 
-def _seconds(paper: str, steps: int, replications: int,
-             rates: dict[str, int] = STEPS_PER_SECOND) -> float:
+def _seconds(paper: str, steps: int, replications: int, typical: bool = False) -> float:
     """Estimated run time of ``replications`` replications of ``steps`` agent-steps each at the
-    paper's rate in ``rates``."""
-    if paper not in rates:
-        raise ConfigError(f"paper {paper!r} is not one of {', '.join(rates)}")
+    paper's slowest rate (its typical one, for a whole figure, when ``typical``)."""
+    registration = papers.get(paper)
     if steps <= 0:
         raise ConfigError(f"need a positive number of agent-steps per replication, got {steps}")
-    return replications * steps / rates[paper]
+    rate = (registration.shard_steps_per_second if typical else registration.steps_per_second)
+    return replications * steps / rate
 
 
 def simulation(paper: str, horizon: int, replications: int, steps: int | None = None) -> Request:
@@ -89,9 +70,9 @@ def simulation(paper: str, horizon: int, replications: int, steps: int | None = 
 def auto_shard_size(paper: str, steps: int, replications: int) -> int:
     """Replications per shard for ``shard_size: auto``, for a job of ``steps`` agent-steps per
     replication (``config.job_steps``): the fewest shards whose estimated run time is at most
-    ``AUTO_SHARD_SECONDS`` each at the typical rate ``SHARD_STEPS_PER_SECOND``, sized evenly
+    ``AUTO_SHARD_SECONDS`` each at the paper's typical rate, sized evenly
     (e.g. 200 runs that take 130 s become 3 shards of 67)."""
-    seconds = _seconds(paper, steps, replications, SHARD_STEPS_PER_SECOND)
+    seconds = _seconds(paper, steps, replications, typical=True)
     n_shards = max(1, math.ceil(seconds / AUTO_SHARD_SECONDS))
     return math.ceil(replications / n_shards)
 

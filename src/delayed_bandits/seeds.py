@@ -13,8 +13,12 @@ import hashlib
 
 import numpy as np
 
-PAPER_IDS = {"vernade2017": 1, "pikeburke2018": 2, "thune2019": 3, "vernade2020": 4,
-             "manegueu2020": 5, "arena": 6}
+from delayed_bandits import papers
+
+
+def paper_id(paper: str) -> int:
+    """The paper's part of every seed: its registered ``seed_id``."""
+    return papers.get(paper).seed_id
 
 
 def stable_id(name: str) -> int:
@@ -25,7 +29,7 @@ def stable_id(name: str) -> int:
 def setting_entropy(base_seed: int, paper: str, figure: str, setting: str) -> list[int]:
     """The entropy of a setting's replications but for the replication index, which comes last;
     provenance records it so that a reader can re-derive any replication's streams."""
-    return [base_seed, PAPER_IDS[paper], stable_id(figure), stable_id(setting)]
+    return [base_seed, paper_id(paper), stable_id(figure), stable_id(setting)]
 
 
 def replication_seeds(base_seed: int, paper: str, figure: str, setting: str,
@@ -44,5 +48,5 @@ def as_int(seed: np.random.SeedSequence) -> int:
 
 def analysis_seed(base_seed: int, paper: str, figure: str, purpose: str) -> np.random.SeedSequence:
     """Seed of a figure-level analysis step (e.g. the bootstrap), apart from every replication."""
-    return np.random.SeedSequence([base_seed, PAPER_IDS[paper], stable_id(figure),
+    return np.random.SeedSequence([base_seed, paper_id(paper), stable_id(figure),
                                    stable_id(purpose), 2**32 - 1])

@@ -8,6 +8,7 @@ import yaml
 
 from delayed_bandits import config as dbconfig
 from delayed_bandits import kinds as dbkinds
+from delayed_bandits import papers as dbpapers
 from delayed_bandits import resources as dbresources
 
 # The CLI reads the config file itself, so the file must be all there is: command-line
@@ -176,30 +177,31 @@ def all_figures():
     return [path for paper in PAPERS for path in paper_figures(paper)]
 
 
+def paper_claims(paper):
+    return [f"results/{paper}/{figure}/claims.json" for figure in config["papers"].get(paper, {})]
+
+
 def all_claims():
-    return [
-        f"results/{paper}/{figure}/claims.json"
-        for paper in PAPERS
-        for figure in config["papers"][paper]
-    ]
+    return [path for paper in PAPERS for path in paper_claims(paper)]
 
 
 def figure_tables(wildcards):
-    """The summary, and the ratios table for figures of kind 'ratio'; no table for a figure drawn
-    from the configuration alone."""
+    """The summary, and the tables the figure's kind reads besides (kinds.Kind.tables, each made
+    by the rule of its name); no table for a figure drawn from the configuration alone."""
     fig = figure_config(wildcards.paper, wildcards.figure)
     if not dbkinds.simulated(fig):
         return {}
-    tables = {"summary": f"results/{wildcards.paper}/{wildcards.figure}/summary.csv"}
-    if dbkinds.of(fig) == "ratio":
-        tables["ratios"] = f"results/{wildcards.paper}/{wildcards.figure}/ratios.csv"
-    return tables
+    return {
+        name: f"results/{wildcards.paper}/{wildcards.figure}/{name}.csv"
+        for name in ("summary", *dbkinds.tables(fig))
+    }
 
 
 def table_options(wildcards, input):
     """The claims and plot commands' --summary, --ratios and --events options, for the tables the
     figure has."""
-    options = [f"--{name} {input[name]}" for name in ("summary", "ratios") if name in input.keys()]
+    names = ("summary", *dbkinds.TABLES)
+    options = [f"--{name} {input[name]}" for name in names if name in input.keys()]
     if input.events:
         options.append(f"--events {' '.join(input.events)}")
     return " ".join(options)

@@ -117,6 +117,28 @@ rule summarise:
         " --provenance {output.provenance} {input.shards} > {log} 2>&1"
 
 
+rule ratios:
+    input:
+        shards=shard_files,
+    output:
+        ratios="results/{paper}/{figure}/ratios.csv",
+    params:
+        config=CONFIGFILE,
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    log:
+        "logs/{paper}/{figure}/ratios.log",
+    benchmark:
+        "benchmarks/{paper}/{figure}/ratios.tsv"
+    conda:
+        ENV
+    shell:
+        "delayed-bandits ratios --config {params.config} --paper {wildcards.paper}"
+        " --figure {wildcards.figure} --out {output.ratios} {input.shards} > {log} 2>&1"
+
+
 rule claims:
     input:
         unpack(figure_tables),

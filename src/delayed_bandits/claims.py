@@ -1,0 +1,95 @@
+"""Paper claims, checked against the summaries: each claim records the paper's statement, where
+the paper makes it, what was measured, what was expected, and whether it holds."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+import pandas as pd
+
+from delayed_bandits import papers
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    statement: str
+    paper_ref: str
+    measured: str
+    expected: str
+    # None: inconclusive, the measurement lies between what would confirm and what would refute
+    holds: bool | None
+    note: str = ""  # what may explain a claim that does not hold, or a caveat
+
+
+@dataclass(frozen=True)
+class Point:
+    """Mean regret of one curve at one round, with its standard error."""
+
+    mean: float
+    se: float
+    t: int
+
+    def __str__(self) -> str:
+        return f"{self.mean:.1f} ± {self.se:.1f} (t={self.t})"
+
+
+def at(summary: pd.DataFrame, setting: str, algorithm: str, t: int | None = None) -> Point:
+    """The curve's value at the last checkpoint <= t (at T when t is None)."""
+    rows = summary[(summary.setting == setting) & (summary.algorithm == algorithm)]
+    if rows.empty:
+        raise KeyError(f"no summary rows for {setting}/{algorithm}")
+    if t is not None:
+        rows = rows[rows.t <= t]
+    row = rows.loc[rows.t.idxmax()]
+    return Point(float(row["mean"]), float(row.se), int(row.t))
+
+
+def diff_se(a: Point, b: Point) -> float:
+    """Standard error of a difference of two curves' means, treating them as independent
+    (conservative: the curves share environments, which only makes the true se smaller)."""
+    return float((a.se**2 + b.se**2) ** 0.5)
+
+
+# (tables, figure config) -> claims; tables always hold "summary", and "ratios" or "events" where
+# the paper's rules produce them.
+Checker = Callable[[Mapping[str, pd.DataFrame], Mapping[str, Any]], list[Claim]]
+
+
+def check(paper: str, figure: str, tables: Mapping[str, pd.DataFrame],
+          fig_cfg: Mapping[str, Any]) -> list[Claim]:
+    """Claims of one figure, from ``papers/<paper>/claims.py`` (``CHECKS``); a figure without
+    registered claims yields none."""
+    checker = papers.get(paper).checks().get(figure)
+    return checker(tables, fig_cfg) if checker else []
+
+
+def to_json(claims: Iterable[Claim]) -> str:
+    return json.dumps([asdict(c) for c in claims], indent=2) + "\n"
+
+
+def to_markdown(files: Iterable[str | Path]) -> str:
+    """Every claims file as one table per figure, with a count of what holds (and of what is
+    inconclusive, when any is)."""
+    lines = ["# Claims: what the papers say, and what our runs measure", ""]
+    total = held = undecided = 0
+    for path in sorted(map(Path, files)):
+        claims = json.loads(path.read_text())
+        paper, figure = path.parent.parent.name, path.parent.name
+        lines += [f"## {paper} {figure}", "",
+                  "| claim | paper | measured | expected | holds | note |",
+                  "|---|---|---|---|---|---|"]
+        for c in claims:
+            mark = {True: "yes", False: "**NO**", None: "inconclusive"}[c["holds"]]
+            lines.append(f"| {c['statement']} | {c['paper_ref']} | {c['measured']} | "
+                         f"{c['expected']} | {mark} | {c.get('note', '')} |")
+            total += 1
+            held += c["holds"] is True
+            undecided += c["holds"] is None
+        lines.append("")
+    lines.insert(2, f"{held} of {total} claims hold"
+                 + (f" ({undecided} inconclusive).\n" if undecided else ".\n"))
+    return "\n".join(lines) + "\n"

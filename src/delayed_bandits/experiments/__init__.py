@@ -1,1 +1,0 @@
-"""Per-paper plug-ins: each module defines a paper's setting and algorithms (see algorithms.py)."""

@@ -1,0 +1,143 @@
+"""The papers we reproduce, one folder each, and the registry that finds them.
+
+``papers/<paper>/`` holds everything of one paper:
+
+- ``__init__.py``: its registration, ``PAPER = Paper(...)`` (light: the workflow reads it when it
+  builds the DAG, so it imports nothing heavy);
+- ``experiment.py``: the setting, the environment and the algorithms (the ``Experiment`` contract
+  below), with ``policies.py`` (plain-Python references, straight from the paper's pseudocode)
+  and ``kernels.py`` (the compiled versions the runs use);
+- ``analysis.py`` (optional): what the claims and plots both compute from the tables;
+- ``claims.py``: ``CHECKS``, the claims of each figure; ``plots.py`` (optional): ``PLOTS``, the
+  paper's own kinds of figure;
+- ``schema.yaml``: the keys of its figures in the config.
+
+Every list of papers derives from this registry: the seeds' paper ids, the resource model's
+rates, the config schema's ``papers`` section and its algorithm and kind enums, the workflow's
+per-paper targets. A new paper is a new folder; nothing else needs to name it
+(``tests/test_registry.py`` adds a toy paper that way, from outside the package:
+``$DELAYED_BANDITS_PAPERS``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from types import ModuleType
+from typing import Any, Mapping, Protocol, Sequence
+
+import numpy as np
+
+from delayed_bandits.errors import ConfigError
+from delayed_bandits.kinds import Kind
+
+
+class Experiment(Protocol):
+    """What ``papers/<paper>/experiment.py`` provides: the contract the simulation, the config
+    checks and the bench rely on. Optional too: ``BENCH_READINGS`` (named settings the bench also
+    measures), ``reference_lines(figure, setting_cfg)`` (curves drawn on the regret figures) and
+    ``check_figure(fig, where)`` (figure-level keys of its own; raises ``ConfigError``)."""
+
+    Setting: Any  # a class with ``from_config(cfg, where)``, which raises ConfigError
+    ALGORITHMS: Sequence[Any]  # of ``algorithms.Algorithm``
+    BENCH: Any  # a Setting the bench command runs
+
+    def draw_environment(self, seed: np.random.SeedSequence, horizon: int, setting: Any) -> Any:
+        """One realisation of the environment, shared by every algorithm of a replication."""
+
+
+@dataclass(frozen=True)
+class Paper:
+    """The registration of one paper: who it is, and how fast its kernels run."""
+
+    id: str
+    """Path-safe id: the config's key under ``papers``, and ``results/<id>/...``."""
+    seed_id: int
+    """Its part of every seed (``seeds.setting_entropy``); never change it: every number would."""
+    title: str
+    """Authors, venue and what is reproduced: the schema's description of its config section."""
+    figure_ids: str
+    """Pattern of its figure ids in the config (e.g. ``^fig[0-9]+$``)."""
+    steps_per_second: int
+    """Agent-steps per second of its slowest (setting, algorithm) job at its largest horizon,
+    measured and rounded down; it asks for run time (``resources.simulation``)."""
+    shard_steps_per_second: int
+    """The typical rate of one whole figure's job, which sizes ``shard_size: auto`` shards
+    (``resources.auto_shard_size``)."""
+    kinds: tuple[Kind, ...] = ()
+    """The kinds of figure it draws besides the generic regret curves (``kinds.Kind``)."""
+    extra_targets: tuple[str, ...] = ()
+    """Outputs of its own rules (``workflow/rules/<id>.smk``) that ``snakemake <id>`` also makes."""
+    package: str = field(default="", compare=False)
+    """Where its modules are (default: ``delayed_bandits.papers.<id>``)."""
+
+    @property
+    def module(self) -> str:
+        return self.package or f"{__name__}.{self.id}"
+
+    def experiment(self) -> Experiment:
+        module: Any = importlib.import_module(f"{self.module}.experiment")
+        return module
+
+    def _optional(self, name: str) -> ModuleType | None:
+        try:
+            return importlib.import_module(f"{self.module}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{self.module}.{name}":
+                raise  # a module that fails to import is a bug, not a paper without one
+            return None
+
+    def checks(self) -> Mapping[str, Any]:
+        """Its claims, by figure id (``claims.CHECKS``; none when it has no claims module)."""
+        module = self._optional("claims")
+        return module.CHECKS if module else {}
+
+    def plots(self) -> Mapping[str, Any]:
+        """Its own kinds of figure, by kind (``plots.PLOTS``; none when it has no plots module)."""
+        module = self._optional("plots")
+        return module.PLOTS if module else {}
+
+    def schema(self) -> dict[str, Any]:
+        """Its figures' schema (``schema.yaml`` beside its modules)."""
+        from delayed_bandits.config import read_yaml
+
+        return read_yaml(resources.files(self.module).joinpath("schema.yaml").read_text())
+
+
+PLUGINS = "DELAYED_BANDITS_PAPERS"
+"""Environment variable: comma-separated packages of papers kept outside this folder (importable,
+e.g. through ``PYTHONPATH``), each with a ``PAPER`` whose ``package`` names it."""
+
+
+@cache
+def registered() -> dict[str, Paper]:
+    """Every registered paper, by id, in the order of their seed ids: the packages in this folder
+    and those named in ``$DELAYED_BANDITS_PAPERS``. Ids and seed ids must be unique, so that no
+    paper can change another's numbers."""
+    names = [f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if m.ispkg]
+    names += [n.strip() for n in os.environ.get(PLUGINS, "").split(",") if n.strip()]
+    found = sorted((importlib.import_module(name).PAPER for name in names),
+                   key=lambda p: p.seed_id)
+    for key in ("id", "seed_id"):
+        values = [getattr(p, key) for p in found]
+        clash = sorted({v for v in values if values.count(v) > 1})
+        if clash:
+            raise ConfigError(f"papers {', '.join(p.id for p in found)}: {key} {clash} is taken "
+                              "twice; each paper needs its own")
+    return {p.id: p for p in found}
+
+
+def ids() -> tuple[str, ...]:
+    return tuple(registered())
+
+
+def get(paper: str) -> Paper:
+    """The registration of ``paper``; the error lists the papers there are."""
+    papers = registered()
+    if paper not in papers:
+        raise ConfigError(f"paper {paper!r} is not one of {', '.join(papers)}")
+    return papers[paper]

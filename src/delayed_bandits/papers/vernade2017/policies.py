@@ -1,0 +1,206 @@
+"""Vernade, Cappé, Perchet (UAI 2017): readable references of the delayed-conversion policies.
+
+Written straight from the paper, for auditing; runs use the compiled kernels of
+``delayed_bandits.papers.vernade2017.kernels`` and the tests hold both to the same actions.
+
+Timing convention (``docs/decisions.md``): a conversion of the pull at round s with delay D is
+usable from round s + D + 1; with censoring window m it is seen only if D <= m. So, when choosing
+at round t, the pull at round s < t has been seen with probability tau(min(t - 1 - s, m)), and the
+delay-corrected count of Section 5.1 is
+
+    N~_k(t) = sum_{s <= t-1-m} 1{A_s = k} tau_m + sum_{s = t-m}^{t-1} 1{A_s = k} tau_{t-1-s}.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from numba.extending import register_jitable
+
+KLUCB_TOLERANCE = 1e-6
+
+
+def beta(t: int, epsilon: float) -> float:
+    """Exploration function beta_eps(t) = (1 + eps) log t (Section 6)."""
+    return (1.0 + epsilon) * math.log(t)
+
+
+@register_jitable  # plain Python here; compiled into the kernels, same arithmetic
+def ucb_index(theta_hat: float, n: float, n_tilde: float, b: float) -> float:
+    """U^UCB_k(t) = theta_hat + sqrt(N / N~) sqrt(beta / (2 N~)) (Section 5.2)."""
+    if n_tilde <= 0.0:
+        return math.inf
+    return theta_hat + math.sqrt(n / n_tilde) * math.sqrt(b / (2.0 * n_tilde))
+
+
+@register_jitable  # plain Python here; compiled into the kernels, same arithmetic
+def poisson_kl(p: float, q: float) -> float:
+    """d_Pois(p, q) = p log(p / q) + q - p (Lemma 7), with 0 log 0 = 0."""
+    return (p * math.log(p / q) if p > 0.0 else 0.0) + q - p
+
+
+@register_jitable  # plain Python here; compiled into the kernels, same arithmetic
+def klucb_index(theta_hat: float, n_tilde: float, b: float) -> float:
+    """U^KL_k(t) = max{q in [theta_hat, 1] : N~ d_Pois(theta_hat, q) <= beta} (Section 5.3).
+
+    f(q) = N~ d_Pois(theta_hat, q) - beta is convex and increasing on [theta_hat, 1], so Newton's
+    method started at q = 1 decreases monotonically to the root; it stops when a step is below
+    ``KLUCB_TOLERANCE``. An estimate already >= 1 is its own index."""
+    if n_tilde <= 0.0:
+        return math.inf
+    if theta_hat >= 1.0:
+        return theta_hat
+    if n_tilde * poisson_kl(theta_hat, 1.0) <= b:
+        return 1.0
+    q = 1.0
+    while True:
+        step = (n_tilde * poisson_kl(theta_hat, q) - b) / (n_tilde * (1.0 - theta_hat / q))
+        q -= step
+        if step < KLUCB_TOLERANCE:
+            return q
+
+
+def first_argmax(values: list[float]) -> int:
+    """Index of the largest value, the lowest index on ties."""
+    return max(range(len(values)), key=lambda k: (values[k], -k))
+
+
+@dataclass
+class DelayedIndexPolicy:
+    """DelayedUCB / DelayedKLUCB (Algorithm 1), censored or not, with a known or estimated CDF.
+
+    ``tau(d)`` is the delay CDF. With ``estimate_cdf`` the CDF is learnt from arriving delays as in
+    Appendix D: censored, the biased empirical CDF of observed delays (an estimate of
+    tau_d / tau_m); uncensored, a geometric law whose mean is tracked by stochastic approximation
+    with step n^-gamma, n the number of observed delays, plugged into the recursion (6).
+
+    The first K + ``wait`` rounds cycle through the arms: ``wait`` = 0 is Algorithm 1's
+    initialisation (each arm once); ``wait`` = m is the D-UCB of Manegueu et al. 2020, which
+    "has to wait until m + K time steps before it starts exploiting" (their Section 8.2)."""
+
+    n_arms: int
+    tau: Callable[[int], float]
+    window: int | None  # None: uncensored
+    kl: bool
+    epsilon: float
+    estimate_cdf: bool = False
+    gamma: float = 1.0
+    wait: int = 0
+    actions: list[int] = field(default_factory=list)
+    successes: list[int] = field(init=False)
+    observed_delays: list[int] = field(default_factory=list)
+    mu_hat: float = 0.0
+    o: list[float] = field(init=False)  # O_k(t) of eq. (6), estimated-CDF uncensored only
+
+    def __post_init__(self) -> None:
+        self.successes = [0] * self.n_arms
+        self.o = [0.0] * self.n_arms
+
+    def current_tau(self) -> Callable[[int], float]:
+        """The CDF the index uses now: the known tau, or Appendix D's censored estimate."""
+        if not self.estimate_cdf:
+            return self.tau
+        n_obs = len(self.observed_delays)
+        if n_obs == 0:
+            return lambda d: 1.0  # nothing observed yet: no delay correction
+        counts = np.bincount(self.observed_delays, minlength=(self.window or 0) + 1)
+        cumulative = np.cumsum(counts)
+        return lambda d: float(cumulative[min(d, len(cumulative) - 1)]) / n_obs
+
+    def n_tilde(self, k: int, t: int, tau: Callable[[int], float]) -> float:
+        if self.estimate_cdf and self.window is None:
+            return self.actions.count(k) - self.o[k]
+        total = 0.0
+        for s, a in enumerate(self.actions, start=1):
+            if a == k:
+                age = t - 1 - s
+                total += tau(age if self.window is None else min(age, self.window))
+        return total
+
+    def choose(self, t: int) -> int:
+        if t <= self.n_arms + self.wait:
+            return (t - 1) % self.n_arms
+        b = beta(t, self.epsilon)
+        tau = self.current_tau()
+        indices = []
+        for k in range(self.n_arms):
+            n, n_tilde = self.actions.count(k), self.n_tilde(k, t, tau)
+            theta_hat = self.successes[k] / n_tilde if n_tilde > 0 else 0.0
+            indices.append(klucb_index(theta_hat, n_tilde, b) if self.kl
+                           else ucb_index(theta_hat, n, n_tilde, b))
+        return first_argmax(indices)
+
+    def played(self, t: int, arm: int) -> None:
+        self.actions.append(arm)
+        if self.estimate_cdf and self.window is None:
+            q_hat = self.mu_hat / (self.mu_hat + 1.0)
+            self.o = [q_hat * (o + (k == arm)) for k, o in enumerate(self.o)]
+
+    def observe(self, s: int, arm: int, delay: int) -> None:
+        self.successes[arm] += 1
+        self.observed_delays.append(delay)
+        n = len(self.observed_delays)
+        step = n ** -self.gamma
+        self.mu_hat = (1.0 - step) * self.mu_hat + step * delay
+
+
+@dataclass
+class DiscardingPolicy:
+    """DiscardingUCB / DiscardingKLUCB (Section 6): UCB or KL-UCB on pulls older than the window
+    only, theta^m = S_k(t-m) / (tau_m N_k(t-m)). While some arm has no such pull, the indices are
+    undefined and the least-pulled arm is played (round robin), the linear phase of Figure 2."""
+
+    n_arms: int
+    tau_m: float
+    window: int
+    kl: bool
+    epsilon: float
+    actions: list[int] = field(default_factory=list)
+    arrivals: list[tuple[int, int]] = field(default_factory=list)  # (round pulled, arm)
+
+    def choose(self, t: int) -> int:
+        horizon_old = t - 1 - self.window  # pulls at s <= t-1-m are fully observed
+        n_old = [sum(1 for s, a in enumerate(self.actions, 1) if a == k and s <= horizon_old)
+                 for k in range(self.n_arms)]
+        if min(n_old) == 0:
+            counts = [self.actions.count(k) for k in range(self.n_arms)]
+            return first_argmax([-c for c in counts])
+        s_old = [sum(1 for s, a in self.arrivals if a == k and s <= horizon_old)
+                 for k in range(self.n_arms)]
+        b = beta(t, self.epsilon)
+        indices = []
+        for k in range(self.n_arms):
+            n_eff = self.tau_m * n_old[k]
+            theta_hat = s_old[k] / n_eff
+            indices.append(klucb_index(theta_hat, n_eff, b) if self.kl
+                           else theta_hat + math.sqrt(b / (2.0 * n_eff)))
+        return first_argmax(indices)
+
+    def played(self, t: int, arm: int) -> None:
+        self.actions.append(arm)
+
+    def observe(self, s: int, arm: int, delay: int) -> None:
+        self.arrivals.append((s, arm))
+
+
+def run(policy: DelayedIndexPolicy | DiscardingPolicy, theta: np.ndarray, uniforms: np.ndarray,
+        delays: np.ndarray, window: int | None) -> np.ndarray:
+    """Play one replication with a reference policy; returns the arms played (0-based).
+
+    A pull at round s converts iff uniforms[s-1, arm] < theta[arm]; the conversion reaches the
+    learner at the start of round s + D + 1, if D <= window (censored) and that round exists."""
+    horizon = uniforms.shape[0]
+    pending: dict[int, list[tuple[int, int, int]]] = {}
+    for t in range(1, horizon + 1):
+        for s, arm, delay in pending.pop(t, []):
+            policy.observe(s, arm, delay)
+        arm = policy.choose(t)
+        policy.played(t, arm)
+        delay = int(delays[t - 1, arm])
+        converted = uniforms[t - 1, arm] < theta[arm]
+        if converted and (window is None or delay <= window) and t + delay + 1 <= horizon:
+            pending.setdefault(t + delay + 1, []).append((t, arm, delay))
+    return np.array(policy.actions, dtype=np.int64)

@@ -1,1 +1,0 @@
-"""Paper-specific figures; each module maps a figure ``kind`` to a function returning a figure."""
