@@ -12,6 +12,22 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "config" / "config.yaml"
+SMOKE = ROOT / "config" / "smoke.yaml"
+SMOKE_FILES = (CONFIG, SMOKE)
+"""The smoke scale: config/smoke.yaml is an overlay of config/config.yaml."""
+
+
+def config_files(config: Path | None = None) -> list[str]:
+    """A command's --config files: ``config`` alone (a whole config), else the smoke layers."""
+    return [str(config)] if config is not None else [str(p) for p in SMOKE_FILES]
+
+
+def smoke_config() -> dict:
+    """The smoke-scale config, merged and validated: a fresh copy tests may change."""
+    from delayed_bandits import config as cfg
+
+    return cfg.load(SMOKE_FILES)
 BIN = str(Path(sys.executable).parent)
 SNAKEMAKE_ENV = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
 

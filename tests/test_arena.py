@@ -17,8 +17,10 @@ from delayed_bandits.environment import Realisation, checkpoint_grid
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena import experiment as arena
 
+from conftest import SMOKE_FILES
+
 REPO = Path(__file__).resolve().parents[1]
-SMOKE = cfg.load(REPO / "config" / "smoke.yaml", "arena")["papers"]["arena"]["regret"]
+SMOKE = cfg.load(SMOKE_FILES, "arena")["papers"]["arena"]["regret"]
 FULL = cfg.load(REPO / "config" / "config.yaml", "arena")["papers"]["arena"]["regret"]
 
 

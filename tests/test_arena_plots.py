@@ -14,7 +14,8 @@ from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena import plots as arena
 
-SMOKE = Path(__file__).resolve().parents[1] / "config" / "smoke.yaml"
+from conftest import CONFIG, SMOKE
+
 FIG_CFG = {"title": "Arena (made up)", "horizon": 1000}
 # the censored regime comes first here, to check that the figures move it after the others
 REGIMES = [("geometric10-censored", "Geometric(10), m = 50", True),
@@ -125,7 +126,7 @@ def test_unknown_kind_names_the_available_ones() -> None:
 
 def test_cli_plot_rejects_an_unknown_kind_before_reading(tmp_path: Path, capsys) -> None:
     out = tmp_path / "x.png"
-    code = main(["plot", "--config", str(SMOKE), "--paper", "manegueu2020", "--figure", "fig2",
+    code = main(["plot", "--config", str(CONFIG), str(SMOKE), "--paper", "manegueu2020", "--figure", "fig2",
                  "--summary", str(tmp_path / "absent.csv"), "--kind", "heatmap",
                  "--out", str(out)])
     err = capsys.readouterr().err

@@ -24,9 +24,9 @@ from delayed_bandits import kinds
 from delayed_bandits.delays import KINDS
 from delayed_bandits.errors import ConfigError
 
+from conftest import CONFIG, SMOKE, SMOKE_FILES, smoke_config
+
 REPO = Path(__file__).resolve().parents[1]
-CONFIG = REPO / "config" / "config.yaml"
-SMOKE = REPO / "config" / "smoke.yaml"
 _VENV_BIN = REPO / ".venv" / "bin"
 BIN = _VENV_BIN if (_VENV_BIN / "delayed-bandits").exists() else Path(sys.executable).parent
 CLI = str(BIN / "delayed-bandits")
@@ -41,7 +41,7 @@ def _yaml(path: Path) -> dict[str, Any]:
 
 
 def _smoke() -> dict[str, Any]:
-    return _yaml(SMOKE)
+    return smoke_config()
 
 
 def _fig(config: dict[str, Any], figure: str = "fig1") -> dict[str, Any]:
@@ -61,17 +61,25 @@ def _write(path: Path, config: dict[str, Any]) -> Path:
 # 1. The shipped configs
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", [CONFIG, SMOKE], ids=["config", "smoke"])
-def test_shipped_config_validates(path: Path) -> None:
-    raw = _yaml(path)
+def test_shipped_config_validates() -> None:
+    raw = _yaml(CONFIG)
     cfg.validate(raw)  # must not raise
-    assert cfg.load(path) == raw
+    assert cfg.load(CONFIG) == raw
 
 
-def test_smoke_has_the_same_structure_as_config() -> None:
-    full, smoke = _yaml(CONFIG), _yaml(SMOKE)
-    # A --configfile is merged into config/config.yaml and the workflow refuses a mix, so
-    # smoke.yaml must hold every key config.yaml holds.
+def test_smoke_is_an_overlay_of_what_differs() -> None:
+    full, overlay = _yaml(CONFIG), _yaml(SMOKE)
+
+    def names_only_known_keys(layer: dict, base: dict, where: str) -> None:
+        for key, value in layer.items():
+            # shard sizes are how a run is cut into jobs: the smoke run sets small ones
+            assert key in base or key == "shard_size", f"{where}.{key} is not in config.yaml"
+            assert value != base.get(key), f"{where}.{key} repeats config.yaml"
+            if isinstance(value, dict) and isinstance(base.get(key), dict):
+                names_only_known_keys(value, base[key], f"{where}.{key}")
+
+    names_only_known_keys(overlay, full, "smoke")
+    smoke = cfg.load(SMOKE_FILES)
     assert set(smoke) == set(full)
     assert list(smoke["papers"]) == list(full["papers"])
     for paper, figures in full["papers"].items():
@@ -285,7 +293,7 @@ def _leftovers(directory: Path) -> list[Path]:
 
 
 def test_cli_validate_good_config(tmp_path: Path) -> None:
-    result = _cli("validate", "--config", SMOKE, cwd=tmp_path)
+    result = _cli("validate", "--config", CONFIG, SMOKE, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "valid" in result.stdout
 
@@ -308,11 +316,12 @@ def test_cli_validate_missing_file_exits_2(tmp_path: Path) -> None:
     assert "absent.yaml" in result.stderr and "does not exist" in result.stderr
 
 
-def _simulate_args(out: Path, **override: str) -> list[str]:
-    args = {"config": str(SMOKE), "paper": PAPER, "figure": "fig1", "setting": "thetaH",
-            "algorithm": "d-ucb", "reps": "0-1", "out": str(out)}
+def _simulate_args(out: Path, config: str | None = None, **override: str) -> list[str]:
+    args = {"paper": PAPER, "figure": "fig1", "setting": "thetaH", "algorithm": "d-ucb",
+            "reps": "0-1", "out": str(out)}
     args.update(override)
-    return ["simulate"] + [x for k, v in args.items() for x in (f"--{k}", v)]
+    files = [config] if config else [str(CONFIG), str(SMOKE)]
+    return ["simulate", "--config", *files] + [x for k, v in args.items() for x in (f"--{k}", v)]
 
 
 BAD_SIMULATE: dict[str, tuple[dict[str, str], list[str]]] = {
@@ -385,7 +394,7 @@ def test_cli_plot_rejects_unsupported_extension(tmp_path: Path) -> None:
     summary = tmp_path / "summary.csv"
     summary.write_text("setting,algorithm,t,mean\n")
     out = tmp_path / "x.svg"
-    result = _cli("plot", "--config", SMOKE, "--paper", PAPER, "--figure", "fig1",
+    result = _cli("plot", "--config", CONFIG, SMOKE, "--paper", PAPER, "--figure", "fig1",
                   "--summary", summary, "--out", out, cwd=tmp_path)
     assert result.returncode == 2
     assert "--out" in result.stderr and "x.svg" in result.stderr
@@ -440,14 +449,45 @@ def test_snakemake_rejects_bad_config_before_any_job(tmp_path: Path) -> None:
     _no_outputs(root)
 
 
-def test_snakemake_rejects_command_line_overrides(tmp_path: Path) -> None:
+def test_snakemake_hands_command_line_overrides_to_the_jobs(tmp_path: Path) -> None:
     root = _workflow_copy(tmp_path)
-    result = _snakemake("--config", "seed=3", "-n", "--cores", "1", cwd=root)
+    result = _snakemake("--configfile", "config/smoke.yaml", "--config", "seed=3", "-n", "-p",
+                        "--cores", "1", "results/vernade2017/fig2/summary.csv", cwd=root)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert ("delayed-bandits simulate --config config/config.yaml config/smoke.yaml "
+            """--override '{"seed": 3}' --paper vernade2017""") in output
+    _no_outputs(root)
+
+
+def test_snakemake_checks_command_line_overrides_before_any_job(tmp_path: Path) -> None:
+    root = _workflow_copy(tmp_path)
+    result = _snakemake("--configfile", "config/smoke.yaml", "--config", "seed=-1", "-n",
+                        "--cores", "1", cwd=root)
     output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "--config" in output
-    assert "--configfile" in output
+    assert "config key 'seed'" in output and "minimum" in output
+    assert "rule simulate" not in output
     _no_outputs(root)
+
+
+def test_an_override_reaches_the_numbers(tmp_path: Path) -> None:
+    shards = {}
+    for name, extra in (("base", []), ("seed3", ["--override", '{"seed": 3}']),
+                        ("same", ["--override", '{"seed": 7}'])):
+        out = tmp_path / name / "shard.parquet"
+        result = _cli(*_simulate_args(out), *extra, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        shards[name] = pd.read_parquet(out)
+    assert shards["base"].equals(shards["same"])  # the smoke seed is 7: overriding it with 7
+    assert not shards["base"].equals(shards["seed3"])
+
+
+@pytest.mark.parametrize("text", ["3", "{seed: 3}", "[1]"])
+def test_an_override_must_be_a_json_object(tmp_path: Path, text: str) -> None:
+    result = _cli("validate", "--config", CONFIG, "--override", text, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "--override" in result.stderr and "JSON object" in result.stderr
 
 
 def test_snakemake_lint_passes(tmp_path: Path) -> None:

@@ -16,18 +16,18 @@ import pandas as pd
 import pytest
 import yaml
 from compare_runs import differences, same_file
-from conftest import BIN, SNAKEMAKE_ENV, copy_workflow, snakemake
+from conftest import (BIN, CONFIG, SMOKE, SNAKEMAKE_ENV, config_files, copy_workflow, smoke_config,
+                      snakemake)
 
 from delayed_bandits import algorithms
 from delayed_bandits.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-SMOKE = ROOT / "config" / "smoke.yaml"
-FIG = ["--config", str(SMOKE), "--paper", "vernade2017", "--figure", "fig2"]
+FIG = ["--config", str(CONFIG), str(SMOKE), "--paper", "vernade2017", "--figure", "fig2"]
 
 
-def _simulate(out: Path, reps: str = "0-2", algorithm: str = "d-ucb", config: Path = SMOKE) -> int:
-    return main(["simulate", "--config", str(config), "--paper", "vernade2017", "--figure", "fig2",
+def _simulate(out: Path, reps: str = "0-2", algorithm: str = "d-ucb", config: Path | None = None) -> int:
+    return main(["simulate", "--config", *config_files(config), "--paper", "vernade2017", "--figure", "fig2",
                  "--setting", "thetaL", "--algorithm", algorithm, "--reps", reps,
                  "--out", str(out), "--events", str(out.with_suffix(".events.parquet"))])
 
@@ -36,7 +36,7 @@ def _simulate(out: Path, reps: str = "0-2", algorithm: str = "d-ucb", config: Pa
 def tables(tmp_path_factory) -> Path:
     """One figure's shards (every algorithm, replications 0-2) and their summary."""
     work = tmp_path_factory.mktemp("tables")
-    fig = yaml.safe_load(SMOKE.read_text())["papers"]["vernade2017"]["fig2"]
+    fig = smoke_config()["papers"]["vernade2017"]["fig2"]
     for algorithm in fig["algorithms"]:
         assert _simulate(work / f"{algorithm}/rep0-2.parquet", algorithm=algorithm) == 0
     assert main(["aggregate", *FIG, "--out", str(work / "summary.csv"),
@@ -141,7 +141,7 @@ def test_failing_kernel_leaves_no_output(tmp_path: Path, monkeypatch) -> None:
 def test_out_of_memory_leaves_no_output_and_says_why(tmp_path: Path) -> None:
     """A horizon far beyond this machine's memory: numpy's allocation of the environment fails.
     Run as a real command, as a Snakemake job would, with its output redirected like a log."""
-    config = yaml.safe_load(SMOKE.read_text())
+    config = smoke_config()
     config["papers"]["vernade2017"]["fig2"]["horizon"] = 10**11
     path = tmp_path / "huge.yaml"
     path.write_text(yaml.safe_dump(config))

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from delayed_bandits import config, kinds, papers, plotting
 from delayed_bandits.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import CONFIG, SMOKE_FILES
 
 
 @pytest.mark.parametrize("paper", papers.ids())
@@ -24,9 +22,9 @@ def test_every_kind_has_a_sentence_and_known_tables():
         assert set(kind.tables) <= set(kinds.TABLES), kind.name
 
 
-@pytest.mark.parametrize("path", ["config/config.yaml", "config/smoke.yaml"])
-def test_every_configured_figure_has_a_sentence(path):
-    for paper, figures in config.load(ROOT / path)["papers"].items():
+@pytest.mark.parametrize("files", [(CONFIG,), SMOKE_FILES], ids=["config", "smoke"])
+def test_every_configured_figure_has_a_sentence(files):
+    for paper, figures in config.load(files)["papers"].items():
         for name, fig in figures.items():
             assert kinds.shows(kinds.of(fig)), f"{paper} {name}"
 

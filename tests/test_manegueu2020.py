@@ -40,6 +40,8 @@ from delayed_bandits.papers.manegueu2020 import policies as pmg
 from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
 
+from conftest import smoke_config
+
 PAPER = "manegueu2020"
 ROOT = Path(__file__).resolve().parents[1]
 Z = 5.0  # standard errors allowed in statistical checks
@@ -642,7 +644,7 @@ def test_alpha_tilde_and_window_change_the_runs() -> None:
 
 @pytest.fixture(scope="module")
 def smoke() -> dict:
-    return yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    return smoke_config()
 
 
 @pytest.fixture(scope="module")

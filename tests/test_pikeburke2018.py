@@ -29,6 +29,8 @@ from delayed_bandits.papers.pikeburke2018 import policies as ppb
 from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
 
+from conftest import SMOKE_FILES, smoke_config
+
 PAPER = "pikeburke2018"
 ROOT = Path(__file__).resolve().parents[1]
 VARIANT = {"odaaf": 0, "odaaf-b": 1, "odaaf-v": 2}
@@ -720,7 +722,7 @@ def test_ratio_requires_pairs_and_baseline() -> None:
 
 @pytest.fixture(scope="module")
 def smoke() -> dict:
-    return yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    return smoke_config()
 
 
 def test_smoke_config_is_valid(smoke) -> None:
@@ -817,7 +819,7 @@ def test_reimplementation_variant_keeps_the_old_reading(smoke) -> None:
 @pytest.mark.parametrize("setting,algorithm", [("unif50", "odaaf-b"), ("exp50d75", "odaaf"),
                                                ("unif100", "qpm-d")])
 def test_shards_are_independent_of_split(setting: str, algorithm: str) -> None:
-    cfg = config.load(ROOT / "config" / "smoke.yaml")
+    cfg = config.load(SMOKE_FILES)
     whole = run_shard(cfg, PAPER, "fig3a", setting, algorithm, 0, 5)
     parts = [run_shard(cfg, PAPER, "fig3a", setting, algorithm, a, b) for a, b in ((0, 2), (3, 5))]
     for k in range(2):

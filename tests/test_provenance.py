@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from conftest import copy_workflow, snakemake
+from conftest import CONFIG, SMOKE, config_files, copy_workflow, smoke_config, snakemake
 
 import delayed_bandits
 from delayed_bandits import progress, provenance, seeds
@@ -33,7 +33,6 @@ from delayed_bandits.cli import main
 from delayed_bandits.simulate import run_shard
 
 REPO = Path(__file__).resolve().parents[1]
-SMOKE = REPO / "config" / "smoke.yaml"
 PAPER, FIGURE, SETTING = "vernade2017", "fig2", "thetaL"
 HORIZON = 1500  # papers.vernade2017.fig2.horizon in config/smoke.yaml
 # Unequal replication counts per algorithm, so that the recorded counts are really counted.
@@ -53,14 +52,14 @@ class Run:
 
 
 def _simulate(out: Path, algorithm: str, first: int, last: int,
-              config: Path = SMOKE) -> list[str]:
-    return ["simulate", "--config", str(config), "--paper", PAPER, "--figure", FIGURE,
+              config: Path | None = None) -> list[str]:
+    return ["simulate", "--config", *config_files(config), "--paper", PAPER, "--figure", FIGURE,
             "--setting", SETTING, "--algorithm", algorithm, "--reps", f"{first}-{last}",
             "--out", str(out)]
 
 
-def _aggregate(out: Path, shards: list[Path], config: Path = SMOKE, *extra: str) -> list[str]:
-    return ["aggregate", "--config", str(config), "--paper", PAPER, "--figure", FIGURE,
+def _aggregate(out: Path, shards: list[Path], config: Path | None = None, *extra: str) -> list[str]:
+    return ["aggregate", "--config", *config_files(config), "--paper", PAPER, "--figure", FIGURE,
             "--out", str(out), *extra, *map(str, shards)]
 
 
@@ -99,9 +98,10 @@ def _head(path: Path) -> str:
         return "unknown"
 
 
-def _sha256_of_yaml(path: Path, *keys: str) -> str:
-    """The documented config hash, computed from the file without the provenance module."""
-    value = yaml.safe_load(path.read_text())
+def _sha256_of_yaml(path: Path | None, *keys: str) -> str:
+    """The documented config hash, computed without the provenance module from ``path`` (a whole
+    config) or, when None, from the smoke layers merged."""
+    value = smoke_config() if path is None else yaml.safe_load(path.read_text())
     for key in keys:
         value = value[key]
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -119,16 +119,17 @@ def test_sidecar_records_version_git_and_config(run: Run) -> None:
     assert side["git_commit"] == _head(REPO)
     assert re.fullmatch(r"[0-9a-f]{40}", side["git_commit"]) or side["git_commit"] == "unknown"
     assert side["git_dirty"] in ((True, False) if side["git_commit"] != "unknown" else (None,))
-    assert side["config"]["path"] == str(SMOKE)
-    assert side["config"]["sha256"] == _sha256_of_yaml(SMOKE)
-    assert side["config"]["figure_sha256"] == _sha256_of_yaml(SMOKE, "papers", PAPER, FIGURE)
+    assert side["config"]["paths"] == [str(CONFIG), str(SMOKE)]
+    assert side["config"]["overrides"] == {}
+    assert side["config"]["sha256"] == _sha256_of_yaml(None)
+    assert side["config"]["figure_sha256"] == _sha256_of_yaml(None, "papers", PAPER, FIGURE)
     assert side["created_utc"].endswith("+00:00")
     assert side["summary_sha256"] == hashlib.sha256(run.summaries[0].read_bytes()).hexdigest()
 
 
 def test_config_hash_follows_the_config(run: Run, tmp_path: Path) -> None:
-    smoke = yaml.safe_load(SMOKE.read_text())
-    other_figure = yaml.safe_load(SMOKE.read_text())
+    smoke = smoke_config()
+    other_figure = smoke_config()
     other_figure["papers"][PAPER]["fig1"]["horizon"] += 1
     changed = tmp_path / "changed.yaml"
     changed.write_text(yaml.safe_dump(other_figure, allow_unicode=True))
@@ -140,7 +141,7 @@ def test_config_hash_follows_the_config(run: Run, tmp_path: Path) -> None:
     # Another figure's change shows in the config's hash but not in this figure's.
     assert side["config"]["sha256"] == _sha256_of_yaml(changed) != before["sha256"]
     assert side["config"]["figure_sha256"] == before["figure_sha256"]
-    this_figure = yaml.safe_load(SMOKE.read_text())
+    this_figure = smoke_config()
     this_figure["papers"][PAPER][FIGURE]["checkpoints"] += 1
     assert provenance.config_hash(this_figure) != provenance.config_hash(smoke)
     assert (provenance.config_hash(this_figure["papers"][PAPER][FIGURE])
@@ -156,7 +157,7 @@ def _states(seq: np.random.SeedSequence) -> list[int]:
 def test_recorded_seeds_rederive_every_replication(run: Run) -> None:
     side = run.sidecar()
     record = side["seeds"]
-    assert record["root"] == yaml.safe_load(SMOKE.read_text())["seed"]
+    assert record["root"] == smoke_config()["seed"]
     assert list(record["settings"]) == [SETTING]
     entry = record["settings"][SETTING]
     assert entry["seed_setting"] == SETTING
@@ -171,7 +172,7 @@ def test_recorded_seeds_rederive_every_replication(run: Run) -> None:
 def test_sweep_of_an_algorithm_parameter_records_the_shared_stream() -> None:
     # manegueu2020 fig2 sweeps alpha_tilde with `environment: false`: every value of the sweep
     # faces the listed setting's draws, so its seeds are those of "main", not "main-01".
-    smoke = yaml.safe_load(SMOKE.read_text())
+    smoke = smoke_config()
     record = provenance.seed_record(smoke, "manegueu2020", "fig2", ["main-01"])
     entry = record["settings"]["main-01"]
     assert entry["seed_setting"] == "main"
@@ -249,7 +250,7 @@ def test_shard_metadata_records_the_run(run: Run) -> None:
 
 
 def test_shard_numbers_do_not_depend_on_progress_or_metadata(run: Run) -> None:
-    config = yaml.safe_load(SMOKE.read_text())
+    config = smoke_config()
     calls: list[tuple[int, int, int]] = []
     plain, _ = run_shard(config, PAPER, FIGURE, SETTING, "d-ucb", 3, 5)
     watched, _ = run_shard(config, PAPER, FIGURE, SETTING, "d-ucb", 3, 5,
@@ -365,7 +366,7 @@ def test_git_state_unknown_outside_a_checkout_or_without_git(
 
 def test_aggregate_rejects_bad_arguments_and_writes_nothing(run: Run, tmp_path: Path) -> None:
     out = tmp_path / "summary.csv"
-    code, err = _main(["aggregate", "--config", str(SMOKE), "--paper", PAPER, "--figure", "fig9",
+    code, err = _main(["aggregate", "--config", str(CONFIG), str(SMOKE), "--paper", PAPER, "--figure", "fig9",
                        "--out", str(out), *map(str, run.shards)])
     assert code == 2 and "figure 'fig9'" in err and "fig1, fig2, fig3" in err
     code, err = _main(_aggregate(out, run.shards, SMOKE, "--provenance", str(out)))
@@ -378,6 +379,6 @@ def test_summarise_rule_writes_the_sidecar(tmp_path: Path) -> None:
     target = f"results/{PAPER}/{FIGURE}/summary.csv"
     dry = snakemake(tmp_path, target, "-n", "-p", "--cores", "1", timeout=120)
     assert dry.returncode == 0, dry.stderr[-2000:]
-    assert (f"delayed-bandits aggregate --config config/smoke.yaml --paper {PAPER} --figure "
+    assert (f"delayed-bandits aggregate --config config/config.yaml config/smoke.yaml --paper {PAPER} --figure "
             f"{FIGURE} --out {target} --provenance results/{PAPER}/{FIGURE}/"
             "summary.provenance.json") in dry.stdout + dry.stderr

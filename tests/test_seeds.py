@@ -9,14 +9,14 @@ import sys
 
 import numpy as np
 import pandas as pd
-import yaml
 
+from delayed_bandits import config as cfg
 from delayed_bandits import seeds
 from delayed_bandits.simulate import run_shard
 
 
 def _smoke(root):
-    return yaml.safe_load((root / "config/smoke.yaml").read_text())
+    return cfg.load([root / "config/config.yaml", root / "config/smoke.yaml"])
 
 
 def test_stable_ids_are_fixed() -> None:
@@ -46,9 +46,9 @@ def test_thread_count_does_not_change_numbers(root, tmp_path) -> None:
         out = tmp_path / f"shard-{threads}.parquet"
         env = dict(os.environ, NUMBA_NUM_THREADS=threads, OMP_NUM_THREADS=threads)
         subprocess.run([sys.executable, "-m", "delayed_bandits.cli", "simulate", "--config",
-                        str(root / "config/smoke.yaml"), "--paper", "vernade2017", "--figure",
-                        "fig1", "--setting", "thetaH", "--algorithm", "ud-klucb", "--reps", "1-3",
-                        "--out", str(out)], check=True, env=env)
+                        str(root / "config/config.yaml"), str(root / "config/smoke.yaml"),
+                        "--paper", "vernade2017", "--figure", "fig1", "--setting", "thetaH",
+                        "--algorithm", "ud-klucb", "--reps", "1-3", "--out", str(out)], check=True, env=env)
         outs.append(pd.read_parquet(out))
     pd.testing.assert_frame_equal(outs[0], outs[1], check_exact=True)
 

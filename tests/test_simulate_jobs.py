@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
-from conftest import copy_workflow, snakemake
+from conftest import CONFIG, SMOKE, copy_workflow, smoke_config, snakemake
 from pandas.testing import assert_frame_equal
 
 from delayed_bandits import algorithms
@@ -24,11 +24,10 @@ from delayed_bandits.errors import ConfigError
 from delayed_bandits.simulate import run_curves, run_job, run_shard
 
 ROOT = Path(__file__).resolve().parents[1]
-SMOKE = ROOT / "config" / "smoke.yaml"
 
 
 def _smoke() -> dict[str, Any]:
-    return yaml.safe_load(SMOKE.read_text())
+    return smoke_config()
 
 
 def _one_by_one(config: dict[str, Any], paper: str, figure: str, setting: str,
@@ -169,7 +168,7 @@ def test_simulate_jobs_takes_three_values() -> None:
 
 
 def _simulate(out: Path, *names: str, reps: str = "0-2") -> int:
-    return main(["simulate", "--config", str(SMOKE), "--paper", "pikeburke2018", "--figure",
+    return main(["simulate", "--config", str(CONFIG), str(SMOKE), "--paper", "pikeburke2018", "--figure",
                  "fig3a", "--setting", "exp50d75", "--algorithm", *names, "--reps", reps,
                  "--out", str(out), "--events", str(out.with_suffix(".events.parquet"))])
 
@@ -205,7 +204,7 @@ def test_a_shard_missing_one_curves_replication_is_refused(tmp_path: Path, capsy
     frame = pd.read_parquet(shard)
     frame[(frame.algorithm != "odaaf") | (frame.replication != 1)].to_parquet(shard, index=False)
     out = tmp_path / "summary.csv"
-    assert main(["aggregate", "--config", str(SMOKE), "--paper", "pikeburke2018", "--figure",
+    assert main(["aggregate", "--config", str(CONFIG), str(SMOKE), "--paper", "pikeburke2018", "--figure",
                  "fig3a", "--out", str(out), str(shard)]) == 2
     assert "exp50d75/odaaf holds replications 0-2 (2 runs), its name promises 0-2 (3 runs)" \
         in capsys.readouterr().err

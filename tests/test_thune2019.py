@@ -34,6 +34,8 @@ from delayed_bandits.papers.thune2019 import policies as p19
 from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
 
+from conftest import smoke_config
+
 PAPER = "thune2019"
 ROOT = Path(__file__).resolve().parents[1]
 E = math.e
@@ -41,6 +43,9 @@ HUGE = 10**9  # a delay no threshold of these tests reaches
 
 
 def _yaml(name: str) -> dict:
+    """The shipped config at paper scale (config.yaml) or smoke scale (smoke.yaml, an overlay)."""
+    if name == "smoke.yaml":
+        return smoke_config()
     return yaml.safe_load((ROOT / "config" / name).read_text())
 
 

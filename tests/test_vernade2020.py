@@ -32,6 +32,8 @@ from delayed_bandits.papers.vernade2020 import policies as pvn
 from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
 
+from conftest import SMOKE_FILES, smoke_config
+
 PAPER = "vernade2020"
 ROOT = Path(__file__).resolve().parents[1]
 THETA = np.full(5, 1.0 / math.sqrt(5.0))
@@ -49,7 +51,7 @@ def paper_config() -> dict:
 
 @pytest.fixture(scope="module")
 def smoke() -> dict:
-    return yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    return smoke_config()
 
 
 # --------------------------------------------------------------------------------------------
@@ -607,7 +609,7 @@ def test_fig2_claims_and_density(paper_config) -> None:
 
 
 def test_shards_are_independent_of_split() -> None:
-    cfg = config.load(ROOT / "config" / "smoke.yaml")
+    cfg = config.load(SMOKE_FILES)
     for setting_id, algorithm in (("m100-mu100", "otflints-code"),
                                   ("m100-mu500", "otflinucb-paper")):
         whole = run_shard(cfg, PAPER, "fig1", setting_id, algorithm, 0, 2)

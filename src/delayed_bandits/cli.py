@@ -39,8 +39,29 @@ def _positive(text: str) -> int:
     return value
 
 
+def _override(text: str) -> dict[str, Any]:
+    import json
+
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        value = None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object, e.g. '{{\"seed\": 3}}', got "
+                                         f"{text!r}")
+    return value
+
+
+def _config_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", required=True, nargs="+", type=Path,
+                   help="experiment config files (YAML), each an overlay of those before it, "
+                   "e.g. config/config.yaml config/smoke.yaml")
+    p.add_argument("--override", type=_override, help="config values on top of the files, as a "
+                   "JSON object (what Snakemake's --config KEY=VALUE sets)")
+
+
 def _figure_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", required=True, help="experiment config (YAML)")
+    _config_args(p)
     p.add_argument("--paper", required=True, help="paper id, e.g. vernade2017")
     p.add_argument("--figure", required=True, help="figure id, e.g. fig2")
 
@@ -49,8 +70,11 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="delayed-bandits", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("validate", help="check a config file against the schema")
-    p.add_argument("--config", required=True)
+    p = sub.add_parser("validate", help="check config files against the schema")
+    _config_args(p)
+
+    sub.add_parser("schema", help="print the config schema, with what the paper registry fills "
+                   "in (JSON)")
 
     p = sub.add_parser("simulate", help="run a shard of replications with the compiled kernels")
     _figure_args(p)
@@ -114,6 +138,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _load(args: argparse.Namespace) -> dict[str, Any]:
+    """The config of a figure's command, checked for that figure (the workflow has checked the
+    rest); ConfigError when the figure is not in it."""
+    config = cfg.load(args.config, args.paper, args.override, args.figure)
+    cfg.figure(config, args.paper, args.figure)
+    return config
+
+
 def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
     """The tables a claims or plot command was given, by name, each checked whole
     (``tables``: a corrupt or truncated file is an error naming it)."""
@@ -138,14 +170,17 @@ def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
 
 def _run(args: argparse.Namespace) -> None:
     if args.command == "validate":
-        cfg.load(args.config)
-        print(f"{args.config}: valid")
+        cfg.load(args.config, overrides=args.override)
+        print(f"{' + '.join(map(str, args.config))}: valid")
+    elif args.command == "schema":
+        import json
+
+        print(json.dumps(cfg.schemas(), indent=1, ensure_ascii=False))
     elif args.command == "simulate":
         from delayed_bandits import progress, provenance
         from delayed_bandits.simulate import run_job
 
-        config = cfg.load(args.config, args.paper)
-        cfg.figure(config, args.paper, args.figure)
+        config = _load(args)
         first, last = args.reps
         bar = progress.Progress(f"shard {args.paper}/{args.figure}/"
                                 f"{progress.curves(args.setting, args.algorithm)} "
@@ -174,15 +209,15 @@ def _run(args: argparse.Namespace) -> None:
         sidecar = args.provenance or provenance.sidecar_path(args.out)
         if sidecar.resolve() == args.out.resolve():
             raise ConfigError(f"--provenance {sidecar} is the --out file; give another path")
-        config = cfg.load(args.config, args.paper)
-        cfg.figure(config, args.paper, args.figure)
+        config = _load(args)
         raw = read_shards(args.shards)
         summary = summarise(raw)
         with atomic_path(args.out) as tmp, atomic_path(sidecar) as tmp_sidecar:
             summary.to_csv(tmp, index=False, float_format="%.10g")
             record = provenance.build(
                 summary_sha256=hashlib.sha256(tmp.read_bytes()).hexdigest(),
-                paper=args.paper, figure=args.figure, config=config, config_path=args.config,
+                paper=args.paper, figure=args.figure, config=config,
+                config_paths=[str(p) for p in args.config], overrides=args.override,
                 git=provenance.git_state(Path.cwd()),
                 replications=provenance.replication_counts(raw),
                 shards=[provenance.read_shard_metadata(p) for p in args.shards],
@@ -193,7 +228,7 @@ def _run(args: argparse.Namespace) -> None:
         from delayed_bandits import seeds
         from delayed_bandits.aggregate import ratio_of_means, read_shards
 
-        config = cfg.load(args.config, args.paper)
+        config = _load(args)
         fig = cfg.figure(config, args.paper, args.figure)
         seed = seeds.analysis_seed(config["seed"], args.paper, args.figure, "bootstrap")
         if "baseline" not in fig:
@@ -206,7 +241,7 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "claims":
         from delayed_bandits import claims
 
-        fig = cfg.figure(cfg.load(args.config, args.paper), args.paper, args.figure)
+        fig = cfg.figure(_load(args), args.paper, args.figure)
         found = claims.check(args.paper, args.figure, _tables(args, fig), fig)
         with atomic_path(args.out) as tmp:
             tmp.write_text(claims.to_json(found))
@@ -216,7 +251,7 @@ def _run(args: argparse.Namespace) -> None:
         if args.paper != leaderboard.PAPER:
             raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a "
                               "leaderboard")
-        fig = cfg.figure(cfg.load(args.config, args.paper), args.paper, args.figure)
+        fig = cfg.figure(_load(args), args.paper, args.figure)
         board = leaderboard.build(_tables(args, fig)["summary"], fig)
         with atomic_path(args.out) as tmp:
             board.to_csv(tmp, index=False, float_format="%.10g")
@@ -231,7 +266,7 @@ def _run(args: argparse.Namespace) -> None:
         bad = [str(p) for p in args.out if p.suffix not in (".pdf", ".png")]
         if bad:
             raise ConfigError(f"--out: {', '.join(bad)} must end in .pdf or .png")
-        fig = cfg.figure(cfg.load(args.config, args.paper), args.paper, args.figure)
+        fig = cfg.figure(_load(args), args.paper, args.figure)
         kind = args.kind or kinds.of(fig)
         plotting.view(args.paper, kind)  # an unknown kind fails before the tables are read
         plotting.plot_figure(_tables(args, fig), args.paper, args.figure, fig, args.out, kind)

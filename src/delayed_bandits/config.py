@@ -10,7 +10,7 @@ import itertools
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import jsonschema
 import yaml
@@ -93,9 +93,11 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"config key '{where}': {message}"
 
 
-def validate(config: Mapping[str, Any], paper: str | None = None) -> None:
+def validate(config: Mapping[str, Any], paper: str | None = None,
+             only_figure: str | None = None) -> None:
     """Raise ``ConfigError`` on the first problem: schema first, then per-paper settings (only
-    ``paper``'s, when given: a job that runs one paper need not import the others' kernels)."""
+    ``paper``'s, or only those of its figure ``only_figure``, when given: a job checks what it
+    runs, the workflow has checked the rest)."""
     validator = _validator()
     errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), e.message))
     if errors:
@@ -104,6 +106,8 @@ def validate(config: Mapping[str, Any], paper: str | None = None) -> None:
         if paper is not None and name != paper:
             continue
         for figure, fig in figures.items():
+            if only_figure is not None and figure != only_figure:
+                continue
             _check_simulation_keys(fig, f"papers.{name}.{figure}")
             simulated_settings = settings(fig) if kinds.simulated(fig) else {}
             for setting, raw in simulated_settings.items():
@@ -150,9 +154,7 @@ def _check_simulation_keys(fig: Mapping[str, Any], where: str) -> None:
                           f"{', '.join(present)}")
 
 
-def load(path: str | Path, paper: str | None = None) -> dict[str, Any]:
-    """Read and validate a YAML config file (the settings of ``paper`` only, when given)."""
-    path = Path(path)
+def _read(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} does not exist")
     try:
@@ -161,7 +163,36 @@ def load(path: str | Path, paper: str | None = None) -> dict[str, Any]:
         raise ConfigError(f"config file {str(path)!r} is not valid YAML: {exc}") from exc
     if not isinstance(config, dict):
         raise ConfigError(f"config file {str(path)!r} must hold a mapping")
-    validate(config, paper)
+    return config
+
+
+def merge(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` with ``overlay`` on top: mappings are merged key by key, anything else (numbers,
+    strings, lists) is replaced. Snakemake merges ``--configfile`` and ``--config`` the same way,
+    so a job sees the config its workflow validated."""
+    out = dict(base)
+    for key, value in overlay.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def load(paths: str | Path | Sequence[str | Path], paper: str | None = None,
+         overrides: Mapping[str, Any] | None = None,
+         figure: str | None = None) -> dict[str, Any]:
+    """Read YAML config files, each an overlay of those before it (``config/smoke.yaml`` on
+    ``config/config.yaml``), put ``overrides`` (Snakemake's ``--config KEY=VALUE``) on top, and
+    validate the result: the settings of ``paper`` only, or of its ``figure`` only, when given."""
+    files = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if not files:
+        raise ConfigError("no config file given")
+    config: dict[str, Any] = {}
+    for path in files:
+        config = merge(config, _read(Path(path)))
+    config = merge(config, overrides or {})
+    validate(config, paper, figure)
     return config
 
 

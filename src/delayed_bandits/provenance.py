@@ -3,7 +3,8 @@ sidecar, ``summary.provenance.json``, beside it.
 
 The sidecar holds everything that may change from run to run (times, host, git state), so that
 ``summary.csv`` itself stays bit-identical. It records: the package version and git state, the
-config file and the sha256 of its canonical JSON (``canonical_json``), the seeds from which
+config files (each an overlay of those before it) and overrides, and the sha256 of the config
+they make, as canonical JSON (``canonical_json``), the seeds from which
 any replication's streams can be re-derived (``seeds.setting_entropy``), the replications found
 per (setting, algorithm), and the wall time of the shards plus that of the aggregation."""
 
@@ -118,7 +119,7 @@ def _shard_record(metadata: Sequence[Mapping[str, Any] | None]) -> dict[str, Any
 
 
 def build(*, summary_sha256: str, paper: str, figure: str, config: Mapping[str, Any],
-          config_path: str, git: Mapping[str, Any], replications: Mapping[str, Mapping[str, int]],
+          config_paths: Sequence[str], overrides: Mapping[str, Any] | None, git: Mapping[str, Any], replications: Mapping[str, Mapping[str, int]],
           shards: Sequence[Mapping[str, Any] | None], aggregation_s: float,
           created: datetime, hostname: str) -> dict[str, Any]:
     """The sidecar of a figure's summary: ``replications`` from ``replication_counts``,
@@ -132,7 +133,8 @@ def build(*, summary_sha256: str, paper: str, figure: str, config: Mapping[str, 
         "hostname": hostname,
         "version": __version__,
         **git,
-        "config": {"path": config_path, "sha256": config_hash(config),
+        "config": {"paths": list(config_paths), "overrides": dict(overrides or {}),
+                   "sha256": config_hash(config),
                    "figure_sha256": config_hash(cfg.figure(config, paper, figure))},
         "seeds": seed_record(config, paper, figure, list(replications)),
         "replications": {s: dict(by_algorithm) for s, by_algorithm in replications.items()},

@@ -17,7 +17,7 @@ rule arena_curves:
             category="arena",
         ),
     params:
-        config=CONFIGFILE,
+        config=CONFIG,
         shows=dbkinds.shows("arena_curves"),
     threads: 1
     resources:
@@ -41,7 +41,7 @@ rule arena_leaderboard:
     output:
         leaderboard=report("results/arena/leaderboard.csv", category="arena"),
     params:
-        config=CONFIGFILE,
+        config=CONFIG,
     threads: 1
     resources:
         mem_mb=ANALYSIS.mem_mb,

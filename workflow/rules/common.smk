@@ -1,33 +1,42 @@
 # Shared helpers: the validated config, wildcard constraints, and the functions that list a
-# figure's shards and the workflow's targets. The rules are in pipeline.smk and <paper>.smk.
+# figure's shards and the workflow's targets. The rules are in pipeline.smk (every figure's
+# stages), papers.smk (one target per paper) and arena.smk (the arena's own outputs).
 import functools
 import json
 import os
-
-import yaml
+import shlex
 
 from delayed_bandits import config as dbconfig
 from delayed_bandits import kinds as dbkinds
 from delayed_bandits import papers as dbpapers
 from delayed_bandits import resources as dbresources
 
-# The CLI reads the config file itself, so the file must be all there is: command-line
-# --config overrides would silently not reach the jobs.
-CONFIGFILE = (
-    os.path.relpath(workflow.overwrite_configfiles[-1])
-    if workflow.overwrite_configfiles
-    else "config/config.yaml"
+# What every job is told of the config: the files Snakemake merged, in order (config/config.yaml,
+# then each --configfile, an overlay of those before it, e.g. config/smoke.yaml), and the
+# --config KEY=VALUE overrides on top, as JSON. A job merges them the same way
+# (delayed_bandits.config.load) and checks its own figure, so it sees the config validated here.
+CONFIG_FILES = list(
+    dict.fromkeys(
+        ["config/config.yaml", *map(os.path.relpath, workflow.overwrite_configfiles)]
+    )
 )
-with open(CONFIGFILE) as handle:
-    if yaml.safe_load(handle) != config:
-        raise ValueError(
-            f"the workflow config differs from {CONFIGFILE}: put changes in a config file "
-            "(--configfile FILE) instead of --config KEY=VALUE; a --configfile must hold every key"
-        )
+CONFIG_OVERRIDES = dict(workflow.config_settings.config)
+CONFIG = " ".join(
+    CONFIG_FILES
+    + (
+        ["--override", shlex.quote(json.dumps(CONFIG_OVERRIDES, sort_keys=True))]
+        if CONFIG_OVERRIDES
+        else []
+    )
+)
 # Cluster jobs re-parse the workflow (twice per job on SLURM); the submitting process has
-# already validated this very file, and validation builds every setting of every paper.
+# already validated the config, and validation builds every setting of every paper.
 if not (workflow.remote_exec or workflow.subprocess_exec):
-    dbconfig.validate(config)
+    if dbconfig.load(CONFIG_FILES, overrides=CONFIG_OVERRIDES) != config:
+        raise ValueError(
+            f"the config Snakemake merged differs from what the jobs will read ({CONFIG}); "
+            "please report this"
+        )
 
 PAPERS = list(config["papers"])
 ENV = "../../envs/delayed-bandits.yaml"

@@ -18,7 +18,7 @@ rule simulate:
         raw="results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.parquet",
         events="results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.events.parquet",
     params:
-        config=CONFIGFILE,
+        config=CONFIG,
         spec=simulation_spec,
     threads: 1
     resources:
@@ -42,7 +42,7 @@ rule simulate_setting:
         raw="results/{paper}/{figure}/{setting}/rep{first}-{last}.parquet",
         events="results/{paper}/{figure}/{setting}/rep{first}-{last}.events.parquet",
     params:
-        config=CONFIGFILE,
+        config=CONFIG,
         spec=simulation_spec,
         algorithms=figure_algorithms,
     threads: 1
@@ -67,7 +67,7 @@ rule simulate_figure:
         raw="results/{paper}/{figure}/rep{first}-{last}.parquet",
         events="results/{paper}/{figure}/rep{first}-{last}.events.parquet",
     params:
-        config=CONFIGFILE,
+        config=CONFIG,
         spec=simulation_spec,
         settings=figure_settings,
         algorithms=figure_algorithms,
@@ -100,7 +100,7 @@ rule summarise:
             subcategory="provenance",
         ),
     params:
-        config=CONFIGFILE,
+        config=CONFIG,
     threads: 1
     resources:
         mem_mb=ANALYSIS.mem_mb,
@@ -123,7 +123,7 @@ rule ratios:
     output:
         ratios="results/{paper}/{figure}/ratios.csv",
     params:
-        config=CONFIGFILE,
+        config=CONFIG,
     threads: 1
     resources:
         mem_mb=ANALYSIS.mem_mb,
@@ -146,7 +146,7 @@ rule claims:
     output:
         claims="results/{paper}/{figure}/claims.json",
     params:
-        config=CONFIGFILE,
+        config=CONFIG,
         tables=table_options,
     threads: 1
     resources:
@@ -175,7 +175,7 @@ rule plot:
             category="{paper}",
         ),
     params:
-        config=CONFIGFILE,
+        config=CONFIG,
         caption=figure_caption,
         shows=figure_shows,
         tables=table_options,
