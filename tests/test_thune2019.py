@@ -29,7 +29,8 @@ from delayed_bandits.papers.thune2019.claims import example8_claims
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.thune2019 import experiment as ex
 from delayed_bandits.papers.thune2019 import kernels as k19
-from delayed_bandits.papers.thune2019.plots import example8_figure, loglog_fit, upper_half
+from delayed_bandits.papers.thune2019.analysis import loglog_fit, upper_half
+from delayed_bandits.papers.thune2019.plots import example8_figure
 from delayed_bandits.papers.thune2019 import policies as p19
 from delayed_bandits.simulate import run_shard
 from kernel_check import same_run

@@ -168,127 +168,159 @@ def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
     return out
 
 
-def _run(args: argparse.Namespace) -> None:
-    if args.command == "validate":
-        cfg.load(args.config, overrides=args.override)
-        print(f"{' + '.join(map(str, args.config))}: valid")
-    elif args.command == "schema":
-        import json
+def _validate(args: argparse.Namespace) -> None:
+    cfg.load(args.config, overrides=args.override)
+    print(f"{' + '.join(map(str, args.config))}: valid")
 
-        print(json.dumps(cfg.schemas(), indent=1, ensure_ascii=False))
-    elif args.command == "simulate":
-        from delayed_bandits import progress, provenance
-        from delayed_bandits.simulate import run_job
 
-        config = _load(args)
-        first, last = args.reps
-        bar = progress.Progress(f"shard {args.paper}/{args.figure}/"
-                                f"{progress.curves(args.setting, args.algorithm)} "
-                                f"rep{first}-{last}", sys.stderr)
-        start = time.perf_counter()
-        frame, events = run_job(config, args.paper, args.figure, args.setting, args.algorithm,
-                                first, last, progress=bar)
-        wall_time_s = time.perf_counter() - start
-        metadata = provenance.shard_metadata(bar.done, bar.steps, wall_time_s,
-                                             provenance.git_state(Path.cwd()))
-        with atomic_path(args.out) as tmp:
-            if args.events:
-                with atomic_path(args.events) as tmp_events:
-                    events.to_parquet(tmp_events, index=False)
-            provenance.write_shard(frame, tmp, metadata)
-        bar.finish(progress.summary(bar.label, bar.done, bar.steps, wall_time_s))
-    elif args.command == "aggregate":
-        import hashlib
-        import socket
-        from datetime import datetime, timezone
+def _schema(args: argparse.Namespace) -> None:
+    import json
 
-        from delayed_bandits import provenance
-        from delayed_bandits.aggregate import read_shards, summarise
+    print(json.dumps(cfg.schemas(), indent=1, ensure_ascii=False))
 
-        start = time.perf_counter()
-        sidecar = args.provenance or provenance.sidecar_path(args.out)
-        if sidecar.resolve() == args.out.resolve():
-            raise ConfigError(f"--provenance {sidecar} is the --out file; give another path")
-        config = _load(args)
-        raw = read_shards(args.shards)
-        summary = summarise(raw)
-        with atomic_path(args.out) as tmp, atomic_path(sidecar) as tmp_sidecar:
-            summary.to_csv(tmp, index=False, float_format="%.10g")
-            record = provenance.build(
-                summary_sha256=hashlib.sha256(tmp.read_bytes()).hexdigest(),
-                paper=args.paper, figure=args.figure, config=config,
-                config_paths=[str(p) for p in args.config], overrides=args.override,
-                git=provenance.git_state(Path.cwd()),
-                replications=provenance.replication_counts(raw),
-                shards=[provenance.read_shard_metadata(p) for p in args.shards],
-                aggregation_s=time.perf_counter() - start,
-                created=datetime.now(timezone.utc), hostname=socket.gethostname())
-            tmp_sidecar.write_text(provenance.to_json(record))
-    elif args.command == "ratios":
-        from delayed_bandits import seeds
-        from delayed_bandits.aggregate import ratio_of_means, read_shards
 
-        config = _load(args)
-        fig = cfg.figure(config, args.paper, args.figure)
-        seed = seeds.analysis_seed(config["seed"], args.paper, args.figure, "bootstrap")
-        if "baseline" not in fig:
-            raise ConfigError(f"config key 'papers.{args.paper}.{args.figure}.baseline': required "
-                              "for a ratios table (the algorithm in the denominator)")
-        table = ratio_of_means(read_shards(args.shards), fig["baseline"],
-                               int(fig.get("bootstrap", 1000)), seed)
-        with atomic_path(args.out) as tmp:
-            table.to_csv(tmp, index=False, float_format="%.10g")
-    elif args.command == "claims":
-        from delayed_bandits import claims
+def _simulate(args: argparse.Namespace) -> None:
+    from delayed_bandits import progress, provenance
+    from delayed_bandits.simulate import run_job
 
-        fig = cfg.figure(_load(args), args.paper, args.figure)
-        found = claims.check(args.paper, args.figure, _tables(args, fig), fig)
-        with atomic_path(args.out) as tmp:
-            tmp.write_text(claims.to_json(found))
-    elif args.command == "leaderboard":
-        from delayed_bandits import leaderboard
+    config = _load(args)
+    first, last = args.reps
+    bar = progress.Progress(f"shard {args.paper}/{args.figure}/"
+                            f"{progress.curves(args.setting, args.algorithm)} "
+                            f"rep{first}-{last}", sys.stderr)
+    start = time.perf_counter()
+    frame, events = run_job(config, args.paper, args.figure, args.setting, args.algorithm,
+                            first, last, progress=bar)
+    wall_time_s = time.perf_counter() - start
+    metadata = provenance.shard_metadata(bar.done, bar.steps, wall_time_s,
+                                         provenance.git_state(Path.cwd()))
+    with atomic_path(args.out) as tmp:
+        if args.events:
+            with atomic_path(args.events) as tmp_events:
+                events.to_parquet(tmp_events, index=False)
+        provenance.write_shard(frame, tmp, metadata)
+    bar.finish(progress.summary(bar.label, bar.done, bar.steps, wall_time_s))
 
-        if args.paper != leaderboard.PAPER:
-            raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a "
-                              "leaderboard")
-        fig = cfg.figure(_load(args), args.paper, args.figure)
-        board = leaderboard.build(_tables(args, fig)["summary"], fig)
-        with atomic_path(args.out) as tmp:
-            board.to_csv(tmp, index=False, float_format="%.10g")
-    elif args.command == "gather-claims":
-        from delayed_bandits import claims
 
-        with atomic_path(args.out) as tmp:
-            tmp.write_text(claims.to_markdown(args.claims))
-    elif args.command == "plot":
-        from delayed_bandits import plotting
+def _aggregate(args: argparse.Namespace) -> None:
+    import hashlib
+    import socket
+    from datetime import datetime, timezone
 
-        bad = [str(p) for p in args.out if p.suffix not in (".pdf", ".png")]
-        if bad:
-            raise ConfigError(f"--out: {', '.join(bad)} must end in .pdf or .png")
-        fig = cfg.figure(_load(args), args.paper, args.figure)
-        kind = args.kind or kinds.of(fig)
-        plotting.view(args.paper, kind)  # an unknown kind fails before the tables are read
-        plotting.plot_figure(_tables(args, fig), args.paper, args.figure, fig, args.out, kind)
-    elif args.command == "bench":
-        from delayed_bandits import bench
+    from delayed_bandits import provenance
+    from delayed_bandits.aggregate import read_shards, summarise
 
-        papers = tuple(args.paper) if args.paper else registry.ids()
-        for paper in papers:
-            algorithms.experiment(paper)  # an unknown paper fails here, naming the allowed ones
-        rows = bench.run(args.horizon, args.replications, args.reference_replications, papers)
-        print(f"agent-steps per second (replications x rounds / s), T = {args.horizon}")
-        print(f"{'paper':<14}{'algorithm':<32}{'kernel':>14}{'reference':>14}{'speedup':>10}")
-        for r in rows:
-            print(f"{r['paper']:<14}{r['algorithm']:<32}{r['kernel']:>14,.0f}"
-                  f"{r['reference']:>14,.0f}{r['speedup']:>9,.0f}x")
+    start = time.perf_counter()
+    sidecar = args.provenance or provenance.sidecar_path(args.out)
+    if sidecar.resolve() == args.out.resolve():
+        raise ConfigError(f"--provenance {sidecar} is the --out file; give another path")
+    config = _load(args)
+    raw = read_shards(args.shards)
+    summary = summarise(raw)
+    with atomic_path(args.out) as tmp, atomic_path(sidecar) as tmp_sidecar:
+        summary.to_csv(tmp, index=False, float_format="%.10g")
+        record = provenance.build(
+            summary_sha256=hashlib.sha256(tmp.read_bytes()).hexdigest(),
+            paper=args.paper, figure=args.figure, config=config,
+            config_paths=[str(p) for p in args.config], overrides=args.override,
+            git=provenance.git_state(Path.cwd()),
+            replications=provenance.replication_counts(raw),
+            shards=[provenance.read_shard_metadata(p) for p in args.shards],
+            aggregation_s=time.perf_counter() - start,
+            created=datetime.now(timezone.utc), hostname=socket.gethostname())
+        tmp_sidecar.write_text(provenance.to_json(record))
+
+
+def _ratios(args: argparse.Namespace) -> None:
+    from delayed_bandits import seeds
+    from delayed_bandits.aggregate import ratio_of_means, read_shards
+
+    config = _load(args)
+    fig = cfg.figure(config, args.paper, args.figure)
+    seed = seeds.analysis_seed(config["seed"], args.paper, args.figure, "bootstrap")
+    if "baseline" not in fig:
+        raise ConfigError(f"config key 'papers.{args.paper}.{args.figure}.baseline': required "
+                          "for a ratios table (the algorithm in the denominator)")
+    table = ratio_of_means(read_shards(args.shards), fig["baseline"],
+                           int(fig.get("bootstrap", 1000)), seed)
+    with atomic_path(args.out) as tmp:
+        table.to_csv(tmp, index=False, float_format="%.10g")
+
+
+def _claims(args: argparse.Namespace) -> None:
+    from delayed_bandits import claims
+
+    fig = cfg.figure(_load(args), args.paper, args.figure)
+    found = claims.check(args.paper, args.figure, _tables(args, fig), fig)
+    with atomic_path(args.out) as tmp:
+        tmp.write_text(claims.to_json(found))
+
+
+def _leaderboard(args: argparse.Namespace) -> None:
+    from delayed_bandits import leaderboard
+
+    if args.paper != leaderboard.PAPER:
+        raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a "
+                          "leaderboard")
+    fig = cfg.figure(_load(args), args.paper, args.figure)
+    board = leaderboard.build(_tables(args, fig)["summary"], fig)
+    with atomic_path(args.out) as tmp:
+        board.to_csv(tmp, index=False, float_format="%.10g")
+
+
+def _gather_claims(args: argparse.Namespace) -> None:
+    from delayed_bandits import claims
+
+    with atomic_path(args.out) as tmp:
+        tmp.write_text(claims.to_markdown(args.claims))
+
+
+def _plot(args: argparse.Namespace) -> None:
+    from delayed_bandits import plotting
+
+    bad = [str(p) for p in args.out if p.suffix not in (".pdf", ".png")]
+    if bad:
+        raise ConfigError(f"--out: {', '.join(bad)} must end in .pdf or .png")
+    fig = cfg.figure(_load(args), args.paper, args.figure)
+    kind = args.kind or kinds.of(fig)
+    plotting.view(args.paper, kind)  # an unknown kind fails before the tables are read
+    plotting.plot_figure(_tables(args, fig), args.paper, args.figure, fig, args.out, kind)
+
+
+def _bench(args: argparse.Namespace) -> None:
+    from delayed_bandits import bench
+
+    papers = tuple(args.paper) if args.paper else registry.ids()
+    for paper in papers:
+        algorithms.experiment(paper)  # an unknown paper fails here, naming the allowed ones
+    rows = bench.run(args.horizon, args.replications, args.reference_replications, papers)
+    print(f"agent-steps per second (replications x rounds / s), T = {args.horizon}")
+    print(f"{'paper':<14}{'algorithm':<32}{'kernel':>14}{'reference':>14}{'speedup':>10}")
+    for r in rows:
+        print(f"{r['paper']:<14}{r['algorithm']:<32}{r['kernel']:>14,.0f}"
+              f"{r['reference']:>14,.0f}{r['speedup']:>9,.0f}x")
+
+
+COMMANDS = {
+    "validate": _validate,
+    "schema": _schema,
+    "simulate": _simulate,
+    "aggregate": _aggregate,
+    "ratios": _ratios,
+    "claims": _claims,
+    "leaderboard": _leaderboard,
+    "gather-claims": _gather_claims,
+    "plot": _plot,
+    "bench": _bench,
+}
+"""What each command does, one function each: ``main`` parses the arguments and calls it."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        _run(args)
+        COMMANDS[args.command](args)
     except (ConfigError, FileNotFoundError) as exc:
         print(f"delayed-bandits {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -9,7 +9,7 @@ import pandas as pd
 
 from delayed_bandits import config, delays
 from delayed_bandits.claims import Checker, Claim, at, diff_se
-from delayed_bandits.papers.manegueu2020.plots import sweep_table
+from delayed_bandits.papers.manegueu2020.analysis import sweep_table
 
 # Our quantifications of the paper's words (docs/decisions.md):
 COMPARABLE = 1.5  # "comparable": within this factor of the best D-UCB at T

@@ -9,17 +9,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from delayed_bandits import config
+from delayed_bandits.papers.manegueu2020.analysis import sweep_table
 from delayed_bandits.style import palette
-
-
-def sweep_table(summary: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> pd.DataFrame:
-    """The summary at T, with the listed setting (``base``) and the swept value (``x``)."""
-    key = fig_cfg["sweep"]["key"]
-    cells = config.settings(fig_cfg)
-    last = summary[summary.t == summary.t.max()].copy()
-    last["x"] = last.setting.map({name: cfg[key] for name, cfg in cells.items()})
-    last["base"] = last.setting.str.rsplit("-", n=1).str[0]
-    return last.sort_values(["base", "x"])
 
 
 def sweep_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,

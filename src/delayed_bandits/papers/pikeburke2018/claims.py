@@ -9,7 +9,7 @@ import pandas as pd
 
 from delayed_bandits.claims import Checker, Claim
 from delayed_bandits.papers.pikeburke2018.experiment import Setting, coefficient_band
-from delayed_bandits.papers.pikeburke2018.plots import at_horizon
+from delayed_bandits.papers.pikeburke2018.analysis import at_horizon
 
 # "The ratios converge to a constant": we call a ratio converged when it moves by at most this
 # relative amount over the last quarter of the horizon (docs/decisions.md).

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import algorithms, config
-from delayed_bandits.papers.pikeburke2018.experiment import Setting, coefficient_band
+from delayed_bandits.papers.pikeburke2018.analysis import at_horizon
+from delayed_bandits.papers.pikeburke2018.experiment import coefficient_band
 from delayed_bandits.style import palette
 
 
@@ -80,15 +81,6 @@ def delay_sweep_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: s
     ax.legend(fontsize=7)
     fig.suptitle(f"{fig_cfg['title']}\n{int(at_t.n_runs.min())} runs per point", fontsize=10)
     return fig
-
-
-def at_horizon(summary: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> pd.DataFrame:
-    """The summary at T, with each setting's expected delay as ``mean_delay``."""
-    last = summary[summary.t == summary.t.max()].copy()
-    means = {name: Setting.from_config(cfg, name).delay.mean
-             for name, cfg in fig_cfg["settings"].items()}
-    last["mean_delay"] = last.setting.map(means)
-    return last
 
 
 PLOTS = {"ratio": ratio_figure, "delay_sweep": delay_sweep_figure}

@@ -16,8 +16,8 @@ import pandas as pd
 from delayed_bandits import skipper_bounds as sb
 from delayed_bandits.claims import Checker, Claim, at, diff_se
 from delayed_bandits.papers.thune2019.experiment import tuning
-from delayed_bandits.papers.thune2019.plots import (GridPoint, at_horizon, bounds, grid, loglog_fit,
-                                             upper_half)
+from delayed_bandits.papers.thune2019.analysis import (GridPoint, at_horizon, bounds, grid,
+                                                       loglog_fit, upper_half)
 
 REF = "Section 4.3, Example 8"
 # "Close to" 3/4 and 1/2: the bounds are exact, so this only absorbs their lower-order terms
