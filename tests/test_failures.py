@@ -259,3 +259,16 @@ def test_corrupt_shard_stops_the_workflow_until_regenerated(tmp_path: Path,
     assert snakemake(work, "--cores", "2", TARGET).returncode == 0
     assert same_file(work / shard, smoke_run / shard)
     assert differences(work, smoke_run, PREFIXES) == []
+
+
+def test_a_rewritten_output_removes_what_a_killed_writer_left(tmp_path: Path) -> None:
+    from delayed_bandits.outputs import atomic_path
+
+    out = tmp_path / "rep0-2.parquet"
+    stale = tmp_path / ".rep0-2.parquet.tmp4242.parquet"  # a writer killed with SIGKILL
+    other = tmp_path / ".rep3-5.parquet.tmp4242.parquet"  # another output's: left alone
+    stale.write_bytes(b"half"), other.write_bytes(b"half")
+    with atomic_path(out) as tmp:
+        tmp.write_bytes(b"whole")
+    assert out.read_bytes() == b"whole"
+    assert not stale.exists() and other.exists()

@@ -13,11 +13,11 @@ import pytest
 import yaml
 from nbclient import NotebookClient
 
-from conftest import snakemake
+from conftest import smoke_config, snakemake
 
 from delayed_bandits import config, kinds
 
-SMOKE = yaml.safe_load((Path(__file__).resolve().parents[1] / "config/smoke.yaml").read_text())
+SMOKE = smoke_config()
 FIGURES = [(paper, fig) for paper, figs in SMOKE["papers"].items() for fig in figs]
 
 
@@ -46,7 +46,7 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
         assert set(summary.algorithm) == set(cfg["algorithms"])
         sidecar = json.loads(
             (smoke_run / f"results/{paper}/{fig}/summary.provenance.json").read_text())
-        assert sidecar["config"]["path"] == "config/smoke.yaml"
+        assert sidecar["config"]["paths"] == ["config/config.yaml", "config/smoke.yaml"]
         assert {n for by_alg in sidecar["replications"].values() for n in by_alg.values()} \
             == {cfg["replications"]}
     report = (smoke_run / "results/claims.md").read_text()
@@ -84,8 +84,8 @@ def test_rerun_has_nothing_to_do_and_single_rule_audit(smoke_run: Path) -> None:
     assert dry.returncode == 0
     assert "Nothing to be done" in dry.stdout + dry.stderr
     audit = snakemake(smoke_run, "-n", "-p", "figures/vernade2017-fig2.pdf", "--forcerun", "plot")
-    assert "delayed-bandits plot --config config/smoke.yaml --paper vernade2017 --figure fig2" \
-        in audit.stdout + audit.stderr
+    assert ("delayed-bandits plot --config config/config.yaml config/smoke.yaml --paper "
+            "vernade2017 --figure fig2") in audit.stdout + audit.stderr
 
 
 @pytest.mark.slow
