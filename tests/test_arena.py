@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from delayed_bandits import config as cfg
-from delayed_bandits import delays, leaderboard
+from delayed_bandits import delays
+from delayed_bandits.papers.arena import leaderboard
 from delayed_bandits.papers.arena import claims as arena_claims
 from delayed_bandits.environment import Realisation, checkpoint_grid
 from delayed_bandits.errors import ConfigError

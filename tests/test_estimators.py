@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from delayed_bandits import delays, lower_bounds
+from delayed_bandits import delays
+from delayed_bandits.papers.vernade2017 import lower_bounds
 from delayed_bandits.papers.vernade2017 import claims as c17
 from delayed_bandits.papers.vernade2017 import experiment as e17
 from delayed_bandits.papers.vernade2017 import policies as p17

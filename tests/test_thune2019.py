@@ -24,7 +24,7 @@ import yaml
 
 from delayed_bandits import algorithms, environment, seeds
 from delayed_bandits import config as cfg
-from delayed_bandits import skipper_bounds as sb
+from delayed_bandits.papers.thune2019 import bounds as sb
 from delayed_bandits.papers.thune2019.claims import example8_claims
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.thune2019 import experiment as ex

@@ -22,7 +22,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from delayed_bandits import algorithms, config, criteo, delays, environment, seeds
+from delayed_bandits import algorithms, config, delays, environment, seeds
+from delayed_bandits.papers.vernade2020 import criteo
 from delayed_bandits.papers.vernade2020 import claims as claims
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.vernade2020.experiment import (Environment, Setting, draw_action_sets,

@@ -257,7 +257,7 @@ def _claims(args: argparse.Namespace) -> None:
 
 
 def _leaderboard(args: argparse.Namespace) -> None:
-    from delayed_bandits import leaderboard
+    from delayed_bandits.papers.arena import leaderboard
 
     if args.paper != leaderboard.PAPER:
         raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a "

@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping
 
 import pandas as pd
 
-from delayed_bandits import leaderboard
+from delayed_bandits.papers.arena import leaderboard
 from delayed_bandits.claims import Checker, Claim
 
 # Methods that use the delay law or correct for delays, and see arm-labelled conversions.

@@ -15,7 +15,7 @@ from matplotlib.colors import Colormap, LogNorm
 from matplotlib.lines import Line2D
 from matplotlib.ticker import EngFormatter, FixedLocator, NullLocator
 
-from delayed_bandits import leaderboard
+from delayed_bandits.papers.arena import leaderboard
 from delayed_bandits.style import palette
 
 ANONYMOUS = "anonymous aggregate"  # the leaderboard's feedback value marked with MARK

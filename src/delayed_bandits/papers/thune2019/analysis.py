@@ -11,7 +11,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import skipper_bounds as sb
+from delayed_bandits.papers.thune2019 import bounds as sb
 from delayed_bandits.papers.thune2019.experiment import Setting
 
 

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from delayed_bandits import skipper_bounds as sb
+from delayed_bandits.papers.thune2019 import bounds as sb
 from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.thune2019 import kernels as k19

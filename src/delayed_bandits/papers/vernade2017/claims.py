@@ -8,7 +8,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import lower_bounds
+from delayed_bandits.papers.vernade2017 import lower_bounds
 from delayed_bandits.papers.vernade2017.experiment import Setting
 from delayed_bandits.claims import Claim, Checker, at, diff_se
 

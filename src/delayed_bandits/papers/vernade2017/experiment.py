@@ -11,7 +11,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from delayed_bandits import delays, lower_bounds
+from delayed_bandits import delays
+from delayed_bandits.papers.vernade2017 import lower_bounds
 from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.environment import Realisation, draw
 from delayed_bandits.errors import ConfigError

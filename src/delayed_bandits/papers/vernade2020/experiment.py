@@ -18,7 +18,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import config, criteo, delays, kinds
+from delayed_bandits import config, delays, kinds
+from delayed_bandits.papers.vernade2020 import criteo
 from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.vernade2020 import kernels as kvn
