@@ -36,11 +36,13 @@ SCHEMA_ID = "https://delayed-bandits.invalid/schemas/"
 
 
 @cache
-def schemas() -> dict[str, dict[str, Any]]:
+def schemas(algorithms_of: tuple[str, ...] | None = None) -> dict[str, dict[str, Any]]:
     """The config schema and one schema per registered paper, by file name. What the registry
     knows is filled in, not repeated: the ``papers`` section (each paper's title and figure-id
     pattern), the delay kinds (``delays.KINDS``), and in each paper's schema its kinds of figure
-    and its algorithm ids (``workflow/schemas`` links to the config schema's folder)."""
+    and its algorithm ids (``workflow/schemas`` links to the config schema's folder). Listing a
+    paper's algorithms imports its kernels, so a job asks only for its own paper's
+    (``algorithms_of``); None: every paper's."""
     base = read_yaml(resources.files("delayed_bandits").joinpath(
         "data/schemas/config.schema.yaml").read_text())
     base["$defs"]["delay"]["properties"]["kind"]["enum"] = list(delays.KINDS)
@@ -51,30 +53,34 @@ def schemas() -> dict[str, dict[str, Any]]:
         section[paper.id] = {"description": paper.title, "type": "object", "minProperties": 1,
                              "additionalProperties": False,
                              "patternProperties": {paper.figure_ids: {"$ref": name}}}
-        docs[name] = _paper_schema(paper, name)
+        docs[name] = _paper_schema(paper, name,
+                                   algorithms_of is None or paper.id in algorithms_of)
     return docs
 
 
-def _paper_schema(paper: papers.Paper, name: str) -> dict[str, Any]:
-    """``papers/<paper>/schema.yaml`` with its id, kinds and algorithm ids filled in."""
+def _paper_schema(paper: papers.Paper, name: str, with_algorithms: bool) -> dict[str, Any]:
+    """``papers/<paper>/schema.yaml`` with its id, kinds and (``with_algorithms``) algorithm ids
+    filled in."""
     doc = paper.schema()
     doc["$id"] = SCHEMA_ID + name
     props = doc["properties"]
     names = [kinds.GENERIC] + [k.name for k in paper.kinds if k.in_config]
     props.setdefault("kind", {"description": "The kind of figure (delayed_bandits.kinds), "
                               f"default {kinds.GENERIC}."})["enum"] = names
-    ids = [a.id for a in paper.experiment().ALGORITHMS]
-    if "variants" in props:  # ids of variants are allowed too, and checked by ``curve``
-        # a paper may narrow the algorithms a variant can vary (tests/test_registry.py checks
-        # its list against the registry)
-        props["variants"]["additionalProperties"]["properties"]["algorithm"].setdefault("enum", ids)
-    else:
-        props["algorithms"]["items"]["enum"] = ids
+    if with_algorithms:
+        ids = [a.id for a in paper.experiment().ALGORITHMS]
+        if "variants" in props:  # ids of variants are allowed too, and checked by ``curve``
+            # a paper may narrow the algorithms a variant can vary (tests/test_registry.py checks
+            # its list against the registry)
+            variant = props["variants"]["additionalProperties"]["properties"]["algorithm"]
+            variant.setdefault("enum", ids)
+        else:
+            props["algorithms"]["items"]["enum"] = ids
     return doc
 
 
-def _validator() -> jsonschema.Draft202012Validator:
-    docs = schemas()
+def _validator(algorithms_of: tuple[str, ...] | None) -> jsonschema.Draft202012Validator:
+    docs = schemas(algorithms_of)
     registry = Registry().with_resources(
         (doc["$id"], Resource.from_contents(doc, default_specification=DRAFT202012))
         for doc in docs.values())
@@ -98,7 +104,7 @@ def validate(config: Mapping[str, Any], paper: str | None = None,
     """Raise ``ConfigError`` on the first problem: schema first, then per-paper settings (only
     ``paper``'s, or only those of its figure ``only_figure``, when given: a job checks what it
     runs, the workflow has checked the rest)."""
-    validator = _validator()
+    validator = _validator(None if paper is None else (paper,))
     errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), e.message))
     if errors:
         raise ConfigError(_describe(errors[0]))

@@ -119,7 +119,8 @@ def _shard_record(metadata: Sequence[Mapping[str, Any] | None]) -> dict[str, Any
 
 
 def build(*, summary_sha256: str, paper: str, figure: str, config: Mapping[str, Any],
-          config_paths: Sequence[str], overrides: Mapping[str, Any] | None, git: Mapping[str, Any], replications: Mapping[str, Mapping[str, int]],
+          config_paths: Sequence[str], overrides: Mapping[str, Any] | None,
+          git: Mapping[str, Any], replications: Mapping[str, Mapping[str, int]],
           shards: Sequence[Mapping[str, Any] | None], aggregation_s: float,
           created: datetime, hostname: str) -> dict[str, Any]:
     """The sidecar of a figure's summary: ``replications`` from ``replication_counts``,
