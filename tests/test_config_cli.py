@@ -21,6 +21,7 @@ import yaml
 from delayed_bandits import algorithms
 from delayed_bandits import config as cfg
 from delayed_bandits import kinds
+from delayed_bandits.cli import main
 from delayed_bandits.delays import KINDS
 from delayed_bandits.errors import ConfigError
 
@@ -476,18 +477,19 @@ def test_an_override_reaches_the_numbers(tmp_path: Path) -> None:
     for name, extra in (("base", []), ("seed3", ["--override", '{"seed": 3}']),
                         ("same", ["--override", '{"seed": 7}'])):
         out = tmp_path / name / "shard.parquet"
-        result = _cli(*_simulate_args(out), *extra, cwd=tmp_path)
-        assert result.returncode == 0, result.stderr
+        assert main([*_simulate_args(out), *extra]) == 0
         shards[name] = pd.read_parquet(out)
     assert shards["base"].equals(shards["same"])  # the smoke seed is 7: overriding it with 7
     assert not shards["base"].equals(shards["seed3"])
 
 
 @pytest.mark.parametrize("text", ["3", "{seed: 3}", "[1]"])
-def test_an_override_must_be_a_json_object(tmp_path: Path, text: str) -> None:
-    result = _cli("validate", "--config", CONFIG, "--override", text, cwd=tmp_path)
-    assert result.returncode == 2
-    assert "--override" in result.stderr and "JSON object" in result.stderr
+def test_an_override_must_be_a_json_object(capsys, text: str) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["validate", "--config", str(CONFIG), "--override", text])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "--override" in err and "JSON object" in err
 
 
 def test_snakemake_lint_passes(tmp_path: Path) -> None:
