@@ -138,12 +138,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load(args: argparse.Namespace) -> dict[str, Any]:
+def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Mapping[str, Any]]:
     """The config of a figure's command, checked for that figure (the workflow has checked the
-    rest); ConfigError when the figure is not in it."""
+    rest), and the figure's own section; ConfigError when the figure is not in it."""
     config = cfg.load(args.config, args.paper, args.override, args.figure)
-    cfg.figure(config, args.paper, args.figure)
-    return config
+    return config, cfg.figure(config, args.paper, args.figure)
 
 
 def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
@@ -183,7 +182,7 @@ def _simulate(args: argparse.Namespace) -> None:
     from delayed_bandits import progress, provenance
     from delayed_bandits.simulate import run_job
 
-    config = _load(args)
+    config, _ = _load(args)
     first, last = args.reps
     bar = progress.Progress(f"shard {args.paper}/{args.figure}/"
                             f"{progress.curves(args.setting, args.algorithm)} "
@@ -214,7 +213,7 @@ def _aggregate(args: argparse.Namespace) -> None:
     sidecar = args.provenance or provenance.sidecar_path(args.out)
     if sidecar.resolve() == args.out.resolve():
         raise ConfigError(f"--provenance {sidecar} is the --out file; give another path")
-    config = _load(args)
+    config, _ = _load(args)
     raw = read_shards(args.shards)
     summary = summarise(raw)
     with atomic_path(args.out) as tmp, atomic_path(sidecar) as tmp_sidecar:
@@ -235,8 +234,7 @@ def _ratios(args: argparse.Namespace) -> None:
     from delayed_bandits import seeds
     from delayed_bandits.aggregate import ratio_of_means, read_shards
 
-    config = _load(args)
-    fig = cfg.figure(config, args.paper, args.figure)
+    config, fig = _load(args)
     seed = seeds.analysis_seed(config["seed"], args.paper, args.figure, "bootstrap")
     if "baseline" not in fig:
         raise ConfigError(f"config key 'papers.{args.paper}.{args.figure}.baseline': required "
@@ -250,7 +248,7 @@ def _ratios(args: argparse.Namespace) -> None:
 def _claims(args: argparse.Namespace) -> None:
     from delayed_bandits import claims
 
-    fig = cfg.figure(_load(args), args.paper, args.figure)
+    _, fig = _load(args)
     found = claims.check(args.paper, args.figure, _tables(args, fig), fig)
     with atomic_path(args.out) as tmp:
         tmp.write_text(claims.to_json(found))
@@ -262,7 +260,7 @@ def _leaderboard(args: argparse.Namespace) -> None:
     if args.paper != leaderboard.PAPER:
         raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a "
                           "leaderboard")
-    fig = cfg.figure(_load(args), args.paper, args.figure)
+    _, fig = _load(args)
     board = leaderboard.build(_tables(args, fig)["summary"], fig)
     with atomic_path(args.out) as tmp:
         board.to_csv(tmp, index=False, float_format="%.10g")
@@ -281,7 +279,7 @@ def _plot(args: argparse.Namespace) -> None:
     bad = [str(p) for p in args.out if p.suffix not in (".pdf", ".png")]
     if bad:
         raise ConfigError(f"--out: {', '.join(bad)} must end in .pdf or .png")
-    fig = cfg.figure(_load(args), args.paper, args.figure)
+    _, fig = _load(args)
     kind = args.kind or kinds.of(fig)
     plotting.view(args.paper, kind)  # an unknown kind fails before the tables are read
     plotting.plot_figure(_tables(args, fig), args.paper, args.figure, fig, args.out, kind)

@@ -109,36 +109,41 @@ def validate(config: Mapping[str, Any], paper: str | None = None,
     if errors:
         raise ConfigError(_describe(errors[0]))
     for name, figures in config["papers"].items():
-        if paper is not None and name != paper:
-            continue
         for figure, fig in figures.items():
-            if only_figure is not None and figure != only_figure:
-                continue
-            _check_simulation_keys(fig, f"papers.{name}.{figure}")
-            simulated_settings = settings(fig) if kinds.simulated(fig) else {}
-            for setting, raw in simulated_settings.items():
-                where = f"papers.{name}.{figure}.settings.{setting}"
-                for algorithm in fig["algorithms"]:
-                    algo, built = curve(name, fig, raw, algorithm, where)
-                    reason = algo.applies(built)
-                    if reason and simulate_jobs(fig) == "per_curve":
-                        raise ConfigError(
-                            f"config key '{where}': algorithm {algorithm} does not apply "
-                            f"({reason}); papers.{name}.{figure} has simulate_jobs: per_curve, "
-                            "which runs every curve: remove the algorithm, or set "
-                            "simulate_jobs: per_figure (the default) or simulate_jobs: "
-                            "per_setting, which skip a curve that does not apply")
-                    if reason:
-                        continue  # not run, so what it would need of the setting does not matter
-                    problem = algo.precondition(built)
-                    if problem:
-                        raise ConfigError(f"config key '{where}': {problem} "
-                                          f"(algorithm {algorithm} of papers.{name}.{figure})")
-            # figure-level keys a paper adds (e.g. a band drawn across variants)
-            check_figure = getattr(experiment(name), "check_figure", None)
-            if check_figure is not None:
-                check_figure(fig, f"papers.{name}.{figure}")
+            if paper in (None, name) and only_figure in (None, figure):
+                _check_figure(name, figure, fig)
 
+
+def _check_figure(paper: str, figure: str, fig: Mapping[str, Any]) -> None:
+    """What the schema cannot check of one figure: the keys its kind needs, every curve's setting
+    as its algorithm sees it, and the paper's own figure-level checks."""
+    where = f"papers.{paper}.{figure}"
+    _check_simulation_keys(fig, where)
+    for setting, raw in (settings(fig) if kinds.simulated(fig) else {}).items():
+        for algorithm in fig["algorithms"]:
+            _check_curve(paper, fig, raw, algorithm, f"{where}.settings.{setting}", where)
+    # figure-level keys a paper adds (e.g. a band drawn across variants)
+    check_figure = getattr(experiment(paper), "check_figure", None)
+    if check_figure is not None:
+        check_figure(fig, where)
+
+
+def _check_curve(paper: str, fig: Mapping[str, Any], raw: Mapping[str, Any], algorithm: str,
+                 where: str, figure_key: str) -> None:
+    algo, built = curve(paper, fig, raw, algorithm, where)
+    reason = algo.applies(built)
+    if reason and simulate_jobs(fig) == "per_curve":
+        raise ConfigError(
+            f"config key '{where}': algorithm {algorithm} does not apply ({reason}); "
+            f"{figure_key} has simulate_jobs: per_curve, which runs every curve: remove the "
+            "algorithm, or set simulate_jobs: per_figure (the default) or simulate_jobs: "
+            "per_setting, which skip a curve that does not apply")
+    if reason:
+        return  # not run, so what it would need of the setting does not matter
+    problem = algo.precondition(built)
+    if problem:
+        raise ConfigError(f"config key '{where}': {problem} (algorithm {algorithm} of "
+                          f"{figure_key})")
 
 SIMULATION_KEYS = ("replications", "checkpoints", "algorithms")
 """What a simulated figure must set, and a figure drawn from the configuration alone must not."""

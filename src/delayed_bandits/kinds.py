@@ -11,6 +11,7 @@ it when it builds the DAG."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Mapping
 
 from delayed_bandits.errors import ConfigError
@@ -53,8 +54,10 @@ REGRET = Kind(GENERIC, shows=f"Mean {PSEUDO_REGRET} against time, one panel per 
                              "±2 SE band over runs.")
 
 
+@cache
 def registered() -> dict[str, Kind]:
-    """Every kind, by name: the generic one, then those of the registered papers."""
+    """Every kind, by name: the generic one, then those of the registered papers (worked out
+    once: the workflow asks for a kind several times per job when it builds the DAG)."""
     from delayed_bandits import papers
 
     out = {GENERIC: REGRET}
