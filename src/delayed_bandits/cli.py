@@ -107,14 +107,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--summary", type=Path, help="summary table; required unless the figure is "
                    "drawn from the configuration alone (kind delay_density)")
     p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
+    p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path)
 
-    p = sub.add_parser("leaderboard", help="the arena's regret at T per (setting, algorithm), "
-                       "ranked, with what each algorithm was told")
+    p = sub.add_parser("leaderboard", help="the arena's regret per (horizon, comparison, "
+                       "setting, algorithm), ranked with paired ties, with what each was told")
     _figure_args(p)
-    p.add_argument("--summary", required=True, type=Path)
     p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
+    p.add_argument("shards", nargs="+", type=Path)
 
     p = sub.add_parser("gather-claims", help="all claims files as one markdown report")
     p.add_argument("--out", required=True, type=Path)
@@ -125,6 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--summary", type=Path, help="summary table; required unless the figure is "
                    "drawn from the configuration alone (kind delay_density)")
     p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
+    p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path, nargs="+", help=".pdf and/or .png paths")
     p.add_argument("--kind", help="draw the figure's tables as this kind of figure (default: the "
@@ -162,6 +164,11 @@ def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
                           f"(kind {kinds.of(fig)})")
     if getattr(args, "ratios", None):
         out["ratios"] = tb.read_summary(args.ratios, RATIO_COLUMNS)
+    if getattr(args, "leaderboard", None):
+        from delayed_bandits.papers.arena.leaderboard import COLUMNS
+
+        out["leaderboard"] = tb.read_table(args.leaderboard, COLUMNS,
+                                           ["horizon", "field", "setting", "algorithm"])
     if getattr(args, "events", None):
         out["events"] = pd.concat([tb.read_events(p) for p in args.events], ignore_index=True)
     return out
@@ -260,8 +267,10 @@ def _leaderboard(args: argparse.Namespace) -> None:
     if args.paper != leaderboard.PAPER:
         raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a "
                           "leaderboard")
+    from delayed_bandits.aggregate import read_shards
+
     _, fig = _load(args)
-    board = leaderboard.build(_tables(args, fig)["summary"], fig)
+    board = leaderboard.build(read_shards(args.shards), fig)
     with atomic_path(args.out) as tmp:
         board.to_csv(tmp, index=False, float_format="%.10g")
 

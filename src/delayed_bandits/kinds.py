@@ -21,7 +21,7 @@ GENERIC = "regret"
 
 PSEUDO_REGRET = "pseudo-regret (sum of the mean gaps of the arms played)"
 
-TABLES = ("ratios",)
+TABLES = ("ratios", "leaderboard")
 """The tables a kind may need besides the summary. Each is made from the figure's shards by the
 workflow rule and the CLI command of the same name (``delayed-bandits ratios``), into
 ``results/<paper>/<figure>/<table>.csv``."""

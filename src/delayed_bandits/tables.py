@@ -89,18 +89,25 @@ def read_summary(path: str | Path, columns: Iterable[str],
     """A figure's summary or ratios CSV: within a setting, every algorithm's curve at the same
     checkpoints, every (setting, algorithm) of ``curves`` present, and whole lines only (a ratio
     may be missing, where the baseline's regret is still 0)."""
-    table = _read(path, pd.read_csv)
-    with open(path, "rb") as handle:
-        handle.seek(-1, 2)
-        if handle.read(1) != b"\n":
-            raise _corrupt(path, "its last line is cut short")
-    _require(table, path, list(columns), ["setting", "algorithm", "t", "n_runs"])
+    table = read_table(path, columns, ["setting", "algorithm", "t", "n_runs"])
     absent = sorted(set(curves) - set(zip(table.setting, table.algorithm)))
     if absent:
         raise _corrupt(path, "no rows for " + ", ".join(f"{s}/{a}" for s, a in absent))
     per_curve = table.groupby(["setting", "algorithm"]).t.apply(tuple)
     if (per_curve.groupby(level="setting").nunique() != 1).any():
         raise _corrupt(path, "its curves have different checkpoints (rows are missing)")
+    return table
+
+
+def read_table(path: str | Path, columns: Iterable[str], complete: Iterable[str]) -> pd.DataFrame:
+    """Another CSV table of a figure (e.g. the arena's leaderboard): its ``columns``, no missing
+    value in ``complete``, whole lines only."""
+    table = _read(path, pd.read_csv)
+    with open(path, "rb") as handle:
+        handle.seek(-1, 2)
+        if handle.read(1) != b"\n":
+            raise _corrupt(path, "its last line is cut short")
+    _require(table, path, list(columns), list(complete))
     return table
 
 

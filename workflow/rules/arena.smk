@@ -1,57 +1,38 @@
-# The arena's own rules (issue 13): every algorithm of the five papers under every delay regime.
-# `snakemake arena` (papers.smk) makes it alone. Figure `regret` goes through the common stages,
-# each simulate job running every setting and algorithm for a shard of replications
-# (simulate_jobs: per_figure, the default); its summary also gives the two outputs below, which
-# the arena's registration lists as its extra targets. The experiment is in config/config.yaml
-# under papers.arena.
+# The arena's own rules: every algorithm of the five papers, and the baselines practitioners use,
+# under every delay regime. `snakemake arena` (papers.smk) makes it alone. Figure `regret` goes
+# through the common stages (its kind, arena, reads the leaderboard table, made from the shards by
+# the common `leaderboard` rule); its other views below read the same tables, and the arena's
+# registration lists them as its extra targets. The experiment is in config/config.yaml under
+# papers.arena.
 
 
-rule arena_curves:
+rule arena_view:
     input:
         summary="results/arena/regret/summary.csv",
+        leaderboard="results/arena/regret/leaderboard.csv",
     output:
-        pdf="figures/arena-curves.pdf",
+        pdf="figures/arena-{view}.pdf",
         png=report(
-            "figures/arena-curves.png",
-            caption="../report/arena-curves.rst",
+            "figures/arena-{view}.png",
+            caption="../report/arena-view.rst",
             category="arena",
         ),
+    wildcard_constraints:
+        view="curves|early",
     params:
         config=CONFIG,
-        shows=dbkinds.shows("arena_curves"),
+        shows=lambda wc: dbkinds.shows(f"arena_{wc.view}"),
     threads: 1
     resources:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     log:
-        "logs/arena/regret/curves.log",
+        "logs/arena/regret/{view}.log",
     benchmark:
-        "benchmarks/arena/regret/curves.tsv"
+        "benchmarks/arena/regret/{view}.tsv"
     conda:
         ENV
     shell:
         "delayed-bandits plot --config {params.config} --paper arena --figure regret"
-        " --kind arena_curves --summary {input.summary} --out {output.pdf} {output.png}"
-        " > {log} 2>&1"
-
-
-rule arena_leaderboard:
-    input:
-        summary="results/arena/regret/summary.csv",
-    output:
-        leaderboard=report("results/arena/leaderboard.csv", category="arena"),
-    params:
-        config=CONFIG,
-    threads: 1
-    resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
-    log:
-        "logs/arena/leaderboard.log",
-    benchmark:
-        "benchmarks/arena/leaderboard.tsv"
-    conda:
-        ENV
-    shell:
-        "delayed-bandits leaderboard --config {params.config} --paper arena --figure regret"
-        " --summary {input.summary} --out {output.leaderboard} > {log} 2>&1"
+        " --kind arena_{wildcards.view} --summary {input.summary}"
+        " --leaderboard {input.leaderboard} --out {output.pdf} {output.png} > {log} 2>&1"

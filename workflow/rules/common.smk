@@ -47,8 +47,8 @@ ENV = "../../envs/delayed-bandits.yaml"
 # (rep...) never overlap.
 wildcard_constraints:
     paper="|".join(PAPERS),
-    # the configured figures only, so that figures/arena-curves.pdf (a second view of the arena's
-    # figure regret, rule arena_curves) is never taken for a figure "curves" of the rule plot
+    # the configured figures only, so that figures/arena-curves.pdf (another view of the arena's
+    # figure regret, rule arena_view) is never taken for a figure "curves" of the rule plot
     figure="|".join(sorted({fig for figures in config["papers"].values() for fig in figures})),
     setting=r"[^/]+",
     algorithm=r"[^/]+",
@@ -207,8 +207,8 @@ def figure_tables(wildcards):
 
 
 def table_options(wildcards, input):
-    """The claims and plot commands' --summary, --ratios and --events options, for the tables the
-    figure has."""
+    """The claims and plot commands' --summary, --ratios, --leaderboard and --events options, for
+    the tables the figure has."""
     names = ("summary", *dbkinds.TABLES)
     options = [f"--{name} {input[name]}" for name in names if name in input.keys()]
     if input.events:

@@ -139,6 +139,28 @@ rule ratios:
         " --figure {wildcards.figure} --out {output.ratios} {input.shards} > {log} 2>&1"
 
 
+rule leaderboard:
+    input:
+        shards=shard_files,
+    output:
+        leaderboard="results/{paper}/{figure}/leaderboard.csv",
+    params:
+        config=CONFIG,
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    log:
+        "logs/{paper}/{figure}/leaderboard.log",
+    benchmark:
+        "benchmarks/{paper}/{figure}/leaderboard.tsv"
+    conda:
+        ENV
+    shell:
+        "delayed-bandits leaderboard --config {params.config} --paper {wildcards.paper}"
+        " --figure {wildcards.figure} --out {output.leaderboard} {input.shards} > {log} 2>&1"
+
+
 rule claims:
     input:
         unpack(figure_tables),

@@ -109,8 +109,15 @@ class Paper:
 
 
 PLUGINS = "DELAYED_BANDITS_PAPERS"
-"""Environment variable: comma-separated packages of papers kept outside this folder (importable,
-e.g. through ``PYTHONPATH``), each with a ``PAPER`` whose ``package`` names it."""
+"""Environment variable: comma-separated packages kept outside this folder (importable, e.g.
+through ``PYTHONPATH``), each with a ``PAPER`` whose ``package`` names it, or ``ENTRANTS``, arena
+algorithms of one's own (``papers.arena.entrants``), or both."""
+
+
+def plugins() -> list[ModuleType]:
+    """The packages named in ``$DELAYED_BANDITS_PAPERS``, imported."""
+    names = [n.strip() for n in os.environ.get(PLUGINS, "").split(",") if n.strip()]
+    return [importlib.import_module(name) for name in names]
 
 
 @cache
@@ -119,9 +126,8 @@ def registered() -> dict[str, Paper]:
     and those named in ``$DELAYED_BANDITS_PAPERS``. Ids and seed ids must be unique, so that no
     paper can change another's numbers."""
     names = [f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if m.ispkg]
-    names += [n.strip() for n in os.environ.get(PLUGINS, "").split(",") if n.strip()]
-    found = sorted((importlib.import_module(name).PAPER for name in names),
-                   key=lambda p: p.seed_id)
+    modules = [importlib.import_module(name) for name in names] + plugins()
+    found = sorted((m.PAPER for m in modules if hasattr(m, "PAPER")), key=lambda p: p.seed_id)
     for key in ("id", "seed_id"):
         values = [getattr(p, key) for p in found]
         clash = sorted({v for v in values if values.count(v) > 1})

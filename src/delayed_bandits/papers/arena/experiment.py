@@ -1,15 +1,14 @@
-"""The arena: every algorithm of the five papers, and two baselines, on one Bernoulli bandit with
-delayed conversions, under each delay regime (issue 13).
+"""The arena: every algorithm of the five papers, and the baselines practitioners use, on one
+Bernoulli bandit with delayed conversions (``problem``), under each delay regime.
 
-The problem is Vernade et al. 2017's (Section 2): pulling arm k at round s converts with
-probability mu_k, and a conversion is seen D rounds later; with a censoring window m it is seen
-only if D <= m. Nothing signals a non-conversion. Each algorithm runs through its own paper's
-kernel and reference, on inputs translated from one shared realisation per replication
-(``environment.Realisation``: a uniform and a delay per (round, arm)). Where a paper's model
-differs from this problem, the translation says how (``docs/decisions.md``, "The arena"):
+Each algorithm is one ``Entrant`` (``entrants``). The papers' algorithms run through their own
+paper's kernel and reference, on inputs translated from the replication's draw (the arms in the
+replication's order, and a uniform and a delay per (round, arm)). Where a paper's model differs
+from the arena's problem, the translation says how (``docs/decisions.md``, "The arena"):
 
-- arm-labelled conversions (Vernade 2017, Manegueu 2020, QPM-D): the realisation as it is; under
-  censoring a conversion with D > m is removed (its uniform set to 1, so it never converts).
+- arm-labelled conversions (Vernade 2017, Manegueu 2020, QPM-D, the baselines that ignore
+  delays): the realisation as it is; under censoring a conversion with D > m is removed (its
+  uniform set to 1, so it never converts).
 - anonymous aggregate (ODAAF, ODAAF-V, Pike-Burke 2018): the same realisation; their kernels
   observe only the sum of the conversions arriving each round.
 - per-round loss (DEW, Skipper, Doubling, Thune 2019: adversarial bandits): round t's loss
@@ -20,154 +19,66 @@ differs from this problem, the translation says how (``docs/decisions.md``, "The
 - linear (OTFLinUCB/TS, Vernade 2020) on the canonical basis (d = K, theta = mu): one uniform and
   one delay per round, u[t, 0] and D[t, 0] (the same law as the played arm's); their model's
   delays do not depend on the action either.
-The metric is pseudo-regret, sum_s (max mu - mu_{A_s}), recomputed from the actions for all.
+
+Exploration is compared twice (``entrants.FIELDS``): every index method of the UCB family at its
+paper's constant, and at the common exploration function f(t) = log t. The metric is
+pseudo-regret, sum_s (max mu - mu_{A_s}), recomputed from the actions for all.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from delayed_bandits import delays
-from delayed_bandits.algorithms import Algorithm, Runner, get
-from delayed_bandits.environment import Realisation, draw
+from delayed_bandits import delays, papers
+from delayed_bandits.algorithms import Runner, get
+from delayed_bandits.environment import Realisation, checkpoint_grid
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.papers.arena.entrants import (MATCHED, PUBLISHED, Entrant, Problem,
+                                                   from_policy)
+from delayed_bandits.papers.arena.kernels import run_ignores_delays_kernel
+from delayed_bandits.papers.arena.policies import IgnoresDelays
+from delayed_bandits.papers.arena.problem import (Draw, Setting, conversions, draw_environment,
+                                                  per_round, pseudo_regret)
 from delayed_bandits.papers.manegueu2020 import experiment as mg
 from delayed_bandits.papers.pikeburke2018 import experiment as pb
 from delayed_bandits.papers.thune2019 import experiment as th
 from delayed_bandits.papers.vernade2017 import experiment as v17
 from delayed_bandits.papers.vernade2020 import experiment as v20
-from delayed_bandits.papers.manegueu2020 import policies as pmg
 
-FEEDBACK = ("arm-labelled", "anonymous aggregate", "per-round loss", "none")
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One arena problem: the arms' means, the delay law (one for all arms, or one per arm), the
-    censoring window, and what the algorithms are told beyond what they compute themselves."""
-
-    mu: np.ndarray
-    delay: delays.DelayDistribution | delays.PerArm
-    window: int  # m: the censoring window when censored, else the window the windowed methods use
-    censored: bool
-    alpha_tilde: float  # Patient's tail parameter (Manegueu et al. 2020, Algorithm 1)
-    adapt: pmg.AdaptParams = field(default_factory=pmg.AdaptParams)
-
-    @classmethod
-    def from_config(cls, cfg: Mapping[str, Any], where: str) -> "Setting":
-        n_arms, gap, base = int(cfg["n_arms"]), float(cfg["gap"]), float(cfg["base_mean"])
-        if n_arms < 2:
-            raise ConfigError(f"{where}.n_arms: need at least 2 arms, got {n_arms}")
-        if not (gap > 0 and base >= 0 and base + gap <= 1):
-            raise ConfigError(f"{where}: need 0 < gap and 0 <= base_mean < base_mean + gap <= 1, "
-                              f"got base_mean {base}, gap {gap}")
-        # the best arm is the last one, so that no lowest-index tie-breaking rule favours it
-        mu = np.full(n_arms, base)
-        mu[-1] = base + gap
-        dist = delays.from_spec(cfg["delay"], f"{where}.delay")
-        if isinstance(dist, delays.PerArm):
-            if len(dist.arms) != 2:
-                raise ConfigError(f"{where}.delay: an arena per_arm law has two entries, the law "
-                                  f"of the best arm and the law of the others; got {len(dist.arms)}")
-            dist = delays.PerArm((dist.arms[1],) * (n_arms - 1) + (dist.arms[0],))
-        window = int(cfg["window"])
-        if window < 1:
-            raise ConfigError(f"{where}.window: m must be >= 1, got {window}")
-        # Adapt-Patient's mu_low is a lower bound on the best mean (Section 6.3): it is told mu*
-        adapt = replace(pmg.AdaptParams(**cfg.get("adapt", {})), mu_low=float(mu.max()))
-        return cls(mu, dist, window, bool(cfg["censored"]), float(cfg["alpha_tilde"]), adapt)
-
-    @property
-    def n_arms(self) -> int:
-        return len(self.mu)
-
-    @property
-    def arm_dependent(self) -> bool:
-        return isinstance(self.delay, delays.PerArm)
-
-    @property
-    def pooled(self) -> delays.DelayDistribution:
-        """The one law an arm-independent method is told: the arms' laws pooled (the law itself
-        when it is the same for all arms)."""
-        if isinstance(self.delay, delays.PerArm):
-            return delays.Pooled(self.delay.arms)
-        return self.delay
-
-    @property
-    def observable(self) -> delays.DelayDistribution:
-        """The pooled law of the delay until a pull's outcome is settled: min(D, m) under
-        censoring, D otherwise (what ODAAF's E[tau] and V(tau) are computed from)."""
-        return delays.Capped(self.pooled, self.window) if self.censored else self.pooled
+__all__ = ["ALGORITHMS", "BENCH", "Setting", "draw_environment"]  # the papers.Experiment contract
 
 
-def draw_environment(seed: np.random.SeedSequence, horizon: int, st: Setting) -> Realisation:
-    """A uniform and a delay per (round, arm), uncensored: each algorithm's translation applies
-    the window."""
-    return draw(seed, horizon, st.n_arms, st.delay)
-
-
-def _pseudo_regret(mu: np.ndarray, actions: np.ndarray, cp: np.ndarray) -> np.ndarray:
-    return np.cumsum(mu.max() - mu[actions])[cp - 1]
-
-
-def conversions(st: Setting, env: Realisation) -> Realisation:
-    """What conversion learners face: under censoring, a conversion with D > m never happens."""
-    if not st.censored:
-        return env
-    return Realisation(np.where(env.delays > st.window, 1.0, env.uniforms), env.delays)
-
-
-def per_round(st: Setting, env: Realisation) -> tuple[np.ndarray, np.ndarray]:
-    """(losses (T, K), delays (T,)) of the per-round-loss translation (module docstring); delays
-    are capped at T, which changes no arrival within the game but keeps the total delay D that
-    Skipper's tuning reads finite."""
-    horizon = env.uniforms.shape[0]
-    d = env.delays[:, 0]
-    converted = env.uniforms < st.mu
-    if st.censored:
-        converted &= (d <= st.window)[:, None]
-        d = np.minimum(d, st.window)
-    return 1.0 - converted, np.ascontiguousarray(np.minimum(d, horizon))
-
-
-def _translated(paper: str, algorithm: str, paper_setting, environment) -> tuple[Runner, Runner]:
+def _translated(paper: str, algorithm: str, paper_setting: Callable[[Setting], Any],
+                environment: Callable[[Setting, Realisation], Any]) -> tuple[Runner, Runner]:
     """(kernel, reference) of a paper's algorithm on the arena: ``paper_setting(st)`` and
-    ``environment(st, env)`` translate the arena's setting and realisation into the paper's."""
+    ``environment(st, env)`` translate the replication's problem and realisation into the
+    paper's."""
     algo = get(paper, algorithm)
 
     def run(runner: Runner):
-        def arena_runner(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
-            _, actions, events = runner(paper_setting(st), environment(st, env), cp, seed)
-            return _pseudo_regret(st.mu, actions, cp), actions, events
+        def arena_runner(_: Setting, draw: Draw, cp: np.ndarray, seed: int):
+            st = draw.setting
+            _, actions, events = runner(paper_setting(st), environment(st, draw.realisation),
+                                        cp, seed)
+            return pseudo_regret(st.mu, actions, cp), actions, events
         return arena_runner
 
     return run(algo.kernel), run(algo.reference)
 
 
-def _vernade2017(st: Setting, law: delays.DelayDistribution | None = None) -> v17.Setting:
-    return v17.Setting(st.mu, law or st.pooled, st.window, 0.0, 1.0)
+def _vernade2017(st: Setting) -> v17.Setting:
+    """epsilon = 0: beta(t) = log t, the common exploration function, as in our reproduction of
+    Vernade et al. 2017 (docs/decisions.md)."""
+    return v17.Setting(st.mu, st.pooled, st.window, 0.0, 1.0)
 
 
-# d-UCB and d-KLUCB run their censored form (Algorithm 1 with window m) in every regime: without
-# censoring they ignore conversions later than m by choice, like Discarding and OTFLin. The
-# uncensored form (Remark 5) sums tau over every past pull, O(t) per round for a law that is not
-# geometric: about 7k rounds per second at T = 10^5 (docs/decisions.md, "The arena").
-_DUCB = _translated("vernade2017", "d-ucb", _vernade2017, conversions)
-_DKLUCB = _translated("vernade2017", "d-klucb", _vernade2017, conversions)
-
-# UCB that ignores delays: uncensored DelayedUCB told that every delay is 0 (a geometric law with
-# mean 0, whose recursion costs O(K) per round), so its estimate is the conversions seen so far
-# over the pulls, with the Hoeffding bonus sqrt(log t / (2 N)).
-_NO_DELAY = delays.Geometric(0.0)
-_UCB1 = _translated("vernade2017", "ud-ucb", lambda st: _vernade2017(st, _NO_DELAY), conversions)
-
-
-def _pikeburke(st: Setting) -> pb.Setting:
-    return pb.Setting(st.mu, st.observable)
+def _pikeburke(coefficient: float) -> Callable[[Setting], pb.Setting]:
+    def translate(st: Setting) -> pb.Setting:
+        return pb.Setting(st.mu, st.observable, qpmd_coefficient=coefficient)
+    return translate
 
 
 def _manegueu(st: Setting) -> mg.Setting:
@@ -198,10 +109,24 @@ def _linear_environment(st: Setting, env: Realisation) -> v20.Environment:
 def _uniform_play() -> tuple[Runner, Runner]:
     """Uniform play: one vectorised draw of the arms from the policy seed, so its kernel is its
     reference (there is no loop to compile)."""
-    def runner(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
-        actions = np.random.default_rng(seed).integers(0, st.n_arms, env.uniforms.shape[0])
-        return _pseudo_regret(st.mu, actions, cp), actions, None
+    def runner(_: Setting, draw: Draw, cp: np.ndarray, seed: int):
+        st = draw.setting
+        actions = np.random.default_rng(seed).integers(0, st.n_arms, draw.realisation.uniforms.shape[0])
+        return pseudo_regret(st.mu, actions, cp), actions, None
     return runner, runner
+
+
+def _ignores_delays(index: str, coefficient: float = 1.0, loglog: float = 0.0):
+    """(policy factory, kernel) of a baseline that ignores delays (``policies.IgnoresDelays``)."""
+    def policy(problem: Problem, rng: np.random.Generator) -> IgnoresDelays:
+        return IgnoresDelays(problem.n_arms, index, coefficient, loglog, rng)
+
+    def kernel(problem: Problem, mu: np.ndarray, uniforms: np.ndarray, delays_: np.ndarray,
+               seed: int) -> np.ndarray:
+        cp = np.array([problem.horizon], dtype=np.int64)
+        return run_ignores_delays_kernel(mu, uniforms, delays_, index, coefficient, loglog, seed,
+                                         cp)[1]
+    return policy, kernel
 
 
 def _needs_finite(moment: str):
@@ -217,79 +142,117 @@ def _action_independent(st: Setting) -> str:
             "arm" if st.arm_dependent else "")
 
 
-ALGORITHMS: list[Algorithm] = [
-    Algorithm("d-ucb", "d-UCB", "DelayedUCB (Vernade et al. 2017, Algorithm 1), window m",
-              *_DUCB),
-    Algorithm("d-klucb", "d-KLUCB", "DelayedKLUCB (Vernade et al. 2017, Algorithm 1), window m",
-              *_DKLUCB),
-    Algorithm("discarding-ucb", "Discarding UCB", "UCB on pulls older than m (Vernade et al. 2017)",
-              *_translated("vernade2017", "discarding-ucb", _vernade2017, conversions)),
-    Algorithm("qpm-d", "QPM-D", "QPM-D with UCB1 (Joulani et al. 2013), arm-labelled feedback",
-              *_translated("pikeburke2018", "qpm-d", _pikeburke, conversions)),
-    Algorithm("odaaf", "ODAAF", "Pike-Burke et al. 2018, Algorithm 1 with n_m of eq. (2)",
-              *_translated("pikeburke2018", "odaaf", _pikeburke, conversions),
-              applies=_needs_finite("mean")),
-    Algorithm("odaaf-v", "ODAAF-V", "Pike-Burke et al. 2018, Algorithm 1 with n_m of eq. (7)",
-              *_translated("pikeburke2018", "odaaf-v", _pikeburke, conversions),
-              applies=_needs_finite("variance")),
-    Algorithm("patient", "Patient", "Patient Bandits (Manegueu et al. 2020, Algorithm 1)",
-              *_translated("manegueu2020", "patient", _manegueu, conversions)),
-    Algorithm("adapt-patient", "Adapt-Patient", "Manegueu et al. 2020, Algorithm 2",
-              *_translated("manegueu2020", "adapt-patient", _manegueu, conversions)),
-    Algorithm("dew", "DEW", "Thune et al. 2019, Algorithm 1 (Theorem 1 tuning, knows d_max, D)",
-              *_translated("thune2019", "dew", _thune, _thune_environment),
-              applies=_action_independent),
-    Algorithm("skipper", "Skipper", "Thune et al. 2019, Algorithm 2 over DEW (Corollary 4, knows D)",
-              *_translated("thune2019", "skipper-explicit", _thune, _thune_environment),
-              applies=_action_independent),
-    Algorithm("doubling", "Doubling", "Thune et al. 2019, Section 4.1 (knows nothing)",
-              *_translated("thune2019", "doubling", _thune, _thune_environment),
-              applies=_action_independent),
-    Algorithm("otflinucb", "OTFLinUCB", "Vernade et al. 2020, Algorithm 1, canonical basis",
-              *_translated("vernade2020", "otflinucb", _vernade2020, _linear_environment),
-              applies=_action_independent),
-    Algorithm("otflints", "OTFLinTS", "Vernade et al. 2020, Algorithm 2, canonical basis",
-              *_translated("vernade2020", "otflints", _vernade2020, _linear_environment),
-              applies=_action_independent),
-    Algorithm("ucb1", "UCB (ignores delays)", "UCB on the conversions seen so far over all pulls",
-              *_UCB1),
-    Algorithm("uniform", "Uniform play", "an arm uniformly at random each round",
-              *_uniform_play()),
+def _cdf(st: Setting) -> str:
+    law = "pooled law's" if st.arm_dependent else "law's"
+    return f"m = {st.window} and the {law} CDF τ(d) up to m"
+
+
+def _settled(st: Setting) -> str:
+    return f" of min(D, m = {st.window})" if st.censored else ""
+
+
+def _told(text: str) -> Callable[[Setting], str]:
+    return lambda st: text
+
+
+IGNORANT = "nothing (treats conversions in flight as failures)"
+LOG_T = "f(t) = log t"
+
+
+BUILT_IN: list[Entrant] = [
+    Entrant("d-ucb", "d-UCB", "DelayedUCB (Vernade et al. 2017, Algorithm 1), window m",
+            *_translated("vernade2017", "d-ucb", _vernade2017, conversions),
+            knows=_cdf, bonus=f"{LOG_T} (ε = 0)"),
+    Entrant("d-klucb", "d-KLUCB", "DelayedKLUCB (Vernade et al. 2017, Algorithm 1), window m",
+            *_translated("vernade2017", "d-klucb", _vernade2017, conversions),
+            knows=_cdf, bonus=f"{LOG_T} (ε = 0)"),
+    Entrant("discarding-ucb", "Discarding UCB", "UCB on pulls older than m (Vernade et al. 2017)",
+            *_translated("vernade2017", "discarding-ucb", _vernade2017, conversions),
+            knows=lambda st: f"m = {st.window} and τ_m = {float(st.pooled.cdf(st.window)):.3g}",
+            bonus=f"{LOG_T} (ε = 0)"),
+    Entrant("qpm-d", "QPM-D", "QPM-D with UCB1 (Joulani et al. 2013), arm-labelled feedback",
+            *_translated("pikeburke2018", "qpm-d", _pikeburke(2.0), conversions),
+            bonus="f(n) = 4 log n (UCB1)", fields=(PUBLISHED,)),
+    Entrant("qpm-d-matched", "QPM-D at log n", "QPM-D with UCB at f(n) = log n as its base",
+            *_translated("pikeburke2018", "qpm-d", _pikeburke(0.5), conversions),
+            bonus="f(n) = log n", fields=(MATCHED,)),
+    Entrant("odaaf", "ODAAF", "Pike-Burke et al. 2018, Algorithm 1 with n_m of eq. (2)",
+            *_translated("pikeburke2018", "odaaf", _pikeburke(2.0), conversions),
+            applies=_needs_finite("mean"), feedback="anonymous aggregate",
+            knows=lambda st: f"T and E[τ]{_settled(st)} = {st.observable.mean:.4g}"),
+    Entrant("odaaf-v", "ODAAF-V", "Pike-Burke et al. 2018, Algorithm 1 with n_m of eq. (7)",
+            *_translated("pikeburke2018", "odaaf-v", _pikeburke(2.0), conversions),
+            applies=_needs_finite("variance"), feedback="anonymous aggregate",
+            knows=lambda st: f"T, E[τ] = {st.observable.mean:.4g} and "
+                             f"V(τ) = {st.observable.variance:.4g}{_settled(st)}"),
+    Entrant("patient", "Patient", "Patient Bandits (Manegueu et al. 2020, Algorithm 1)",
+            *_translated("manegueu2020", "patient", _manegueu, conversions),
+            knows=lambda st: f"T and α̃ = {st.alpha_tilde:g}"),
+    Entrant("adapt-patient", "Adapt-Patient", "Manegueu et al. 2020, Algorithm 2",
+            *_translated("manegueu2020", "adapt-patient", _manegueu, conversions),
+            knows=lambda st: f"T, α_low = {st.adapt.alpha_low:g}, c = {st.adapt.c:g}, "
+                             f"μ_low = μ* = {st.adapt.mu_low:g}"),
+    Entrant("dew", "DEW", "Thune et al. 2019, Algorithm 1 (Theorem 1 tuning, knows d_max, D)",
+            *_translated("thune2019", "dew", _thune, _thune_environment),
+            applies=_action_independent, feedback="per-round loss",
+            knows=_told("T, and d_max and D of the realised delays")),
+    Entrant("skipper", "Skipper", "Thune et al. 2019, Algorithm 2 over DEW (Corollary 4, knows D)",
+            *_translated("thune2019", "skipper-explicit", _thune, _thune_environment),
+            applies=_action_independent, feedback="per-round loss",
+            knows=_told("T and D of the realised delays")),
+    Entrant("doubling", "Doubling", "Thune et al. 2019, Section 4.1 (knows nothing)",
+            *_translated("thune2019", "doubling", _thune, _thune_environment),
+            applies=_action_independent, feedback="per-round loss"),
+    Entrant("otflinucb", "OTFLinUCB", "Vernade et al. 2020, Algorithm 1, canonical basis",
+            *_translated("vernade2020", "otflinucb", _vernade2020, _linear_environment),
+            applies=_action_independent, knows=lambda st: f"m = {st.window}, λ = 1, δ = 0.1"),
+    Entrant("otflints", "OTFLinTS", "Vernade et al. 2020, Algorithm 2, canonical basis",
+            *_translated("vernade2020", "otflints", _vernade2020, _linear_environment),
+            applies=_action_independent, knows=lambda st: f"m = {st.window}, λ = 1, δ = 0.1"),
+    from_policy("ucb1", "UCB1 (ignores delays)",
+                "UCB1 (Auer et al. 2002) on the conversions seen so far over all pulls",
+                *_ignores_delays("ucb", coefficient=4.0), knows=_told(IGNORANT),
+                bonus="f(t) = 4 log t (UCB1)", fields=(PUBLISHED,)),
+    from_policy("ucb1-matched", "UCB at log t (ignores delays)",
+                "UCB with the Hoeffding bonus sqrt(log t / 2N) on the conversions seen so far "
+                "over all pulls", *_ignores_delays("ucb"), knows=_told(IGNORANT), bonus=LOG_T,
+                fields=(MATCHED,)),
+    from_policy("klucb", "KL-UCB (ignores delays)",
+                "Bernoulli KL-UCB (Garivier & Cappé 2011, f(t) = log t + 3 log log t) on the "
+                "conversions seen so far over all pulls", *_ignores_delays("klucb", loglog=3.0),
+                knows=_told(IGNORANT), bonus="f(t) = log t + 3 log log t", fields=(PUBLISHED,)),
+    from_policy("klucb-matched", "KL-UCB at log t (ignores delays)",
+                "Bernoulli KL-UCB at f(t) = log t on the conversions seen so far over all pulls",
+                *_ignores_delays("klucb"), knows=_told(IGNORANT), bonus=LOG_T,
+                fields=(MATCHED,)),
+    from_policy("ts", "Thompson sampling (ignores delays)",
+                "Beta(1, 1) Thompson sampling (Chapelle & Li 2011) on the conversions seen so "
+                "far over all pulls", *_ignores_delays("ts"), knows=_told(IGNORANT)),
+    Entrant("uniform", "Uniform play", "an arm uniformly at random each round", *_uniform_play(),
+            feedback="none"),
 ]
 
-FEEDBACK_OF = {
-    "d-ucb": "arm-labelled", "d-klucb": "arm-labelled", "discarding-ucb": "arm-labelled",
-    "qpm-d": "arm-labelled", "odaaf": "anonymous aggregate", "odaaf-v": "anonymous aggregate",
-    "patient": "arm-labelled", "adapt-patient": "arm-labelled", "dew": "per-round loss",
-    "skipper": "per-round loss", "doubling": "per-round loss", "otflinucb": "arm-labelled",
-    "otflints": "arm-labelled", "ucb1": "arm-labelled", "uniform": "none",
-}
+
+def _plugged_in() -> list[Entrant]:
+    """The ``ENTRANTS`` of the packages named in ``$DELAYED_BANDITS_PAPERS``."""
+    return [entrant for module in papers.plugins() for entrant in getattr(module, "ENTRANTS", ())]
 
 
-def told(algorithm: str, st: Setting) -> str:
-    """What an algorithm is given beyond its feedback, with the values of this setting."""
-    law = "pooled law's" if st.arm_dependent else "law's"
-    cdf = f"m = {st.window} and the {law} CDF τ(d) up to m"
-    obs = st.observable
-    where = f" of min(D, m = {st.window})" if st.censored else ""
-    return {
-        "d-ucb": cdf, "d-klucb": cdf,
-        "discarding-ucb": f"m = {st.window} and τ_m = {float(st.pooled.cdf(st.window)):.3g}",
-        "qpm-d": "nothing",
-        "odaaf": f"T and E[τ]{where} = {obs.mean:.4g}",
-        "odaaf-v": f"T, E[τ] = {obs.mean:.4g} and V(τ) = {obs.variance:.4g}{where}",
-        "patient": f"T and α̃ = {st.alpha_tilde:g}",
-        "adapt-patient": f"T, α_low = {st.adapt.alpha_low:g}, c = {st.adapt.c:g}, "
-                         f"μ_low = μ* = {st.adapt.mu_low:g}",
-        "dew": "T, and d_max and D of the realised delays",
-        "skipper": "T and D of the realised delays",
-        "doubling": "nothing",
-        "otflinucb": f"m = {st.window}, λ = 1, δ = 0.1",
-        "otflints": f"m = {st.window}, λ = 1, δ = 0.1",
-        "ucb1": "nothing (treats conversions in flight as failures)",
-        "uniform": "nothing",
-    }[algorithm]
-
+ALGORITHMS: list[Entrant] = BUILT_IN + _plugged_in()
+_taken = [a.id for a in ALGORITHMS]
+if len(set(_taken)) < len(_taken):
+    raise ConfigError(f"arena algorithm ids {sorted({i for i in _taken if _taken.count(i) > 1})} "
+                      f"are declared twice (built in, or in ${papers.PLUGINS})")
 
 # K = 10, small gap, geometric delays with mean 100, censored at m = 200: used by the bench.
 BENCH = Setting(np.array([0.4] * 9 + [0.45]), delays.Geometric(100.0), 200, True, 0.5)
+
+
+def check_figure(fig: Mapping[str, Any], where: str) -> None:
+    """``leaderboard_at``: rounds the runs record (checkpoints), so that every horizon of the
+    leaderboard comes from the same replications."""
+    recorded = checkpoint_grid(int(fig["horizon"]), int(fig["checkpoints"]))
+    for horizon in fig.get("leaderboard_at", []):
+        if horizon not in recorded:
+            raise ConfigError(f"{where}.leaderboard_at: {horizon} is not a checkpoint of the runs; "
+                              f"allowed: {', '.join(str(int(t)) for t in recorded)}")

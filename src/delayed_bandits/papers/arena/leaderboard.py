@@ -1,5 +1,12 @@
-"""The arena's leaderboard: regret at T of every algorithm in every setting, ranked within the
-setting, with what each algorithm was told and why some do not apply (issue 13)."""
+"""The arena's leaderboard: regret of every algorithm in every setting at each of the figure's
+``leaderboard_at`` horizons (T/10 and T at paper scale, read from the same runs), ranked within
+the setting in each comparison (``entrants.FIELDS``), with ties, what each algorithm was told and
+why some do not apply.
+
+Ties: the replications are paired (every algorithm of a replication faces the same draws), so an
+algorithm is compared with its field's best (lowest mean regret) through the mean of the
+per-replication differences and its standard error; it is *tied-best* when that difference is at
+most 2 SE. A win is a tied-best cell."""
 
 from __future__ import annotations
 
@@ -10,43 +17,132 @@ import pandas as pd
 
 from delayed_bandits import config, delays
 from delayed_bandits.algorithms import get
-from delayed_bandits.claims import at
-from delayed_bandits.papers.arena import experiment as arena
+from delayed_bandits.errors import ConfigError
+from delayed_bandits.papers.arena.entrants import FIELDS, MATCHED, PUBLISHED
+from delayed_bandits.papers.arena.problem import Setting
 
 PAPER = "arena"
-COLUMNS = ["setting", "regime", "regime_label", "delay", "arm_dependent", "censored", "window",
-           "n_arms", "gap",
-           "algorithm", "label", "feedback", "knows", "applicable", "reason", "regret", "se",
-           "n_runs", "rank", "ratio"]
+TIE_SE = 2.0
+"""An algorithm within this many paired standard errors of its field's best is tied-best."""
+COLUMNS = ["horizon", "field", "setting", "regime", "regime_label", "delay", "arm_dependent",
+           "censored", "window", "n_arms", "gap", "algorithm", "label", "feedback", "knows",
+           "exploration", "applicable", "reason", "regret", "se", "n_runs", "diff", "se_diff",
+           "rank", "tied_best", "ratio"]
 
 
-def build(summary: pd.DataFrame, fig: Mapping[str, Any]) -> pd.DataFrame:
-    """One row per (setting, algorithm) of the figure, in config order. ``regret`` and ``se`` are
-    the mean pseudo-regret at T and its standard error; ``rank`` 1 is the lowest regret among the
-    setting's applicable algorithms (ties share the lower rank) and ``ratio`` is the regret over
-    that lowest one. A curve missing from the summary although it applies is an error."""
-    rows = []
-    for name, raw in config.settings(fig).items():
-        st = arena.Setting.from_config(raw, name)
-        regime = config.listed_setting(fig, name)
-        for algorithm in fig["algorithms"]:
-            reason = get(PAPER, algorithm).applies(st)
-            point = None if reason else at(summary, name, algorithm)
-            runs = summary[(summary.setting == name) & (summary.algorithm == algorithm)]
-            rows.append({
-                "setting": name, "regime": regime, "regime_label": raw.get("label", regime),
-                "delay": delays.describe(raw["delay"]), "arm_dependent": st.arm_dependent,
-                "censored": st.censored,
-                "window": st.window, "n_arms": st.n_arms, "gap": float(raw["gap"]),
-                "algorithm": algorithm, "label": config.label(PAPER, fig, algorithm),
-                "feedback": arena.FEEDBACK_OF[algorithm], "knows": arena.told(algorithm, st),
-                "applicable": not reason, "reason": reason,
-                "regret": point.mean if point else np.nan, "se": point.se if point else np.nan,
-                "n_runs": int(runs.n_runs.max()) if point else 0,
-            })
-    board = pd.DataFrame(rows, columns=COLUMNS[:-2])
-    by_setting = board.groupby("setting", sort=False).regret
-    board["rank"] = by_setting.rank(method="min")
-    best = by_setting.transform("min")
-    board["ratio"] = np.where(best > 0, board.regret / best.where(best > 0, 1.0), np.nan)
-    return board[COLUMNS]
+def horizons(fig: Mapping[str, Any]) -> list[int]:
+    """The rounds the leaderboard reports, in increasing order (default: T alone)."""
+    return sorted(int(h) for h in fig.get("leaderboard_at", [fig["horizon"]]))
+
+
+def _paired(regrets: pd.DataFrame, best: str) -> tuple[pd.Series, pd.Series]:
+    """(mean, SE) per algorithm (column) of its per-replication difference from ``best``."""
+    diff = regrets.sub(regrets[best], axis=0)
+    n = diff.notna().sum()
+    se = (diff.std(ddof=1) / np.sqrt(n)).fillna(0.0)
+    return diff.mean(), se
+
+
+def _field_rows(rows: pd.DataFrame, regrets: pd.DataFrame) -> pd.DataFrame:
+    """Rank, tie, paired difference and ratio of one (horizon, setting, field)'s rows."""
+    rows = rows.copy()
+    live = rows.applicable.to_numpy(bool)
+    rows["rank"] = rows.regret.where(live).rank(method="min")
+    best = rows.loc[live, "regret"].idxmin() if live.any() else None
+    if best is None:
+        rows["diff"], rows["se_diff"], rows["tied_best"], rows["ratio"] = np.nan, np.nan, False, np.nan
+        return rows
+    best_alg, low = rows.at[best, "algorithm"], rows.at[best, "regret"]
+    mean, se = _paired(regrets[list(rows.algorithm[live])], best_alg)
+    rows["diff"] = rows.algorithm.map(mean)
+    rows["se_diff"] = rows.algorithm.map(se)
+    rows["tied_best"] = live & (rows["diff"] <= TIE_SE * rows["se_diff"]).to_numpy()
+    rows["ratio"] = rows.regret / low if low > 0 else np.nan
+    return rows
+
+
+def build(raw: pd.DataFrame, fig: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per (horizon, field, setting, algorithm of the field), fields in the order of
+    ``FIELDS``, settings and algorithms in config order. ``raw`` holds the replications
+    (setting, algorithm, replication, t, regret). ``regret`` and ``se`` are the mean
+    pseudo-regret at ``horizon`` and its standard error; ``diff`` and ``se_diff`` the mean paired
+    difference from the field's best and its SE; ``rank`` 1 is the lowest mean among the
+    setting's applicable algorithms of the field (equal means share the lower rank);
+    ``tied_best`` marks those within ``TIE_SE`` paired SE of the best; ``ratio`` is the regret
+    over the best's. A curve missing from ``raw`` although it applies is an error."""
+    at = raw[raw.t.isin(horizons(fig))]
+    wide = {key: group.pivot(index="replication", columns="algorithm", values="regret")
+            for key, group in at.groupby(["t", "setting"], sort=False)}
+    out = []
+    for horizon in horizons(fig):
+        for name, raw_setting in config.settings(fig).items():
+            st = Setting.from_config(raw_setting, name)
+            regrets = wide.get((horizon, name), pd.DataFrame())
+            rows = pd.DataFrame([_row(fig, name, raw_setting, st, algorithm, regrets, horizon)
+                                 for algorithm in fig["algorithms"]])
+            for field in FIELDS:
+                members = rows[[field in get(PAPER, _registry_id(fig, a)).fields
+                                for a in rows.algorithm]]
+                out.append(_field_rows(members.assign(field=field), regrets))
+    return pd.concat(out, ignore_index=True)[COLUMNS]
+
+
+def _registry_id(fig: Mapping[str, Any], curve: str) -> str:
+    return config.resolve(fig, {}, curve)[0]
+
+
+def _row(fig: Mapping[str, Any], name: str, raw_setting: Mapping[str, Any], st: Setting,
+         algorithm: str, regrets: pd.DataFrame, horizon: int) -> dict[str, Any]:
+    entrant = get(PAPER, _registry_id(fig, algorithm))
+    reason = entrant.applies(st)
+    if not reason and algorithm not in regrets:
+        raise ConfigError(f"{name}/{algorithm}: no replications at t = {horizon}, although "
+                          "the algorithm applies")
+    runs = regrets[algorithm].dropna() if not reason else pd.Series(dtype=float)
+    return {
+        "horizon": horizon, "setting": name, "regime": config.listed_setting(fig, name),
+        "regime_label": raw_setting.get("label", config.listed_setting(fig, name)),
+        "delay": delays.describe(raw_setting["delay"]), "arm_dependent": st.arm_dependent,
+        "censored": st.censored, "window": st.window, "n_arms": st.n_arms,
+        "gap": float(raw_setting["gap"]), "algorithm": algorithm,
+        "label": config.label(PAPER, fig, algorithm), "feedback": entrant.feedback,
+        "knows": entrant.knows(st), "exploration": entrant.bonus, "applicable": not reason,
+        "reason": reason, "regret": runs.mean() if len(runs) else np.nan,
+        "se": runs.std(ddof=1) / np.sqrt(len(runs)) if len(runs) > 1 else (0.0 if len(runs) else np.nan),
+        "n_runs": len(runs),
+    }
+
+
+def view(board: pd.DataFrame, horizon: int | None = None, field: str = MATCHED) -> pd.DataFrame:
+    """The rows of one comparison at one horizon (default: the last)."""
+    horizon = int(board.horizon.max()) if horizon is None else horizon
+    return board[(board.horizon == horizon) & (board.field == field)]
+
+
+def wins(board: pd.DataFrame) -> pd.DataFrame:
+    """Per (horizon, field, algorithm): settings where it is tied-best (``wins``), where it is
+    the single best (``outright``: tied-best and nobody else is), where it applies, and the
+    median ratio to the best."""
+    alone = board.groupby(["horizon", "field", "setting"]).tied_best.transform("sum") == 1
+    board = board.assign(outright=board.tied_best & alone)
+    table = board.groupby(["horizon", "field", "algorithm", "label"], sort=False).agg(
+        wins=("tied_best", "sum"), outright=("outright", "sum"),
+        settings=("applicable", "sum"), median_ratio=("ratio", "median"))
+    return table.reset_index()
+
+
+def display(board: pd.DataFrame, horizon: int | None = None) -> pd.DataFrame:
+    """What the figures show at ``horizon`` (default: the last), one row per (setting,
+    algorithm): the matched comparison's rows (``section`` matched), then those of the algorithms
+    that enter the published comparison only (``section`` published: an index method at its
+    paper's constant), with their regret over the matched comparison's best as ``ratio``, and
+    not ranked there (``tied_best`` False)."""
+    matched = view(board, horizon, MATCHED)
+    others = view(board, horizon, PUBLISHED)
+    others = others[~others.algorithm.isin(matched.algorithm)].copy()
+    best = matched[matched.applicable.astype(bool)].groupby("setting").regret.min()
+    low = others.setting.map(best)
+    others["ratio"] = np.where(low > 0, others.regret / low.where(low > 0, 1.0), np.nan)
+    others["rank"], others["tied_best"] = np.nan, False
+    return pd.concat([matched.assign(section=MATCHED), others.assign(section=PUBLISHED)],
+                     ignore_index=True)

@@ -1,6 +1,6 @@
-"""Figures of the arena, every algorithm of the five papers against every delay regime: the
-leaderboard as a heatmap of regret at T over the best in each setting, and the regret curves
-behind it, one panel per setting."""
+"""Figures of the arena, every algorithm against every delay regime: the leaderboard as a heatmap
+of regret over the best in each setting at matched exploration (at T, and at T/10 as another
+view), and the regret curves behind it, one panel per setting."""
 
 from __future__ import annotations
 
@@ -16,13 +16,14 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import EngFormatter, FixedLocator, NullLocator
 
 from delayed_bandits.papers.arena import leaderboard
+from delayed_bandits.papers.arena.entrants import PUBLISHED
 from delayed_bandits.style import palette
 
 ANONYMOUS = "anonymous aggregate"  # the leaderboard's feedback value marked with MARK
 MARK = "†"
 NA_GREY = "0.82"
 CENSORED_FACE = "0.94"  # background of the curves' censored panels
-BAR_LABEL = "regret at T / best in regime"
+BAR_LABEL = "regret / best at matched exploration"
 
 
 def regime_order(board: pd.DataFrame) -> list[str]:
@@ -66,10 +67,11 @@ def ratio_text(ratio: float) -> str:
     return f"{ratio / 1000:.0f}k"
 
 
-def ratio_ticks(top: float) -> list[float]:
-    """1, 2, 5, 10, 20, 50, ... up to ``top``: colour-bar ticks in ratio units."""
-    decades = 10.0 ** np.arange(int(np.ceil(np.log10(top))) + 1)
-    return [t for t in np.outer(decades, [1, 2, 5]).ravel() if t <= top * 1.0001]
+def ratio_ticks(low: float, top: float) -> list[float]:
+    """..., 0.5, 1, 2, 5, 10, 20, 50, ... from ``low`` up to ``top``: colour-bar ticks in ratio
+    units."""
+    decades = 10.0 ** np.arange(int(np.floor(np.log10(low))), int(np.ceil(np.log10(top))) + 1)
+    return [t for t in np.outer(decades, [1, 2, 5]).ravel() if low * 0.9999 <= t <= top * 1.0001]
 
 
 def runs_note(board: pd.DataFrame) -> str:
@@ -81,12 +83,14 @@ def runs_note(board: pd.DataFrame) -> str:
 
 def heatmap_panel(ax: plt.Axes, board: pd.DataFrame, n_arms: int, gap: str, norm: LogNorm,
                   cmap: Colormap, row_labels: bool) -> QuadMesh:
-    """One problem's algorithms x regimes: cells coloured by ratio and annotated with it (rank 1
-    in bold), grey "n/a" where not applicable; a rule between uncensored and censored regimes."""
+    """One problem's algorithms x regimes: cells coloured by ratio and annotated with it (the
+    tied-best in bold), grey "n/a" where not applicable; a rule between uncensored and censored
+    regimes, and one above the rows at the papers' constants (in italics)."""
     labels, regimes = algorithm_labels(board), regime_order(board)
     ratio = grid(board, n_arms, gap, "ratio").to_numpy(dtype=float)
     na = grid(board, n_arms, gap, "applicable").eq(False)  # a missing row is not n/a
-    rank = grid(board, n_arms, gap, "rank")
+    tied = grid(board, n_arms, gap, "tied_best").eq(True)
+    published = board.drop_duplicates("algorithm").set_index("algorithm").section.eq(PUBLISHED)
     mesh = ax.pcolormesh(np.ma.masked_invalid(ratio), cmap=cmap, norm=norm, edgecolors="white",
                          linewidth=0.5)
     for (r, c), value in np.ndenumerate(ratio):
@@ -94,8 +98,12 @@ def heatmap_panel(ax: plt.Axes, board: pd.DataFrame, n_arms: int, gap: str, norm
             ax.text(c + 0.5, r + 0.5, "n/a", ha="center", va="center", fontsize=6, color="0.35")
         elif np.isfinite(value):
             ax.text(c + 0.5, r + 0.5, ratio_text(value), ha="center", va="center", fontsize=6.5,
-                    fontweight="bold" if rank.iat[r, c] == 1 else "normal",
+                    fontweight="bold" if tied.iat[r, c] else "normal",
+                    style="italic" if published.iat[r] else "normal",
                     color="white" if norm(value) > 0.55 else "black")  # dark cells: white text
+    n_matched = int((~published).sum())
+    if 0 < n_matched < len(labels):
+        ax.axhline(n_matched, color="black", linewidth=1.5)
     regime_rows = board.drop_duplicates("regime").set_index("regime").loc[regimes]
     n_plain = int((~regime_rows.censored.astype(bool)).sum())
     if 0 < n_plain < len(regimes):
@@ -119,25 +127,29 @@ def heatmap_panel(ax: plt.Axes, board: pd.DataFrame, n_arms: int, gap: str, norm
 def heatmap_note(labels: Mapping[str, str], width: float) -> str:
     """What a cell, n/a, censored and MARK mean, wrapped to a figure ``width`` inches wide
     (about 15 characters of 7 pt per inch)."""
-    text = ["Cell: mean pseudo-regret at T over the lowest among the applicable algorithms in the "
-            "same setting (1.0, in bold: the best); grey n/a: the algorithm's model does not "
-            "cover the regime (reasons in the leaderboard). Censored: rewards delayed by more "
-            "than the window m rounds are never seen."]
+    text = ["Cell: mean pseudo-regret over the lowest among the applicable algorithms of the same "
+            "setting at matched exploration (every index method at f(t) = log t); bold: "
+            "tied-best, within 2 paired SE of that lowest. Below the rule, in italics: index "
+            "methods at their papers' constants, over the same lowest, not ranked. Grey n/a: the "
+            "algorithm's model does not cover the regime (reasons in the leaderboard). Censored: "
+            "rewards delayed by more than the window m rounds are never seen."]
     if MARK in "".join(labels.values()):
         text.append(f"{MARK} anonymous aggregate feedback: the algorithm sees only the sum of "
                     "the rewards arriving each round, not which pull they came from.")
     return "\n".join(textwrap.fill(t, int(15 * width)) for t in text)
 
 
-def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> plt.Figure:
-    """One panel per (number of arms, gap): algorithms x regimes, each cell coloured by the
-    algorithm's mean pseudo-regret at T over the lowest in that setting (log scale, shared by
-    the panels) and annotated with it, rank 1 in bold; grey "n/a" where the algorithm's model
-    does not cover the regime. The censored regimes follow the uncensored ones, after a rule."""
+def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> plt.Figure:
+    """One panel per (number of arms, gap): algorithms x regimes at round ``horizon`` (rows of
+    ``leaderboard.display``), each cell coloured by the algorithm's mean pseudo-regret over the
+    lowest in that setting at matched exploration (log scale, shared by the panels) and annotated
+    with it, the tied-best in bold; grey "n/a" where the algorithm's model does not cover the
+    regime. The censored regimes follow the uncensored ones, after a rule."""
     labels, regimes = algorithm_labels(board), regime_order(board)
     arms, gaps = problems(board)
     top = max(float(board.ratio.max()), 2.0)  # a board of ties still gets a scale to 2
-    norm = LogNorm(vmin=1.0, vmax=top)
+    low = min(float(board.ratio.min()), 1.0)  # a published constant may beat the matched best
+    norm = LogNorm(vmin=low, vmax=top)
     import seaborn  # only here, for its "rocket" colormap: the import costs ~0.7 s
     cmap = seaborn.color_palette("rocket_r", as_cmap=True).with_extremes(bad=NA_GREY)
 
@@ -152,15 +164,17 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> plt.Figure:
                                  row_labels=j == 0)
     bar = fig.colorbar(mesh, cax=fig.add_subplot(spec[:-1, -1]))
     bar.set_label(BAR_LABEL)
-    bar.ax.yaxis.set_major_locator(FixedLocator(ratio_ticks(top)))
+    bar.ax.yaxis.set_major_locator(FixedLocator(ratio_ticks(low, top)))
     bar.ax.yaxis.set_major_formatter(lambda value, _: f"{value:g}")
     bar.ax.yaxis.set_minor_locator(NullLocator())
     note = fig.add_subplot(spec[-1, :])
     note.axis("off")
     note.text(0, 1, heatmap_note(labels, width), ha="left", va="top", fontsize=7,
               transform=note.transAxes)
-    fig.suptitle(f"{fig_cfg['title']}\npseudo-regret at T = {fig_cfg['horizon']:,}, "
-                 f"mean over {runs_note(board)} per cell", fontsize=10)
+    at = (f"T = {horizon:,}" if horizon == fig_cfg["horizon"]
+          else f"t = {horizon:,} (T = {fig_cfg['horizon']:,})")
+    fig.suptitle(f"{fig_cfg['title']}\npseudo-regret at {at}, mean over {runs_note(board)} per "
+                 "cell", fontsize=10)
     return fig
 
 
@@ -248,14 +262,23 @@ def curves(summary: pd.DataFrame, board: pd.DataFrame, fig_cfg: Mapping[str, Any
 
 def heatmap_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
                    fig_cfg: Mapping[str, Any]) -> plt.Figure:
-    """``heatmap`` of the leaderboard built from the summary."""
-    return heatmap(leaderboard.build(tables["summary"], fig_cfg), fig_cfg)
+    """``heatmap`` of the leaderboard at its last horizon (T)."""
+    board = tables["leaderboard"]
+    return heatmap(leaderboard.display(board), fig_cfg, int(board.horizon.max()))
+
+
+def early_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
+                 fig_cfg: Mapping[str, Any]) -> plt.Figure:
+    """``heatmap`` of the leaderboard at its first horizon (T/10 at paper scale)."""
+    board = tables["leaderboard"]
+    first = int(board.horizon.min())
+    return heatmap(leaderboard.display(board, first), fig_cfg, first)
 
 
 def curves_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
                   fig_cfg: Mapping[str, Any]) -> plt.Figure:
     """``curves`` of the summary, with the leaderboard's labels and applicability."""
-    return curves(tables["summary"], leaderboard.build(tables["summary"], fig_cfg), fig_cfg)
+    return curves(tables["summary"], leaderboard.display(tables["leaderboard"]), fig_cfg)
 
 
-PLOTS = {"arena": heatmap_figure, "arena_curves": curves_figure}
+PLOTS = {"arena": heatmap_figure, "arena_early": early_figure, "arena_curves": curves_figure}

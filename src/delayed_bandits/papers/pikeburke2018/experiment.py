@@ -33,6 +33,8 @@ class Setting:
     delay: delays.DelayDistribution
     constants: ppb.PhaseConstants = field(default_factory=ppb.PhaseConstants)
     bridge_leader: bool = True  # Step 4's arm: the empirical leader, or the first active arm
+    # QPM-D's base bonus sqrt(c log n / N): UCB1's c = 2 here; the arena also runs c = 1/2
+    qpmd_coefficient: float = 2.0
 
     @classmethod
     def from_config(cls, cfg: Mapping[str, Any], where: str) -> "Setting":
@@ -103,11 +105,11 @@ def _odaaf(variant: int) -> tuple[Runner, Runner]:
 def _qpmd() -> tuple[Runner, Runner]:
     def kernel(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         actions = np.zeros(env.uniforms.shape[0], dtype=np.int64)
-        kpb.qpmd(st.mu, env.uniforms, env.delays, actions)
+        kpb.qpmd(st.mu, env.uniforms, env.delays, actions, st.qpmd_coefficient)
         return _regret_at(st.mu, actions, cp), actions, None
 
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
-        actions = ppb.run_qpmd(st.mu, env.uniforms, env.delays)
+        actions = ppb.run_qpmd(st.mu, env.uniforms, env.delays, st.qpmd_coefficient)
         return _regret_at(st.mu, actions, cp), actions, None
 
     return kernel, reference

@@ -105,9 +105,11 @@ def odaaf(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, variant: int
 
 
 @njit(cache=True)
-def qpmd(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, actions: np.ndarray) -> None:
+def qpmd(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, actions: np.ndarray,
+         coefficient: float = 2.0) -> None:
     """QPM-D with UCB1 as base: per-arm FIFO queues of arrived rewards feed the base on its own
-    clock; the first recommended arm with an empty queue is played. Fills ``actions``."""
+    clock; the first recommended arm with an empty queue is played. Fills ``actions``. The base's
+    bonus is sqrt(coefficient log n / N): 2 is UCB1's (Auer et al. 2002)."""
     horizon, n_arms = uniforms.shape
     head, tail, link = arrival_lists(horizon)
     queue = np.zeros((n_arms, horizon))  # FIFO of rewards per arm
@@ -133,7 +135,7 @@ def qpmd(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, actions: np.n
                 n = counts.sum()
                 best = -math.inf
                 for j in range(n_arms):
-                    index = sums[j] / counts[j] + math.sqrt(2.0 * math.log(n) / counts[j])
+                    index = sums[j] / counts[j] + math.sqrt(coefficient * math.log(n) / counts[j])
                     if index > best:
                         best = index
                         arm = j

@@ -124,11 +124,13 @@ def run_odaaf(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, required
     return np.array(actions, dtype=np.int64), events
 
 
-def run_qpmd(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray) -> np.ndarray:
+def run_qpmd(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
+             coefficient: float = 2.0) -> np.ndarray:
     """QPM-D (Joulani et al. 2013) with UCB1 (Auer et al. 2002) as base. Arrivals join their arm's
     FIFO queue (usable from the round after they arrive). Before each real play, while the base's
     recommended arm has a queued reward, the base consumes it and is asked again; the first
-    recommended arm with an empty queue is played."""
+    recommended arm with an empty queue is played. The base's bonus is
+    sqrt(coefficient log n / N), n the base's own clock: 2 is UCB1's."""
     horizon, n_arms = uniforms.shape
     queues: list[deque[float]] = [deque() for _ in range(n_arms)]
     due: dict[int, list[tuple[int, float]]] = {}
@@ -139,7 +141,7 @@ def run_qpmd(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray) -> np.nda
             if counts[j] == 0:
                 return j
         n = sum(counts)
-        return first_argmax([sums[j] / counts[j] + math.sqrt(2.0 * math.log(n) / counts[j])
+        return first_argmax([sums[j] / counts[j] + math.sqrt(coefficient * math.log(n) / counts[j])
                              for j in range(n_arms)])
 
     actions = []

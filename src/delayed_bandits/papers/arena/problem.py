@@ -1,0 +1,141 @@
+"""The arena's one problem, shared by every algorithm: Vernade et al. 2017's Bernoulli bandit with
+delayed conversions (Section 2), and the translations of its realisation that the other papers'
+models need.
+
+Pulling arm k at round s converts with probability mu_k, and a conversion is seen D rounds
+later; with a censoring window m it is seen only if D <= m. Nothing signals a non-conversion.
+
+Fair by construction: the best arm's position is drawn per replication from the environment's
+seed (``draw_environment``), so a rule that breaks ties towards low (or high) indices, or plays
+arms in index order, favours the best arm in no replication more than in another; every
+algorithm of a replication faces the same position and the same draws (paired comparisons).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+import numpy as np
+
+from delayed_bandits import delays
+from delayed_bandits.environment import Realisation, draw
+from delayed_bandits.errors import ConfigError
+from delayed_bandits.papers.manegueu2020.policies import AdaptParams
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One arena problem: the arms' means, the delay law (one for all arms, or one per arm), the
+    censoring window, and what the algorithms are told beyond what they compute themselves.
+    ``from_config`` puts the best arm last; a replication moves it (``with_best``)."""
+
+    mu: np.ndarray
+    delay: delays.DelayDistribution | delays.PerArm
+    window: int  # m: the censoring window when censored, else the window the windowed methods use
+    censored: bool
+    alpha_tilde: float  # Patient's tail parameter (Manegueu et al. 2020, Algorithm 1)
+    adapt: AdaptParams = field(default_factory=AdaptParams)
+
+    @classmethod
+    def from_config(cls, cfg: Mapping[str, Any], where: str) -> "Setting":
+        n_arms, gap, base = int(cfg["n_arms"]), float(cfg["gap"]), float(cfg["base_mean"])
+        if n_arms < 2:
+            raise ConfigError(f"{where}.n_arms: need at least 2 arms, got {n_arms}")
+        if not (gap > 0 and base >= 0 and base + gap <= 1):
+            raise ConfigError(f"{where}: need 0 < gap and 0 <= base_mean < base_mean + gap <= 1, "
+                              f"got base_mean {base}, gap {gap}")
+        mu = np.full(n_arms, base)
+        mu[-1] = base + gap
+        dist = delays.from_spec(cfg["delay"], f"{where}.delay")
+        if isinstance(dist, delays.PerArm):
+            if len(dist.arms) != 2:
+                raise ConfigError(f"{where}.delay: an arena per_arm law has two entries, the law "
+                                  f"of the best arm and the law of the others; got {len(dist.arms)}")
+            dist = delays.PerArm((dist.arms[1],) * (n_arms - 1) + (dist.arms[0],))
+        window = int(cfg["window"])
+        if window < 1:
+            raise ConfigError(f"{where}.window: m must be >= 1, got {window}")
+        # Adapt-Patient's mu_low is a lower bound on the best mean (Section 6.3): it is told mu*
+        adapt = replace(AdaptParams(**cfg.get("adapt", {})), mu_low=float(mu.max()))
+        return cls(mu, dist, window, bool(cfg["censored"]), float(cfg["alpha_tilde"]), adapt)
+
+    @property
+    def n_arms(self) -> int:
+        return len(self.mu)
+
+    @property
+    def best(self) -> int:
+        return int(np.argmax(self.mu))
+
+    def with_best(self, arm: int) -> "Setting":
+        """The same problem with the best arm at index ``arm`` (its mean and, under arm-dependent
+        delays, its law move together; the other arms are identical, so this is every
+        permutation of the arms up to relabelling them among themselves)."""
+        order = np.arange(self.n_arms)
+        order[[arm, self.best]] = order[[self.best, arm]]
+        delay = self.delay
+        if isinstance(delay, delays.PerArm):
+            delay = delays.PerArm(tuple(delay.arms[k] for k in order))
+        return replace(self, mu=np.ascontiguousarray(self.mu[order]), delay=delay)
+
+    @property
+    def arm_dependent(self) -> bool:
+        return isinstance(self.delay, delays.PerArm)
+
+    @property
+    def pooled(self) -> delays.DelayDistribution:
+        """The one law an arm-independent method is told: the arms' laws pooled (the law itself
+        when it is the same for all arms)."""
+        if isinstance(self.delay, delays.PerArm):
+            return delays.Pooled(self.delay.arms)
+        return self.delay
+
+    @property
+    def observable(self) -> delays.DelayDistribution:
+        """The pooled law of the delay until a pull's outcome is settled: min(D, m) under
+        censoring, D otherwise (what ODAAF's E[tau] and V(tau) are computed from)."""
+        return delays.Capped(self.pooled, self.window) if self.censored else self.pooled
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One replication's environment: the problem with its arms in this replication's order, and
+    a uniform and a delay per (round, arm), uncensored (each translation applies the window)."""
+
+    setting: Setting
+    realisation: Realisation
+
+
+def draw_environment(seed: np.random.SeedSequence, horizon: int, st: Setting) -> Draw:
+    """The best arm's position, uniform over the K positions, then the realisation, all from one
+    generator seeded by the replication's environment seed."""
+    rng = np.random.default_rng(seed)
+    placed = st.with_best(int(rng.integers(st.n_arms)))
+    return Draw(placed, draw(rng, horizon, placed.n_arms, placed.delay))
+
+
+def pseudo_regret(mu: np.ndarray, actions: np.ndarray, cp: np.ndarray) -> np.ndarray:
+    """sum_{s <= t} (max mu - mu_{A_s}) at the checkpoints t of ``cp``: the arena's metric for
+    every algorithm, whatever its own kernel reports."""
+    return np.cumsum(mu.max() - mu[actions])[cp - 1]
+
+
+def conversions(st: Setting, env: Realisation) -> Realisation:
+    """What conversion learners face: under censoring, a conversion with D > m never happens."""
+    if not st.censored:
+        return env
+    return Realisation(np.where(env.delays > st.window, 1.0, env.uniforms), env.delays)
+
+
+def per_round(st: Setting, env: Realisation) -> tuple[np.ndarray, np.ndarray]:
+    """(losses (T, K), delays (T,)) of the per-round-loss translation (``experiment``); delays
+    are capped at T, which changes no arrival within the game but keeps the total delay D that
+    Skipper's tuning reads finite."""
+    horizon = env.uniforms.shape[0]
+    d = env.delays[:, 0]
+    converted = env.uniforms < st.mu
+    if st.censored:
+        converted &= (d <= st.window)[:, None]
+        d = np.minimum(d, st.window)
+    return 1.0 - converted, np.ascontiguousarray(np.minimum(d, horizon))
