@@ -1,5 +1,6 @@
-"""The arena (issue 13): its translations of each paper's model, kernel = reference for every
-algorithm, its settings grid, the leaderboard and the claims computed from it."""
+"""The arena: its problem (the best arm's position drawn per replication), its translations of
+each paper's model, kernel = reference for every entrant, its settings grid, the paired,
+tie-aware leaderboard at two horizons and the claims computed from it."""
 
 from __future__ import annotations
 
@@ -11,18 +12,20 @@ import pandas as pd
 import pytest
 
 from delayed_bandits import config as cfg
-from delayed_bandits import delays
-from delayed_bandits.papers.arena import leaderboard
-from delayed_bandits.papers.arena import claims as arena_claims
 from delayed_bandits.environment import Realisation, checkpoint_grid
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.papers.arena import claims as arena_claims
 from delayed_bandits.papers.arena import experiment as arena
+from delayed_bandits.papers.arena import leaderboard
+from delayed_bandits.papers.arena.entrants import FIELDS, MATCHED, PUBLISHED
+from delayed_bandits.papers.arena.problem import conversions, per_round
 
 from conftest import SMOKE_FILES
 
 REPO = Path(__file__).resolve().parents[1]
 SMOKE = cfg.load(SMOKE_FILES, "arena")["papers"]["arena"]["regret"]
 FULL = cfg.load(REPO / "config" / "config.yaml", "arena")["papers"]["arena"]["regret"]
+ENTRANTS = {a.id: a for a in arena.ALGORITHMS}
 
 
 def _setting(name: str) -> arena.Setting:
@@ -31,20 +34,60 @@ def _setting(name: str) -> arena.Setting:
 
 @pytest.mark.parametrize("regime", ["uniform_censored", "pareto03", "pareto_arm_censored",
                                     "criteo"])
-@pytest.mark.parametrize("algorithm", [a.id for a in arena.ALGORITHMS])
+@pytest.mark.parametrize("algorithm", list(ENTRANTS))
 def test_kernel_takes_the_references_actions(regime: str, algorithm: str) -> None:
     st = _setting(f"{regime}-K3-large")
-    algo = next(a for a in arena.ALGORITHMS if a.id == algorithm)
+    algo = ENTRANTS[algorithm]
     if algo.applies(st):
         pytest.skip(algo.applies(st))
-    env = arena.draw_environment(np.random.SeedSequence(5), 300, st)
     cp = checkpoint_grid(300, 10)
-    regret, actions, _ = algo.kernel(st, env, cp, 17)
-    ref_regret, ref_actions, _ = algo.reference(st, env, cp, 17)
-    np.testing.assert_array_equal(actions, ref_actions)
-    np.testing.assert_allclose(regret, ref_regret, rtol=1e-12)
-    # the metric is pseudo-regret, whatever the paper's kernel reports
-    np.testing.assert_allclose(regret, np.cumsum(st.mu.max() - st.mu[actions])[cp - 1])
+    for seed in (5, 6):  # two positions of the best arm
+        draw = arena.draw_environment(np.random.SeedSequence(seed), 300, st)
+        regret, actions, _ = algo.kernel(st, draw, cp, 17)
+        ref_regret, ref_actions, _ = algo.reference(st, draw, cp, 17)
+        np.testing.assert_array_equal(actions, ref_actions)
+        np.testing.assert_allclose(regret, ref_regret, rtol=1e-12)
+        # the metric is pseudo-regret of the replication's arms, whatever the paper's kernel says
+        mu = draw.setting.mu
+        np.testing.assert_allclose(regret, np.cumsum(mu.max() - mu[actions])[cp - 1])
+
+
+def test_best_arm_position_is_drawn_per_replication_uniformly() -> None:
+    st = _setting("pareto_arm-K3-large")
+    positions = [arena.draw_environment(np.random.SeedSequence(s), 50, st).setting.best
+                 for s in range(3000)]
+    counts = np.bincount(positions, minlength=3)
+    # each count is Binomial(3000, 1/3): SD 25.8; 4 SD either side
+    assert np.all(np.abs(counts - 1000) < 4 * math.sqrt(3000 * (1 / 3) * (2 / 3))), counts
+    again = arena.draw_environment(np.random.SeedSequence(7), 50, st)
+    once = arena.draw_environment(np.random.SeedSequence(7), 50, st)
+    assert again.setting.best == once.setting.best
+    np.testing.assert_array_equal(again.realisation.delays, once.realisation.delays)
+
+
+def test_with_best_moves_the_mean_and_the_law_together() -> None:
+    st = _setting("pareto_arm-K3-large")
+    assert st.best == 2 and [law.alpha for law in st.delay.arms] == [1.0, 1.0, 0.3]
+    moved = st.with_best(0)
+    np.testing.assert_array_equal(moved.mu, st.mu[[2, 1, 0]])
+    assert [law.alpha for law in moved.delay.arms] == [0.3, 1.0, 1.0]
+    np.testing.assert_array_equal(st.with_best(2).mu, st.mu)
+
+
+def test_block_scheduled_methods_no_longer_depend_on_the_arm_order() -> None:
+    """ODAAF plays the active arms in index order, n_m pulls each; at K = 10 and a small gap its
+    first block outlasts T = 2000, so its regret is set by where the best arm is: 0 when first,
+    gap x T otherwise. With the best arm always last every replication had gap x T, SE 0; drawn
+    per replication, the cell's mean is gap x T x (K - 1) / K in expectation."""
+    raw = {**cfg.settings(SMOKE)["geometric100-K3-large"], "n_arms": 10, "gap": 0.05}
+    st = arena.Setting.from_config(raw, "x")
+    cp = np.array([2000])
+    draws = [arena.draw_environment(np.random.SeedSequence(s), 2000, st) for s in range(40)]
+    first = [d for d in draws if d.setting.best == 0]
+    assert first and len(first) < len(draws)
+    regret = {id(d): ENTRANTS["odaaf"].kernel(st, d, cp, 0)[0][0] for d in draws}
+    assert all(regret[id(d)] < 0.5 * 0.05 * 2000 for d in first)
+    assert all(regret[id(d)] == pytest.approx(0.05 * 2000) for d in draws if d.setting.best == 9)
 
 
 def test_grid_expands_every_regime_in_order() -> None:
@@ -59,9 +102,6 @@ def test_grid_expands_every_regime_in_order() -> None:
 
 
 def test_per_arm_law_puts_the_first_entry_on_the_best_arm() -> None:
-    st = _setting("pareto_arm-K3-large")
-    assert [law.alpha for law in st.delay.arms] == [1.0, 1.0, 0.3]
-    assert int(np.argmax(st.mu)) == 2
     raw = {**cfg.settings(SMOKE)["pareto_arm-K3-large"],
            "delay": {"kind": "per_arm", "arms": [{"kind": "pareto", "alpha": 0.3}] * 3}}
     with pytest.raises(ConfigError, match="two entries"):
@@ -72,70 +112,85 @@ def test_per_arm_law_puts_the_first_entry_on_the_best_arm() -> None:
 
 def test_censoring_removes_late_conversions_only() -> None:
     st = _setting("geometric100_censored-K3-large")
-    env = arena.draw_environment(np.random.SeedSequence(1), 2000, st)
-    seen = arena.conversions(st, env)
+    env = arena.draw_environment(np.random.SeedSequence(1), 2000, st).realisation
+    seen = conversions(st, env)
     late = env.delays > st.window
     assert late.any() and (~late).any()
     assert np.all(seen.uniforms[late] == 1.0)  # never below a mean: never converts
     np.testing.assert_array_equal(seen.uniforms[~late], env.uniforms[~late])
-    uncensored = _setting("geometric100-K3-large")
-    assert arena.conversions(uncensored, env) is env
+    assert conversions(_setting("geometric100-K3-large"), env) is env
 
 
 def test_per_round_losses_settle_at_the_window() -> None:
     st = _setting("geometric1000_censored-K3-large")
-    env = arena.draw_environment(np.random.SeedSequence(2), 3000, st)
-    losses, d = arena.per_round(st, env)
+    env = arena.draw_environment(np.random.SeedSequence(2), 3000, st).realisation
+    losses, d = per_round(st, env)
     first = env.delays[:, 0]
     assert d.max() <= st.window
     np.testing.assert_array_equal(d, np.minimum(first, st.window))
     converted = (env.uniforms < st.mu) & (first <= st.window)[:, None]
     np.testing.assert_array_equal(losses, 1.0 - converted)
-    free = _setting("pareto03-K3-large")
-    losses, d = arena.per_round(free, env)
+    losses, d = per_round(_setting("pareto03-K3-large"), env)
     assert d.max() <= 3000  # capped at T: the total delay Skipper is told stays finite
 
 
 def test_what_does_not_apply_and_why() -> None:
-    ids = {a.id: a for a in arena.ALGORITHMS}
     heavy, per_arm = _setting("pareto03-K3-large"), _setting("pareto_arm_censored-K3-large")
-    assert "E[τ]" in ids["odaaf"].applies(heavy)
-    assert ids["odaaf"].applies(_setting("pareto03_censored-K3-large")) == ""  # min(D, m)
+    assert "E[τ]" in ENTRANTS["odaaf"].applies(heavy)
+    assert ENTRANTS["odaaf"].applies(_setting("pareto03_censored-K3-large")) == ""  # min(D, m)
     for name in ("dew", "skipper", "doubling", "otflinucb", "otflints"):
-        assert "depend on the arm" in ids[name].applies(per_arm)
-        assert ids[name].applies(heavy) == ""
-    assert all(ids[name].applies(per_arm) == "" for name in ("d-ucb", "patient", "qpm-d", "odaaf"))
+        assert "depend on the arm" in ENTRANTS[name].applies(per_arm)
+        assert ENTRANTS[name].applies(heavy) == ""
+    assert all(ENTRANTS[name].applies(per_arm) == ""
+               for name in ("d-ucb", "patient", "qpm-d", "odaaf", "ts", "klucb"))
 
 
-def test_odaaf_is_told_the_moments_of_the_settled_delay() -> None:
+def test_what_each_is_told() -> None:
     st = _setting("geometric100_censored-K3-large")
     q = 100 / 101
     # E[min(D, m)] = sum_{d < m} P(D > d) = q (1 - q^m) / (1 - q)
     assert st.observable.mean == pytest.approx(q * (1 - q**200) / (1 - q), rel=1e-12)
-    assert "E[τ] of min(D, m = 200) = 86.33" in arena.told("odaaf", st)
+    assert "E[τ] of min(D, m = 200) = 86.33" in ENTRANTS["odaaf"].knows(st)
+    assert ENTRANTS["patient"].knows(_setting("pareto03-K3-large")) == "T and α̃ = 0.3"
+    assert "in flight" in ENTRANTS["ts"].knows(st) and ENTRANTS["qpm-d"].knows(st) == "nothing"
     pooled = _setting("pareto_arm-K3-large").pooled
     assert float(pooled.cdf(5)) == pytest.approx((2 * (1 - 6**-1.0) + (1 - 6**-0.3)) / 3)
     assert math.isinf(pooled.variance)
 
 
-def test_ucb1_ignores_delays() -> None:
-    """Told that every delay is 0, DelayedUCB's estimate is conversions seen over pulls: with no
-    conversion ever arriving it plays round robin by the index's tie-breaking on equal pulls."""
-    st = _setting("uniform-K3-large")
-    env = Realisation(np.full((30, 3), 0.99), np.zeros((30, 3), dtype=np.int64))
-    ucb1 = next(a for a in arena.ALGORITHMS if a.id == "ucb1")
-    _, actions, _ = ucb1.kernel(st, env, np.array([30]), 0)
-    assert list(actions[:9]) == [0, 1, 2] * 3
+def test_every_index_method_has_a_matched_row_and_each_field_one_of_each() -> None:
+    """The matched comparison has every algorithm once, the published one too; a method whose
+    paper's constant differs from the common one has two rows, one in each."""
+    for field in FIELDS:
+        ids = [a.id for a in arena.ALGORITHMS if field in a.fields]
+        bases = [i.removesuffix("-matched") for i in ids]
+        assert len(bases) == len(set(bases)), (field, ids)
+    twins = {a.id.removesuffix("-matched") for a in arena.ALGORITHMS if a.id.endswith("-matched")}
+    assert twins == {"qpm-d", "ucb1", "klucb"}
+    for base in twins:
+        assert ENTRANTS[base].fields == (PUBLISHED,)
+        assert ENTRANTS[f"{base}-matched"].fields == (MATCHED,)
+    assert all(ENTRANTS[a].fields == FIELDS for a in ("d-ucb", "d-klucb", "discarding-ucb"))
+    assert all(ENTRANTS[a].bonus for a in ("d-ucb", "qpm-d", "ucb1", "klucb-matched"))
 
 
-def _summary(regrets: dict[tuple[str, str], tuple[float, float]]) -> pd.DataFrame:
-    return pd.DataFrame([{"setting": s, "algorithm": a, "t": 100, "mean": m, "se": se,
-                          "q05": m, "q95": m, "n_runs": 30} for (s, a), (m, se) in regrets.items()])
+def test_qpmd_matched_base_explores_a_quarter_as_much() -> None:
+    """QPM-D's base bonus sqrt(c log n / N): c = 2 (UCB1) published, 1/2 (f = log n) matched; on
+    an easy problem with no delays the matched base pulls the worse arm less."""
+    raw = {**cfg.settings(SMOKE)["uniform-K3-large"], "delay": {"kind": "uniform", "low": 0,
+                                                                "high": 0}}
+    st = arena.Setting.from_config(raw, "x")
+    worse = {}
+    for name in ("qpm-d", "qpm-d-matched"):
+        draws = [arena.draw_environment(np.random.SeedSequence(s), 3000, st) for s in range(4)]
+        worse[name] = np.mean([np.sum(ENTRANTS[name].kernel(st, d, np.array([3000]), 0)[1]
+                                      != d.setting.best) for d in draws])
+    assert worse["qpm-d-matched"] < 0.6 * worse["qpm-d"], worse
 
 
 TINY = {
-    "horizon": 100, "replications": 30, "checkpoints": 1,
-    "algorithms": ["d-ucb", "patient", "odaaf", "qpm-d", "uniform"],
+    "horizon": 100, "replications": 4, "checkpoints": 2, "leaderboard_at": [50, 100],
+    "algorithms": ["d-ucb", "patient", "odaaf", "qpm-d", "qpm-d-matched", "uniform"],
     "grid": [{"key": "n_arms", "values": [2], "names": ["K2"]},
              {"key": "gap", "values": [0.2], "names": ["large"]}],
     "settings": {
@@ -146,47 +201,85 @@ TINY = {
                 "censored": True, "window": 20, "base_mean": 0.4, "alpha_tilde": 0.3},
     },
 }
+BASE = np.array([10.0, 12.0, 14.0, 16.0])  # per replication
 
 
-def test_leaderboard_ranks_within_a_setting_and_marks_what_does_not_apply() -> None:
-    summary = _summary({("heavy-K2-large", "d-ucb"): (10.0, 1.0),
-                        ("heavy-K2-large", "patient"): (5.0, 1.0),
-                        ("heavy-K2-large", "qpm-d"): (5.0, 1.0),
-                        ("heavy-K2-large", "uniform"): (10.0, 0.5),
-                        ("arm-K2-large", "d-ucb"): (8.0, 1.0),
-                        ("arm-K2-large", "patient"): (2.0, 1.0),
-                        ("arm-K2-large", "odaaf"): (6.0, 1.0),
-                        ("arm-K2-large", "qpm-d"): (4.0, 1.0),
-                        ("arm-K2-large", "uniform"): (10.0, 0.5)})
-    board = leaderboard.build(summary, TINY)
+def _raw(regrets: dict[tuple[str, str], np.ndarray]) -> pd.DataFrame:
+    """Replications at t = 50 (half the regret) and t = 100."""
+    return pd.concat([pd.DataFrame({"setting": s, "algorithm": a, "replication": range(4),
+                                    "t": t, "regret": r * t / 100})
+                      for (s, a), r in regrets.items() for t in (50, 100)], ignore_index=True)
+
+
+RAW = _raw({("heavy-K2-large", "d-ucb"): BASE + 20, ("heavy-K2-large", "patient"): BASE,
+            # one more per replication: above the best by 1 with a paired SE of 0, not tied;
+            # unpaired, its SE (1.3) would have hidden it
+            ("heavy-K2-large", "qpm-d-matched"): BASE + 1,
+            ("heavy-K2-large", "qpm-d"): BASE + np.array([0.0, 2.0, -2.0, 1.0]),  # 0.25 ± 0.85
+            ("heavy-K2-large", "uniform"): BASE + 40,
+            ("arm-K2-large", "d-ucb"): BASE + 20, ("arm-K2-large", "patient"): BASE - 8,
+            ("arm-K2-large", "odaaf"): BASE + 2, ("arm-K2-large", "qpm-d"): BASE - 6,
+            ("arm-K2-large", "qpm-d-matched"): BASE - 6.5, ("arm-K2-large", "uniform"): BASE + 40})
+
+
+def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> None:
+    board = leaderboard.build(RAW, TINY)
     assert list(board.columns) == leaderboard.COLUMNS
-    assert len(board) == 10
-    heavy = board[board.setting == "heavy-K2-large"].set_index("algorithm")
+    assert sorted(board.horizon.unique()) == [50, 100]
+    # 2 settings x 2 horizons x (5 in the matched field + 5 in the published one)
+    assert len(board) == 2 * 2 * 10
+    heavy = leaderboard.view(board)[lambda b: b.setting == "heavy-K2-large"].set_index("algorithm")
+    assert set(heavy.index) == {"d-ucb", "patient", "odaaf", "qpm-d-matched", "uniform"}
     assert not heavy.loc["odaaf", "applicable"] and "E[τ]" in heavy.loc["odaaf", "reason"]
     assert math.isnan(heavy.loc["odaaf", "regret"]) and math.isnan(heavy.loc["odaaf", "rank"])
-    assert heavy["rank"].dropna().tolist() == [3.0, 1.0, 1.0, 3.0]  # ties share the lower rank
-    assert heavy.loc["d-ucb", "ratio"] == 2.0
-    arm = board[board.setting == "arm-K2-large"].set_index("algorithm")
+    assert heavy.loc["patient", "rank"] == 1 and heavy.loc["patient", "tied_best"]
+    assert heavy.loc["qpm-d-matched", "diff"] == pytest.approx(1.0)
+    assert heavy.loc["qpm-d-matched", "se_diff"] == 0 and not heavy.loc["qpm-d-matched", "tied_best"]
+    assert heavy.loc["d-ucb", "ratio"] == pytest.approx(33.0 / 13.0)
+    published = leaderboard.view(board, 100, PUBLISHED)
+    tied = published[published.setting == "heavy-K2-large"].set_index("algorithm")
+    assert tied.loc["qpm-d", "tied_best"] and tied.loc["qpm-d", "rank"] == 2  # within 2 SE
+    early = leaderboard.view(board, 50)[lambda b: b.setting == "heavy-K2-large"]
+    assert early.set_index("algorithm").loc["d-ucb", "regret"] == pytest.approx(33.0 / 2)
+    arm = leaderboard.view(board)[lambda b: b.setting == "arm-K2-large"].set_index("algorithm")
     assert arm.loc["odaaf", "feedback"] == "anonymous aggregate" and arm.loc["odaaf", "applicable"]
-    assert arm.loc["patient", "knows"] == "T and α̃ = 0.3"
-    # a curve that applies but has no results is an error, not a blank cell
-    with pytest.raises(KeyError, match="arm-K2-large/qpm-d"):
-        leaderboard.build(summary[~((summary.setting == "arm-K2-large")
-                                    & (summary.algorithm == "qpm-d"))], TINY)
+    assert arm.loc["qpm-d-matched", "exploration"] == "f(n) = log n"
+    # a curve that applies but has no replications is an error, not a blank cell
+    with pytest.raises(ConfigError, match="arm-K2-large/qpm-d"):
+        leaderboard.build(RAW[~((RAW.setting == "arm-K2-large") & (RAW.algorithm == "qpm-d"))],
+                          TINY)
 
-    claims = {c.id: c for c in arena_claims.regret({"summary": summary}, TINY)}
-    assert claims["patient-robust-to-wrong-cdf"].holds  # 2 vs 8, se 1.4
-    assert claims["odaaf-pays-for-anonymity"].holds is False  # 6 vs 4: 2 < 2 SE (2.8)
-    assert "1.50 to 1.50" in claims["odaaf-pays-for-anonymity"].measured
+    wins = leaderboard.wins(board).set_index(["horizon", "field", "algorithm"])
+    assert wins.loc[(100, MATCHED, "patient"), "wins"] == 2
+    assert wins.loc[(100, PUBLISHED, "qpm-d"), "wins"] == 1  # tied in heavy only
+    assert wins.loc[(100, MATCHED, "patient"), "outright"] == 2
+    assert wins.loc[(100, PUBLISHED, "patient"), "outright"] == 1  # QPM-D tied in heavy
+
+    shown = leaderboard.display(board)
+    extra = shown[shown.section == PUBLISHED].set_index("setting")
+    assert list(extra.algorithm.unique()) == ["qpm-d"]  # the one published-only row
+    assert extra.loc["arm-K2-large", "ratio"] == pytest.approx(7.0 / 5.0)  # over patient's 5
+    assert not extra.tied_best.any()
+
+    claims = {c.id: c for c in arena_claims.regret({"leaderboard": board}, TINY)}
+    assert claims["patient-robust-to-wrong-cdf"].holds  # 5 vs 33, se 2.6 each
+    assert claims["odaaf-pays-for-anonymity"].holds  # 15 vs 7: 8 > 2 SE (3.7)
     assert claims["no-worse-than-uniform"].holds
     assert "odaaf-v-pays-for-anonymity" not in claims  # not in the figure
 
 
+def test_leaderboard_horizons_must_be_checkpoints() -> None:
+    bad = {**TINY, "leaderboard_at": [30, 100]}
+    with pytest.raises(ConfigError, match=r"leaderboard_at: 30 is not a checkpoint.*50, 100"):
+        arena.check_figure(bad, "papers.arena.regret")
+    arena.check_figure(TINY, "papers.arena.regret")
+
+
 def test_full_config_is_the_stated_scale() -> None:
-    assert FULL["horizon"] == 100_000
+    assert FULL["horizon"] == 100_000 and FULL["leaderboard_at"] == [10_000, 100_000]
     # some curves do not apply: a per_curve figure would refuse them
     assert cfg.simulate_jobs(FULL) == "per_figure"
-    assert len(FULL["algorithms"]) == 15
+    assert sorted(FULL["algorithms"]) == sorted(a.id for a in arena.BUILT_IN)
     laws = {cfg.listed_setting(FULL, s): r["delay"]["kind"] for s, r in cfg.settings(FULL).items()}
     assert sorted(set(laws.values())) == ["empirical", "geometric", "pareto", "per_arm", "uniform"]
     assert sum(name.endswith("_censored") for name in laws) == 7
