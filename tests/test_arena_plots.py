@@ -21,12 +21,15 @@ FIG_CFG = {"title": "Arena (made up)", "horizon": 1000}
 REGIMES = [("geometric10-censored", "Geometric(10), m = 50", True),
            ("geometric10", "Geometric(10)", False), ("pareto0.5", "Pareto(0.5)", False)]
 ALGORITHMS = [("ucb", "UCB", "arm-labelled"), ("odaaf", "ODAAF", "anonymous aggregate"),
-              ("dew", "DEW", "per-round loss"), ("patient", "Patient", "arm-labelled")]
+              ("dew", "DEW", "per-round loss"), ("patient", "Patient", "arm-labelled"),
+              ("ucb1", "UCB1", "arm-labelled")]  # the last at its paper's constant only
 NOT_APPLICABLE = ("odaaf", "pareto0.5")  # ODAAF needs a finite mean delay
 
 
 def _board() -> pd.DataFrame:
-    """2 x 2 problems x 3 regimes x 4 algorithms, in config order, ratios as the leaderboard's."""
+    """2 x 2 problems x 3 regimes x 5 algorithms, in config order, as ``leaderboard.display``
+    gives them: the matched comparison's rows (UCB the best everywhere, ODAAF tied with it in the
+    first regime), then UCB1's at its paper's constant, unranked."""
     rows = []
     for n_arms in (2, 10):
         for gap in ("small", "large"):
@@ -47,7 +50,9 @@ def _board() -> pd.DataFrame:
                         "reason": "" if applicable else "needs a finite mean delay",
                         "regret": regrets[alg], "se": regrets[alg] / 10,
                         "n_runs": 20 if applicable else np.nan, "rank": ranks[alg],
-                        "ratio": regrets[alg] / best})
+                        "ratio": regrets[alg] / best, "horizon": FIG_CFG["horizon"],
+                        "tied_best": alg == "ucb" or (alg == "odaaf" and r == 0),
+                        "section": "published" if alg == "ucb1" else "matched"})
     return pd.DataFrame(rows)
 
 
@@ -70,16 +75,22 @@ def _texts(fig, text: str) -> list:
 
 
 def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
-    fig = arena.heatmap(board, FIG_CFG)
+    fig = arena.heatmap(board, FIG_CFG, FIG_CFG["horizon"])
     panels = [ax for ax in fig.axes if ax.get_title().startswith("K = ")]
     assert [ax.get_title() for ax in panels] == [
         "K = 2, small gap", "K = 2, large gap", "K = 10, small gap", "K = 10, large gap"]
     assert len(_texts(fig, "n/a")) == 4  # one per problem
     assert len(_texts(fig, "1.0")) == 4 * len(REGIMES)  # UCB, the best everywhere
+    bold = [t.get_text() for t in panels[0].texts if t.get_fontweight() == "bold"]
+    assert len(bold) == len(REGIMES) + 1  # the best, and ODAAF tied with it once
+    italic = [t for t in panels[0].texts if t.get_style() == "italic" and t.get_text()[0].isdigit()]
+    assert len(italic) == len(REGIMES)  # UCB1's row, below the rule
+    rules = [list(line.get_ydata()) for line in panels[0].lines]
+    assert [4, 4] in rules  # the rule above it (the other is between uncensored and censored)
     assert [t.get_text() for t in panels[0].get_xticklabels()] == [
         "Geometric(10)", "Pareto(0.5)", "Geometric(10), m = 50"]  # the censored regime last
     assert [t.get_text() for t in panels[0].get_yticklabels()] == [
-        "UCB", f"ODAAF {arena.MARK}", "DEW", "Patient"]
+        "UCB", f"ODAAF {arena.MARK}", "DEW", "Patient", "UCB1"]
     assert arena.BAR_LABEL in [ax.get_ylabel() for ax in fig.axes]
     assert "T = 1,000" in fig.get_suptitle() and "20 runs" in fig.get_suptitle()
     assert any("anonymous aggregate" in t.get_text() for t in _texts(fig, "Cell"))
@@ -93,7 +104,7 @@ def test_curves_panels_and_legend(board: pd.DataFrame) -> None:
     assert sum(len(ax.lines) for ax in panels) == len(board[board.applicable])
     legend = next(ax.get_legend() for ax in fig.axes if ax.get_legend())
     assert [t.get_text() for t in legend.get_texts()] == [
-        "UCB", f"ODAAF {arena.MARK}", "DEW", "Patient"]
+        "UCB", f"ODAAF {arena.MARK}", "DEW", "Patient", "UCB1"]
     assert all(ax.get_yscale() == "log" for ax in panels)
 
 
@@ -104,23 +115,25 @@ def test_ratio_text(ratio: float, text: str) -> None:
 
 
 def test_ratio_ticks() -> None:
-    assert arena.ratio_ticks(60.0) == [1, 2, 5, 10, 20, 50]
+    assert arena.ratio_ticks(1.0, 60.0) == [1, 2, 5, 10, 20, 50]
+    assert arena.ratio_ticks(0.4, 3.0) == [0.5, 1, 2]
 
 
 def test_plot_kinds_draw_the_leaderboard_and_save(board: pd.DataFrame, tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    # the made-up board stands in for the one built from the (made-up) summary
-    monkeypatch.setattr(arena.leaderboard, "build", lambda summary, fig_cfg: board)
-    assert set(plotting.views("arena")) == {plotting.GENERIC, "arena", "arena_curves"}
-    tables = {"summary": _summary(board)}
-    for kind in ("arena", "arena_curves"):
+    # the made-up board stands in for what the leaderboard table shows
+    monkeypatch.setattr(arena.leaderboard, "display", lambda table, horizon=None: board)
+    assert set(plotting.views("arena")) == {plotting.GENERIC, "arena", "arena_early",
+                                            "arena_curves"}
+    tables = {"summary": _summary(board), "leaderboard": board}
+    for kind in ("arena", "arena_early", "arena_curves"):
         out = tmp_path / f"{kind}.png"
         plotting.plot_figure(tables, "arena", "regret", FIG_CFG, [out], kind=kind)
         assert out.read_bytes()[:4] == b"\x89PNG" and out.stat().st_size > 5000
 
 
 def test_unknown_kind_names_the_available_ones() -> None:
-    with pytest.raises(ConfigError, match="'bogus'.*regret, arena, arena_curves"):
+    with pytest.raises(ConfigError, match="'bogus'.*regret, arena, arena_early, arena_curves"):
         plotting.view("arena", "bogus")
 
 
