@@ -141,8 +141,9 @@ def display(board: pd.DataFrame, horizon: int | None = None) -> pd.DataFrame:
     others = view(board, horizon, PUBLISHED)
     others = others[~others.algorithm.isin(matched.algorithm)].copy()
     best = matched[matched.applicable.astype(bool)].groupby("setting").regret.min()
-    low = others.setting.map(best)
-    others["ratio"] = np.where(low > 0, others.regret / low.where(low > 0, 1.0), np.nan)
+    low = others.setting.map(best).astype(float)
+    others["ratio"] = np.where(low > 0, others.regret.astype(float) / low.where(low > 0, 1.0),
+                               np.nan)
     others["rank"], others["tied_best"] = np.nan, False
     return pd.concat([matched.assign(section=MATCHED), others.assign(section=PUBLISHED)],
                      ignore_index=True)

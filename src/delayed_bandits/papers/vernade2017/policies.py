@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from numba.extending import register_jitable
@@ -186,21 +186,24 @@ class DiscardingPolicy:
         self.arrivals.append((s, arm))
 
 
-def run(policy: DelayedIndexPolicy | DiscardingPolicy, theta: np.ndarray, uniforms: np.ndarray,
-        delays: np.ndarray, window: int | None) -> np.ndarray:
-    """Play one replication with a reference policy; returns the arms played (0-based).
+def run(policy: Any, theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
+        window: int | None) -> np.ndarray:
+    """Play one replication with a reference policy (anything with choose(t), played(t, arm) and
+    observe(s, arm, delay), e.g. ``DelayedIndexPolicy``); returns the arms played (0-based).
 
     A pull at round s converts iff uniforms[s-1, arm] < theta[arm]; the conversion reaches the
     learner at the start of round s + D + 1, if D <= window (censored) and that round exists."""
     horizon = uniforms.shape[0]
     pending: dict[int, list[tuple[int, int, int]]] = {}
+    actions = []
     for t in range(1, horizon + 1):
         for s, arm, delay in pending.pop(t, []):
             policy.observe(s, arm, delay)
         arm = policy.choose(t)
         policy.played(t, arm)
+        actions.append(arm)
         delay = int(delays[t - 1, arm])
         converted = uniforms[t - 1, arm] < theta[arm]
         if converted and (window is None or delay <= window) and t + delay + 1 <= horizon:
             pending.setdefault(t + delay + 1, []).append((t, arm, delay))
-    return np.array(policy.actions, dtype=np.int64)
+    return np.array(actions, dtype=np.int64)
