@@ -283,3 +283,24 @@ def test_full_config_is_the_stated_scale() -> None:
     laws = {cfg.listed_setting(FULL, s): r["delay"]["kind"] for s, r in cfg.settings(FULL).items()}
     assert sorted(set(laws.values())) == ["empirical", "geometric", "pareto", "per_arm", "uniform"]
     assert sum(name.endswith("_censored") for name in laws) == 7
+
+
+def test_a_regime_can_draw_its_delays_from_a_file_of_samples(tmp_path: Path) -> None:
+    """Your own delays: a regime whose law is a sample read from a file (one delay per line);
+    its draws come from the sample, and the file is an input of the jobs that simulate it."""
+    sample = tmp_path / "delays.txt"
+    sample.write_text("\n".join(["0", "3", "3", "250"]) + "\n")
+    raw = {**cfg.settings(SMOKE)["geometric100_censored-K3-large"],
+           "delay": {"kind": "sample", "path": str(sample)}}
+    st = arena.Setting.from_config(raw, "mine")
+    draw = arena.draw_environment(np.random.SeedSequence(0), 4000, st)
+    assert set(np.unique(draw.realisation.delays)) == {0, 3, 250}
+    assert st.observable.mean == pytest.approx((0 + 3 + 3 + 200) / 4)  # min(D, m = 200)
+    cp = np.array([4000])
+    for name in ("ts", "odaaf"):  # references that are fast at T = 4000
+        algo = ENTRANTS[name]
+        np.testing.assert_array_equal(algo.kernel(st, draw, cp, 1)[1],
+                                      algo.reference(st, draw, cp, 1)[1])
+    sample.write_text("3\n-1\n")
+    with pytest.raises(ConfigError, match=r"mine\.delay\.path: .* line 2: delay -1 is negative"):
+        arena.Setting.from_config(raw, "mine")

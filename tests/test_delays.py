@@ -639,3 +639,305 @@ def test_geometric_survival_ratio(mu):
     keep = surv[1:] >= 1e-4
     assert keep.sum() >= 5
     np.testing.assert_allclose(surv[1:][keep] / surv[:-1][keep], g.q, rtol=1e-10)
+
+
+# ---------------------------------------------------------------------------------------------
+# kind sample: the empirical law of a file of delays, one per line
+# ---------------------------------------------------------------------------------------------
+
+import hashlib  # noqa: E402
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import jsonschema  # noqa: E402
+
+from delayed_bandits import config as config_module  # noqa: E402
+from delayed_bandits.delays import Capped, Pooled, Sample, describe, files  # noqa: E402
+
+WHERE = "papers.arena.regret.settings.mylaw.delay"
+# A small sample with ties, a zero and a long delay: its law has atoms of different weights.
+SAMPLE_DELAYS = [0, 3, 3, 7, 12, 12, 12, 40, 41, 250, 5, 3]
+REPO = Path(__file__).resolve().parents[1]
+
+
+def sample_file(tmp_path: Path, text: str | bytes, name: str = "delays.txt") -> str:
+    path = tmp_path / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8", newline="")
+    return str(path)
+
+
+def sample_spec(path: str) -> dict:
+    return {"kind": "sample", "path": path}
+
+
+def build_sample(tmp_path: Path, delays_: list[int] = SAMPLE_DELAYS) -> Sample:
+    law = from_spec(sample_spec(sample_file(tmp_path, "".join(f"{d}\n" for d in delays_))), WHERE)
+    assert isinstance(law, Sample)
+    return law
+
+
+def test_sample_kind_is_declared():
+    assert "sample" in KINDS
+    assert KINDS[-1] == "per_arm"
+
+
+def test_sample_from_spec_reads_the_file(tmp_path):
+    text = "".join(f"{d}\n" for d in SAMPLE_DELAYS)
+    path = sample_file(tmp_path, text)
+    law = from_spec(sample_spec(path), WHERE)
+    assert isinstance(law, Sample)
+    assert law.path == path
+    assert law.digest == hashlib.sha256(text.encode()).hexdigest()
+    assert law.values.dtype == np.int64
+    np.testing.assert_array_equal(law.values, np.sort(SAMPLE_DELAYS))
+    assert not law.values.flags.writeable
+    assert law == from_spec(sample_spec(path), WHERE)
+
+
+def test_sample_cdf_mean_variance_are_the_samples(tmp_path):
+    law, x = build_sample(tmp_path), np.array(SAMPLE_DELAYS)
+    grid = np.arange(-3, x.max() + 4)
+    np.testing.assert_array_equal(law.cdf(grid), [np.mean(x <= d) for d in grid])
+    np.testing.assert_array_equal(law.cdf(grid + 0.5), law.cdf(grid))   # floors
+    assert float(law.cdf(12)) == np.mean(x <= 12)
+    assert float(law.cdf(-1)) == 0.0 and float(law.cdf(10**30)) == 1.0
+    assert float(law.cdf(math.inf)) == 1.0
+    assert law.mean == pytest.approx(np.mean(x), rel=1e-15)
+    assert law.variance == pytest.approx(np.var(x), rel=1e-14)   # the law's: divides by n
+    np.testing.assert_allclose(cdf_table(law, 300), [np.mean(x <= d) for d in range(301)])
+
+
+def test_sample_moments_exact_for_huge_delays(tmp_path):
+    big = [MAX_DELAY, MAX_DELAY - 1, 0]
+    law = build_sample(tmp_path, big)
+    s = sum(big)
+    assert law.mean == s / 3
+    assert law.variance == (3 * sum(b * b for b in big) - s * s) / 9
+
+
+def test_sample_single_delay_is_a_point_mass(tmp_path):
+    law = build_sample(tmp_path, [17])
+    assert law.mean == 17.0 and law.variance == 0.0
+    assert np.all(law.sample(np.random.default_rng(0), 100) == 17)
+
+
+def test_sample_draws_follow_the_empirical_law(tmp_path):
+    """Each distinct delay's frequency in N draws is within Z binomial standard errors of its
+    weight in the sample, and the draws' mean within Z standard errors of the sample's mean."""
+    law, x = build_sample(tmp_path), np.array(SAMPLE_DELAYS)
+    draws_ = law.sample(np.random.default_rng([SEED_BASE, 9001]), N)
+    assert draws_.dtype == np.int64 and draws_.shape == (N,)
+    assert set(np.unique(draws_)) <= set(x)
+    for value in np.unique(x):
+        p = np.mean(x == value)
+        assert abs(np.mean(draws_ == value) - p) <= Z * math.sqrt(p * (1 - p) / N) + EPS, value
+    assert abs(draws_.mean() - law.mean) <= Z * math.sqrt(law.variance / N)
+
+
+def test_sample_sampling_is_reproducible(tmp_path):
+    law = build_sample(tmp_path)
+    a = law.sample(np.random.default_rng(7), 1000)
+    b = law.sample(np.random.default_rng(7), 1000)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_sample_as_an_arm_of_per_arm_and_pooled(tmp_path):
+    path = sample_file(tmp_path, "".join(f"{d}\n" for d in SAMPLE_DELAYS))
+    law = from_spec({"kind": "per_arm", "arms": [sample_spec(path),
+                                                 {"kind": "geometric", "mean": 5}]}, WHERE)
+    assert isinstance(law, PerArm) and isinstance(law.arms[0], Sample)
+    table = sample_table(law, np.random.default_rng([SEED_BASE, 9002]), 50_000, 2)
+    assert table.shape == (50_000, 2)
+    assert set(np.unique(table[:, 0])) <= set(SAMPLE_DELAYS)
+    assert abs(table[:, 1].mean() - 5.0) <= Z * math.sqrt(30.0 / 50_000)
+
+    pooled = Pooled(law.arms)
+    x, grid = np.array(SAMPLE_DELAYS), np.arange(0, 60)
+    np.testing.assert_allclose(pooled.cdf(grid),
+                               (np.array([np.mean(x <= d) for d in grid]) + Geometric(5.0).cdf(grid)) / 2)
+    assert pooled.mean == pytest.approx((np.mean(x) + 5.0) / 2)
+    second = (np.var(x) + np.mean(x) ** 2 + 30.0 + 25.0) / 2
+    assert pooled.variance == pytest.approx(second - pooled.mean**2)
+    draws_ = pooled.sample(np.random.default_rng([SEED_BASE, 9003]), N)
+    for d in (0, 3, 12, 41):
+        p = float(pooled.cdf(d))
+        assert abs(np.mean(draws_ <= d) - p) <= Z * math.sqrt(p * (1 - p) / N) + EPS
+
+
+def test_sample_single_law_table_and_capped(tmp_path):
+    law, x = build_sample(tmp_path), np.array(SAMPLE_DELAYS)
+    table = sample_table(law, np.random.default_rng(3), 100, 4)
+    assert table.shape == (100, 4) and set(np.unique(table)) <= set(x)
+    capped = Capped(law, 20)
+    assert capped.mean == pytest.approx(np.mean(np.minimum(x, 20)))
+    assert capped.variance == pytest.approx(np.var(np.minimum(x, 20)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["12\n0\n7\n", "12\n0\n7", "  12\t\n0 \n\t7\n", "12\r\n0\r\n7\r\n", "\ufeff12\n0\n7\n",
+     "012\n00\n7\n"],
+)
+def test_sample_file_layouts_accepted(tmp_path, text):
+    law = from_spec(sample_spec(sample_file(tmp_path, text.encode("utf-8"))), WHERE)
+    np.testing.assert_array_equal(law.values, [0, 7, 12])
+
+
+def test_sample_missing_file(tmp_path):
+    path = str(tmp_path / "nope" / "delays.txt")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: .*{re.escape(repr(path))}"
+                                          r".*does not exist.*relative path is read from the "
+                                          r"working directory.*repository root"):
+        from_spec(sample_spec(path), WHERE)
+
+
+def test_sample_missing_relative_file_names_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=rf"{re.escape(WHERE)}\.path: .*'logs/delays\.txt' does "
+                                          rf"not exist.*{re.escape(str(tmp_path))}"):
+        from_spec(sample_spec("logs/delays.txt"), WHERE)
+
+
+def test_sample_relative_path_is_read_from_the_working_directory(tmp_path, monkeypatch):
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "delays.txt").write_text("4\n2\n")
+    monkeypatch.chdir(tmp_path)
+    law = from_spec(sample_spec("logs/delays.txt"), WHERE)
+    assert law.path == "logs/delays.txt" and law.mean == 3.0
+
+
+def test_sample_directory(tmp_path):
+    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: .* is a directory; "
+                                          r"expected a file of delays, one delay per line"):
+        from_spec(sample_spec(str(tmp_path)), WHERE)
+
+
+@pytest.mark.parametrize("text", ["", "\n", "  \n\n", "\ufeff"])
+def test_sample_empty_file(tmp_path, text):
+    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: delay sample file .* holds "
+                                          r"no delays; expected one delay per line"):
+        from_spec(sample_spec(sample_file(tmp_path, text.encode("utf-8"))), WHERE)
+
+
+@pytest.mark.parametrize(
+    "text,line,shown",
+    [
+        ("1\n2\n12.0\n", 3, "'12.0'"),
+        ("abc\n", 1, "'abc'"),
+        ("delay\n5\n", 1, "'delay'"),            # a header
+        ("# from the logs\n5\n", 1, "'# from the logs'"),   # a comment
+        ("5\n1e3\n", 2, "'1e3'"),
+        ("5\n+12\n", 2, "'+12'"),
+        ("5\n1_000\n", 2, "'1_000'"),
+        ("5\n12 13\n", 2, "'12 13'"),
+        ("5\n6\n12,5\n", 3, "'12,5'"),
+        ("5\n\u0661\u0662\n", 2, "'\u0661\u0662'"),   # digits, but not ASCII ones
+        ("5\n" + "x" * 100 + "\n", 2, "'" + "x" * 37 + "...'"),
+    ],
+)
+def test_sample_line_not_an_integer(tmp_path, text, line, shown):
+    path = sample_file(tmp_path, text)
+    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: delay sample file "
+                                          rf"{re.escape(repr(path))} line {line}: "
+                                          rf"{re.escape(shown)} is not an integer; expected one "
+                                          r"delay per line, a non-negative integer written in "
+                                          r"digits like 12 \(not 12\.0"):
+        from_spec(sample_spec(path), WHERE)
+
+
+@pytest.mark.parametrize("text,line", [("5\n\n7\n", 2), ("5\n7\n\n", 3), ("\n5\n", 1),
+                                       ("5\n  \t\n7\n", 2)])
+def test_sample_blank_line(tmp_path, text, line):
+    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: delay sample file .* "
+                                          rf"line {line} is blank; .*missing value"):
+        from_spec(sample_spec(sample_file(tmp_path, text)), WHERE)
+
+
+def test_sample_negative_delay(tmp_path):
+    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: delay sample file .* "
+                                          r"line 4: delay -3 is negative; delays must be >= 0"):
+        from_spec(sample_spec(sample_file(tmp_path, "1\n2\n3\n-3\n")), WHERE)
+
+
+def test_sample_delay_too_large(tmp_path):
+    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: .* line 2: delay "
+                                          rf"{MAX_DELAY + 1} exceeds the largest delay allowed"):
+        from_spec(sample_spec(sample_file(tmp_path, f"1\n{MAX_DELAY + 1}\n")), WHERE)
+
+
+def test_sample_not_utf8(tmp_path):
+    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: .* line 2 is not UTF-8"):
+        from_spec(sample_spec(sample_file(tmp_path, b"1\n\xff\xfe2\n")), WHERE)
+
+
+@pytest.mark.parametrize(
+    "spec,pattern",
+    [
+        ({"kind": "sample"}, rf"^{re.escape(WHERE)}: missing key 'path' for delay kind 'sample'"),
+        ({"kind": "sample", "path": "x", "mean": 3},
+         rf"^{re.escape(WHERE)}: unknown key\(s\) \['mean'\] for kind 'sample'; allowed: \['path'\]"),
+        ({"kind": "sample", "path": 5}, rf"^{re.escape(WHERE)}\.path: expected the path of a file"),
+        ({"kind": "sample", "path": ""}, rf"^{re.escape(WHERE)}\.path: expected the path of a file"),
+    ],
+)
+def test_sample_spec_errors(spec, pattern):
+    with pytest.raises(ConfigError, match=pattern):
+        from_spec(spec, WHERE)
+
+
+def test_sample_error_inside_per_arm_names_the_arm(tmp_path):
+    path = sample_file(tmp_path, "1\nx\n")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.arms\[1\]\.path: .* line 2"):
+        from_spec({"kind": "per_arm", "arms": [{"kind": "geometric", "mean": 1},
+                                               sample_spec(path)]}, WHERE)
+
+
+def test_sample_edited_file_is_read_again(tmp_path):
+    path = sample_file(tmp_path, "1\n2\n")
+    first = from_spec(sample_spec(path), WHERE)
+    Path(path).write_text("1\n2\n30\n")
+    second = from_spec(sample_spec(path), WHERE)
+    assert second.values.size == 3 and second.digest != first.digest and second != first
+
+
+def test_files_lists_every_sample_path():
+    assert files({"kind": "geometric", "mean": 5}) == []
+    assert files(sample_spec("logs/a.txt")) == ["logs/a.txt"]
+    nested = {"kind": "per_arm", "arms": [sample_spec("logs/a.txt"), {"kind": "uniform", "low": 0,
+                                                                      "high": 3},
+                                          sample_spec("logs/b.txt"), sample_spec("logs/a.txt")]}
+    assert files(nested) == ["logs/a.txt", "logs/b.txt"]
+    assert files({"kind": "nope"}) == []
+
+
+def test_describe_sample(tmp_path):
+    path = sample_file(tmp_path, "".join(f"{d % 97}\n" for d in range(1234)))
+    assert describe(sample_spec(path)) == f"sample of 1,234 delays from {path}"
+    assert describe(sample_spec(sample_file(tmp_path, "4\n", "one.txt"))).startswith(
+        "sample of 1 delay from ")
+    assert describe({"kind": "per_arm", "arms": [sample_spec(path), {"kind": "geometric",
+                                                                     "mean": 5}]}) \
+        == f"[sample of 1,234 delays from {path}, geometric(mean=5)]"
+    assert describe(sample_spec(str(tmp_path / "gone.txt"))) == f"sample from {tmp_path / 'gone.txt'}"
+
+
+def test_example_sample_file_is_valid():
+    law = from_spec(sample_spec(str(REPO / "config" / "delays" / "example-sample.txt")), WHERE)
+    assert isinstance(law, Sample) and law.values.size == 300
+    # drawn once from a geometric law of mean 50 (variance 50 * 51)
+    assert abs(law.mean - 50.0) <= Z * math.sqrt(50.0 * 51.0 / 300)
+
+
+@pytest.mark.parametrize(
+    "spec,valid",
+    [({"kind": "sample", "path": "logs/delays.txt"}, True), ({"kind": "sample"}, False),
+     ({"kind": "sample", "path": ""}, False), ({"kind": "sample", "path": 3}, False)],
+)
+def test_sample_in_the_config_schema(spec, valid):
+    base = config_module.schemas()["config.schema.yaml"]
+    assert "sample" in base["$defs"]["delay"]["properties"]["kind"]["enum"]
+    validator = jsonschema.Draft202012Validator(base["$defs"]["delay"])
+    assert validator.is_valid(spec) is valid

@@ -10,9 +10,13 @@ A delay of ``d`` means: a reward generated at round ``s`` becomes usable at roun
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import math
+import os
 from dataclasses import dataclass
-from typing import Any, Mapping, Protocol, Sequence
+from pathlib import Path
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -311,6 +315,146 @@ class Empirical(_NumericMoments):
         return int(math.ceil(float(self._to_delay(np.array(self.values[-1])))))
 
 
+@dataclass(frozen=True, eq=False)
+class Sample:
+    """The empirical law of a sample of delays (``{kind: sample, path: <file>}``): a draw is one of
+    the sample's delays picked uniformly at random, independently of the other draws (resampling
+    with replacement). So tau(d) is the fraction of the sample <= d, and ``mean`` and ``variance``
+    are the sample's own, exactly (the variance divides by n: it is the law's variance, not an
+    unbiased estimate of some other law's).
+
+    ``values`` are the delays, kept sorted as a read-only int64 array; ``path`` is the file they
+    were read from, as the config names it, and ``digest`` the sha256 (hex) of the file's bytes.
+    Two samples are equal when they hold the same delays from files of the same digest."""
+
+    values: np.ndarray
+    path: str = ""
+    digest: str = ""
+
+    def __post_init__(self) -> None:
+        values = np.sort(np.asarray(self.values, dtype=np.int64).ravel())
+        if values.size == 0 or values[0] < 0:
+            raise ValueError("a delay sample needs at least one delay, all >= 0")
+        values.flags.writeable = False
+        object.__setattr__(self, "values", values)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sample):
+            return NotImplemented
+        return self.digest == other.digest and np.array_equal(self.values, other.values)
+
+    def __hash__(self) -> int:
+        return hash((self.digest, self.values.size))
+
+    def __repr__(self) -> str:
+        return f"Sample({self.values.size} delays, path={self.path!r}, digest={self.digest[:12]!r})"
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return self.values[rng.integers(0, self.values.size, size=size)]
+
+    def cdf(self, d: np.ndarray | int) -> np.ndarray:
+        d = np.clip(np.floor(np.asarray(d, dtype=float)), -1, MAX_DELAY).astype(np.int64)
+        return np.asarray(np.searchsorted(self.values, d, side="right") / self.values.size)
+
+    @functools.cached_property
+    def _sums(self) -> tuple[int, int]:
+        """sum(x) and sum(x^2) as Python integers, exact whatever the size of the delays."""
+        xs = self.values.tolist()
+        return sum(xs), sum(x * x for x in xs)
+
+    @property
+    def mean(self) -> float:
+        return self._sums[0] / self.values.size  # int / int: correctly rounded
+
+    @property
+    def variance(self) -> float:
+        n, (s, s2) = self.values.size, self._sums
+        return (n * s2 - s * s) / (n * n)  # E[D^2] - E[D]^2 over one exact integer
+
+
+# The format of a delay sample file, quoted by its error messages.
+SAMPLE_FORMAT = ("one delay per line, a non-negative integer written in digits like 12 (not 12.0, "
+                 "1e3, +12 or 1_000), with no header, comment or blank lines")
+
+
+def _sample_error(shown: str, number: int, line: str) -> ConfigError:
+    """Why line ``number`` (text ``line``, whitespace stripped) of a sample file is refused."""
+    if not line:
+        return ConfigError(f"delay sample file {shown!r} line {number} is blank; a blank line "
+                           f"often stands for a missing value, so it is refused rather than "
+                           f"skipped: remove it or fill it in. Expected {SAMPLE_FORMAT}")
+    if line[:1] == "-" and line[1:].isascii() and line[1:].isdigit() and int(line) < 0:
+        return ConfigError(f"delay sample file {shown!r} line {number}: delay {line} is negative; "
+                           f"delays must be >= 0")
+    if line.isascii() and line.isdigit():
+        return ConfigError(f"delay sample file {shown!r} line {number}: delay {line} exceeds the "
+                           f"largest delay allowed, 2**62 = {MAX_DELAY}")
+    text = line if len(line) <= 40 else line[:37] + "..."
+    return ConfigError(f"delay sample file {shown!r} line {number}: {text!r} is not an integer; "
+                       f"expected {SAMPLE_FORMAT}")
+
+
+@functools.lru_cache(maxsize=16)
+def _read_sample(shown: str, resolved: str, mtime_ns: int, size: int) -> Sample:
+    """The law of one version of a sample file (the key holds its mtime and size, so an edited
+    file is read again; one job builds the law once per setting and per arm).
+
+    The file is UTF-8 text (a leading byte-order mark is ignored) holding one delay per line;
+    whitespace around a delay (spaces, tabs, the \\r of Windows line ends) is ignored and the last
+    line may end with a newline. Everything else is refused, naming the line: a blank line (an
+    export's missing value, which skipping would silently drop), a header or comment, a number
+    that is not a plain non-negative integer, a delay above ``MAX_DELAY``."""
+    try:
+        data = Path(resolved).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"delay sample file {shown!r} cannot be read: "
+                          f"{exc.strerror or exc}") from exc
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        number = data[:exc.start].count(b"\n") + 1
+        raise ConfigError(f"delay sample file {shown!r} line {number} is not UTF-8 text "
+                          f"({exc.reason}); expected {SAMPLE_FORMAT}") from exc
+    lines = [line.strip() for line in text.split("\n")]
+    if lines[-1] == "":  # the newline that ends the last line (or an empty file)
+        lines.pop()
+    if not any(lines):
+        raise ConfigError(f"delay sample file {shown!r} holds no delays; expected {SAMPLE_FORMAT}")
+    # 18 digits or fewer: below 10^18 < MAX_DELAY
+    if all(line.isascii() and line.isdigit() and len(line) <= 18 for line in lines):
+        values = np.fromiter(map(int, lines), dtype=np.int64, count=len(lines))
+    else:
+        for number, line in enumerate(lines, start=1):
+            if not (line.isascii() and line.isdigit() and int(line) <= MAX_DELAY):
+                raise _sample_error(shown, number, line)
+        values = np.array([int(line) for line in lines], dtype=np.int64)
+    return Sample(values, shown, hashlib.sha256(data).hexdigest())
+
+
+def read_sample(path: str | os.PathLike[str], where: str = "delay") -> Sample:
+    """The empirical law of the delays in the file ``path`` (format: ``_read_sample``).
+
+    Raises ``ConfigError`` naming ``where.path``, the file and, for a bad line, its number. A
+    relative path is read from the working directory (the repository root under Snakemake)."""
+    shown = os.fspath(path)
+    file = Path(shown)
+    if file.is_dir():
+        raise ConfigError(f"{where}.path: {shown!r} is a directory; expected a file of delays, "
+                          f"{SAMPLE_FORMAT}")
+    if not file.exists():
+        raise ConfigError(f"{where}.path: delay sample file {shown!r} does not exist (a relative "
+                          f"path is read from the working directory, {os.getcwd()}; when "
+                          f"Snakemake runs the workflow, the repository root)")
+    if not file.is_file():
+        raise ConfigError(f"{where}.path: {shown!r} is not a regular file; expected a file of "
+                          f"delays, {SAMPLE_FORMAT}")
+    stat = file.stat()
+    try:
+        return _read_sample(shown, str(file.resolve()), stat.st_mtime_ns, stat.st_size)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}.path: {exc}") from exc
+
+
 @dataclass(frozen=True)
 class PerArm:
     """Arm-dependent delays: arm k's delays follow ``arms[k]`` (Manegueu et al. 2020)."""
@@ -390,8 +534,30 @@ def cdf_table(dist: DelayDistribution, upto: int) -> np.ndarray:
     return np.ascontiguousarray(dist.cdf(np.arange(upto + 1)), dtype=np.float64)
 
 
-KINDS = ("uniform", "geometric", "exponential", "poisson", "halfnormal", "pareto",
-         "scaled_pareto", "empirical", "per_arm")
+@dataclass(frozen=True)
+class _Kind:
+    """How one kind of delay spec is read: the keys it allows besides ``kind``, ``build(spec,
+    where)`` (called once the keys are checked), and optionally its own ``words(spec)`` for
+    ``describe`` and ``files(spec)``, the files it reads (none by default)."""
+
+    keys: frozenset[str]
+    build: Callable[[Mapping[str, Any], str], DelayDistribution | PerArm]
+    words: Callable[[Mapping[str, Any]], str] | None = None
+    files: Callable[[Mapping[str, Any]], list[str]] | None = None
+
+
+# Every kind of delay spec, in the order of KINDS; each is declared by ``_kind`` on its builder.
+_KINDS: dict[str, _Kind] = {}
+
+
+def _kind(name: str, keys: str, words: Callable[[Mapping[str, Any]], str] | None = None,
+          files: Callable[[Mapping[str, Any]], list[str]] | None = None):
+    """Declare the kind ``name`` with the space-separated ``keys``, built by the decorated
+    function."""
+    def declare(build: Callable[[Mapping[str, Any], str], DelayDistribution | PerArm]):
+        _KINDS[name] = _Kind(frozenset(keys.split()), build, words, files)
+        return build
+    return declare
 
 
 def _require(spec: Mapping[str, Any], key: str, where: str, positive: bool = True) -> float:
@@ -405,64 +571,101 @@ def _require(spec: Mapping[str, Any], key: str, where: str, positive: bool = Tru
     return float(value)
 
 
-def from_spec(spec: Mapping[str, Any], where: str = "delay") -> DelayDistribution | PerArm:
-    """Build a distribution from a config mapping such as ``{kind: geometric, mean: 500}``.
+@_kind("uniform", "low high")
+def _uniform(spec: Mapping[str, Any], where: str) -> Uniform:
+    low, high = _require(spec, "low", where, False), _require(spec, "high", where, False)
+    if low < 0 or high < low or low != int(low) or high != int(high):
+        raise ConfigError(f"{where}: need integers 0 <= low <= high, got {low}, {high}")
+    return Uniform(int(low), int(high))
 
-    Raises ``ConfigError`` naming ``where`` and the allowed kinds or the bad key."""
-    kind = spec.get("kind")
-    allowed = {
-        "uniform": {"low", "high"}, "geometric": {"mean"}, "exponential": {"mean", "bound"},
-        "poisson": {"rate"}, "halfnormal": {"sigma"}, "pareto": {"alpha"},
-        "scaled_pareto": {"alpha", "c"},
-        "empirical": {"probs", "values", "scale", "log10"}, "per_arm": {"arms"},
-    }
-    if kind not in allowed:
-        raise ConfigError(f"{where}.kind: {kind!r} is not one of {', '.join(KINDS)}")
-    extra = set(spec) - allowed[kind] - {"kind"}
-    if extra:
-        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for kind '{kind}'; "
-                          f"allowed: {sorted(allowed[kind])}")
-    if kind == "uniform":
-        low, high = _require(spec, "low", where, False), _require(spec, "high", where, False)
-        if low < 0 or high < low or low != int(low) or high != int(high):
-            raise ConfigError(f"{where}: need integers 0 <= low <= high, got {low}, {high}")
-        return Uniform(int(low), int(high))
-    if kind == "geometric":
-        return Geometric(_require(spec, "mean", where))
-    if kind == "exponential":
-        bound = spec.get("bound")
-        if bound is not None and (not isinstance(bound, int) or isinstance(bound, bool)
-                                  or bound < 0):
-            raise ConfigError(f"{where}.bound: expected a non-negative integer, got {bound!r}")
-        return Exponential(_require(spec, "mean", where), bound)
-    if kind == "poisson":
-        return Poisson(_require(spec, "rate", where))
-    if kind == "halfnormal":
-        return HalfNormal(_require(spec, "sigma", where))
-    if kind == "pareto":
-        return Pareto(_require(spec, "alpha", where))
-    if kind == "scaled_pareto":
-        c = _require(spec, "c", where)
-        if c > 1:
-            raise ConfigError(f"{where}.c: must be in (0, 1], got {c}")
-        return ScaledPareto(_require(spec, "alpha", where), c)
-    if kind == "empirical":
-        probs, values = spec.get("probs"), spec.get("values")
-        if not isinstance(probs, Sequence) or not isinstance(values, Sequence) \
-                or len(probs) != len(values) or len(probs) < 2:
-            raise ConfigError(f"{where}: probs and values must be lists of equal length >= 2")
-        numbers = [x for x in (*probs, *values)
-                   if isinstance(x, (int, float)) and not isinstance(x, bool)]
-        if len(numbers) != 2 * len(probs):
-            raise ConfigError(f"{where}: probs and values must hold numbers only")
-        if probs[0] != 0 or probs[-1] != 1 or any(b < a for a, b in zip(probs, probs[1:])) \
-                or any(b < a for a, b in zip(values, values[1:])):
-            raise ConfigError(f"{where}: probs must rise from 0 to 1 and values must not decrease")
-        if not spec.get("log10", False) and values[0] < 0:
-            raise ConfigError(f"{where}.values: delays must be >= 0 (or set log10: true)")
-        scale = _require(spec, "scale", where) if "scale" in spec else 1.0
-        return Empirical(tuple(map(float, probs)), tuple(map(float, values)), scale,
-                         bool(spec.get("log10", False)))
+
+@_kind("geometric", "mean")
+def _geometric(spec: Mapping[str, Any], where: str) -> Geometric:
+    return Geometric(_require(spec, "mean", where))
+
+
+@_kind("exponential", "mean bound")
+def _exponential(spec: Mapping[str, Any], where: str) -> Exponential:
+    bound = spec.get("bound")
+    if bound is not None and (not isinstance(bound, int) or isinstance(bound, bool) or bound < 0):
+        raise ConfigError(f"{where}.bound: expected a non-negative integer, got {bound!r}")
+    return Exponential(_require(spec, "mean", where), bound)
+
+
+@_kind("poisson", "rate")
+def _poisson(spec: Mapping[str, Any], where: str) -> Poisson:
+    return Poisson(_require(spec, "rate", where))
+
+
+@_kind("halfnormal", "sigma")
+def _halfnormal(spec: Mapping[str, Any], where: str) -> HalfNormal:
+    return HalfNormal(_require(spec, "sigma", where))
+
+
+@_kind("pareto", "alpha")
+def _pareto(spec: Mapping[str, Any], where: str) -> Pareto:
+    return Pareto(_require(spec, "alpha", where))
+
+
+@_kind("scaled_pareto", "alpha c")
+def _scaled_pareto(spec: Mapping[str, Any], where: str) -> ScaledPareto:
+    c = _require(spec, "c", where)
+    if c > 1:
+        raise ConfigError(f"{where}.c: must be in (0, 1], got {c}")
+    return ScaledPareto(_require(spec, "alpha", where), c)
+
+
+@_kind("empirical", "probs values scale log10")
+def _empirical(spec: Mapping[str, Any], where: str) -> Empirical:
+    probs, values = spec.get("probs"), spec.get("values")
+    if not isinstance(probs, Sequence) or not isinstance(values, Sequence) \
+            or len(probs) != len(values) or len(probs) < 2:
+        raise ConfigError(f"{where}: probs and values must be lists of equal length >= 2")
+    numbers = [x for x in (*probs, *values)
+               if isinstance(x, (int, float)) and not isinstance(x, bool)]
+    if len(numbers) != 2 * len(probs):
+        raise ConfigError(f"{where}: probs and values must hold numbers only")
+    if probs[0] != 0 or probs[-1] != 1 or any(b < a for a, b in zip(probs, probs[1:])) \
+            or any(b < a for a, b in zip(values, values[1:])):
+        raise ConfigError(f"{where}: probs must rise from 0 to 1 and values must not decrease")
+    if not spec.get("log10", False) and values[0] < 0:
+        raise ConfigError(f"{where}.values: delays must be >= 0 (or set log10: true)")
+    scale = _require(spec, "scale", where) if "scale" in spec else 1.0
+    return Empirical(tuple(map(float, probs)), tuple(map(float, values)), scale,
+                     bool(spec.get("log10", False)))
+
+
+def _sample_words(spec: Mapping[str, Any]) -> str:
+    """'sample of 1,234 delays from logs/delays.txt'; without the count if the file cannot be read
+    (a caption drawn after the file moved)."""
+    try:
+        n = read_sample(spec["path"]).values.size
+    except (ConfigError, KeyError, TypeError):
+        return f"sample from {spec.get('path')}"
+    return f"sample of {n:,} delay{'s' if n != 1 else ''} from {spec['path']}"
+
+
+def _sample_files(spec: Mapping[str, Any]) -> list[str]:
+    path = spec.get("path")
+    return [os.fspath(path)] if isinstance(path, (str, os.PathLike)) and os.fspath(path) else []
+
+
+@_kind("sample", "path", _sample_words, _sample_files)
+def _sample(spec: Mapping[str, Any], where: str) -> Sample:
+    if "path" not in spec:
+        raise ConfigError(f"{where}: missing key 'path' for delay kind 'sample'")
+    path = spec["path"]
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        raise ConfigError(f"{where}.path: expected the path of a file of delays (a non-empty "
+                          f"string), got {path!r}")
+    return read_sample(path, where)
+
+
+@_kind("per_arm", "arms",
+       lambda spec: "[" + ", ".join(describe(arm) for arm in spec["arms"]) + "]",
+       lambda spec: [f for arm in spec.get("arms") or () if isinstance(arm, Mapping)
+                     for f in files(arm)])
+def _per_arm(spec: Mapping[str, Any], where: str) -> PerArm:
     arms = spec.get("arms")
     if not isinstance(arms, Sequence) or not arms:
         raise ConfigError(f"{where}.arms: expected a non-empty list of delay specs")
@@ -474,11 +677,44 @@ def from_spec(spec: Mapping[str, Any], where: str = "delay") -> DelayDistributio
     return PerArm(tuple(built))  # type: ignore[arg-type]
 
 
+KINDS = tuple(_KINDS)
+
+
+def _declared(spec: Mapping[str, Any]) -> _Kind | None:
+    kind = spec.get("kind")
+    return _KINDS.get(kind) if isinstance(kind, str) else None
+
+
+def from_spec(spec: Mapping[str, Any], where: str = "delay") -> DelayDistribution | PerArm:
+    """Build a distribution from a config mapping such as ``{kind: geometric, mean: 500}`` or
+    ``{kind: sample, path: logs/delays.txt}`` (``read_sample``).
+
+    Raises ``ConfigError`` naming ``where`` and the allowed kinds or the bad key."""
+    kind, declared = spec.get("kind"), _declared(spec)
+    if declared is None:
+        raise ConfigError(f"{where}.kind: {kind!r} is not one of {', '.join(KINDS)}")
+    extra = set(spec) - declared.keys - {"kind"}
+    if extra:
+        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for kind '{kind}'; "
+                          f"allowed: {sorted(declared.keys)}")
+    return declared.build(spec, where)
+
+
+def files(spec: Mapping[str, Any]) -> list[str]:
+    """Every file a delay spec reads (a sample's ``path``, also inside ``per_arm``), each once and
+    as written in the config: the inputs of the jobs that simulate it."""
+    declared = _declared(spec)
+    found = declared.files(spec) if declared is not None and declared.files is not None else []
+    return list(dict.fromkeys(found))
+
+
 def describe(spec: Mapping[str, Any]) -> str:
     """A delay spec in words: 'geometric(mean=500)', or one law per arm: '[pareto(alpha=1.0),
-    pareto(alpha=0.3)]'; a list parameter (an empirical quantile table) shows as its length."""
-    if spec.get("kind") == "per_arm":
-        return "[" + ", ".join(describe(arm) for arm in spec["arms"]) + "]"
+    pareto(alpha=0.3)]'; a list parameter (an empirical quantile table) shows as its length, and a
+    sample as its size and file: 'sample of 1,234 delays from logs/delays.txt'."""
+    declared = _declared(spec)
+    if declared is not None and declared.words is not None:
+        return declared.words(spec)
     params = ", ".join(f"{k}={len(v)} points" if isinstance(v, list) else f"{k}={v}"
                        for k, v in spec.items() if k != "kind")
     return f"{spec.get('kind', '?')}({params})"

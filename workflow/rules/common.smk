@@ -7,6 +7,7 @@ import os
 import shlex
 
 from delayed_bandits import config as dbconfig
+from delayed_bandits import delays as dbdelays
 from delayed_bandits import kinds as dbkinds
 from delayed_bandits import papers as dbpapers
 from delayed_bandits import resources as dbresources
@@ -117,6 +118,17 @@ def figure_settings(wildcards):
     """The --setting list of a per_figure job: every setting where a curve applies."""
     curves = figure_curves(wildcards.paper, wildcards.figure)
     return " ".join(dict.fromkeys(setting for setting, _ in curves))
+
+
+def delay_files(wildcards):
+    """The files the job's delay laws read (a `sample` law's path): inputs, so that a change of
+    the sample reruns the shards that drew from it."""
+    fig = figure_config(wildcards.paper, wildcards.figure)
+    all_settings = dbconfig.settings(fig)
+    names = [wildcards.setting] if "setting" in wildcards.keys() else list(all_settings)
+    specs = [all_settings[name].get("delay") for name in names if name in all_settings]
+    found = [f for spec in specs if isinstance(spec, dict) for f in dbdelays.files(spec)]
+    return list(dict.fromkeys(found))
 
 
 def simulation_spec(wildcards):

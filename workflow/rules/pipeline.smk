@@ -14,6 +14,8 @@
 
 
 rule simulate:
+    input:
+        delays=delay_files,
     output:
         raw="results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.parquet",
         events="results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.events.parquet",
@@ -38,6 +40,8 @@ rule simulate:
 
 
 rule simulate_setting:
+    input:
+        delays=delay_files,
     output:
         raw="results/{paper}/{figure}/{setting}/rep{first}-{last}.parquet",
         events="results/{paper}/{figure}/{setting}/rep{first}-{last}.events.parquet",
@@ -63,6 +67,8 @@ rule simulate_setting:
 
 
 rule simulate_figure:
+    input:
+        delays=delay_files,
     output:
         raw="results/{paper}/{figure}/rep{first}-{last}.parquet",
         events="results/{paper}/{figure}/rep{first}-{last}.events.parquet",
