@@ -48,6 +48,18 @@ def copy_workflow(work: Path) -> Path:
     return work
 
 
+def plugin(folder: Path, files: dict[str, str]) -> dict[str, str]:
+    """A package outside this one (``folder``, its name the package's, holding ``files``: name ->
+    text, dedented), and the environment that names it in ``$DELAYED_BANDITS_PAPERS``."""
+    import textwrap
+
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        (folder / name).write_text(textwrap.dedent(text).lstrip())
+    return dict(os.environ, PYTHONPATH=str(folder.parent), DELAYED_BANDITS_PAPERS=folder.name,
+                PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+
+
 def snakemake(work: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
     """``snakemake ARGS --configfile config/smoke.yaml`` in ``work`` (targets go in ARGS)."""
     return subprocess.run([f"{BIN}/snakemake", *args, "--configfile", "config/smoke.yaml"],

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from delayed_bandits import config as cfg
-from delayed_bandits.environment import Realisation, checkpoint_grid
+from delayed_bandits.environment import checkpoint_grid
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena import claims as arena_claims
 from delayed_bandits.papers.arena import experiment as arena

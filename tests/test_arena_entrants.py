@@ -4,7 +4,6 @@ a row of the leaderboard and the heatmap; what an entrant declares is checked.""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -17,7 +16,7 @@ import yaml
 
 from delayed_bandits.papers.arena.entrants import Entrant, from_policy
 
-from conftest import BIN, copy_workflow
+from conftest import BIN, copy_workflow, plugin
 
 TOY = '''
     """A toy arena entrant: epsilon-greedy on the conversions seen so far (tests)."""
@@ -53,11 +52,7 @@ OVERLAY = {"papers": {"arena": {"regret": {
 
 @pytest.fixture
 def toy(tmp_path: Path) -> dict[str, str]:
-    folder = tmp_path / "plugins" / "toy_entrant"
-    folder.mkdir(parents=True)
-    (folder / "__init__.py").write_text(textwrap.dedent(TOY).lstrip())
-    return dict(os.environ, PYTHONPATH=str(folder.parent), DELAYED_BANDITS_PAPERS="toy_entrant",
-                PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    return plugin(tmp_path / "plugins" / "toy_entrant", {"__init__.py": TOY})
 
 
 @pytest.mark.slow

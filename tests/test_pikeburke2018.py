@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
 from delayed_bandits import algorithms, config, delays, environment, seeds
 from delayed_bandits.aggregate import ratio_of_means

@@ -4,9 +4,7 @@ paper joins the library and the workflow through its own folder alone."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import textwrap
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +14,7 @@ import yaml
 from delayed_bandits import algorithms, config, kinds, papers, seeds
 from delayed_bandits.errors import ConfigError
 
-from conftest import BIN, CONFIG, copy_workflow
+from conftest import BIN, CONFIG, copy_workflow, plugin
 
 # Pinned: a paper's seed id is part of every one of its seeds, so changing one would silently
 # change every published number of that paper.
@@ -155,12 +153,7 @@ TOY_CONFIG = {"papers": {"toy2026": {"fig1": {
 @pytest.fixture
 def toy(tmp_path: Path) -> dict[str, str]:
     """The toy paper's folder (outside the package), and the environment that registers it."""
-    folder = tmp_path / "plugins" / "toy_paper"
-    folder.mkdir(parents=True)
-    for name, text in TOY.items():
-        (folder / name).write_text(textwrap.dedent(text).lstrip())
-    return dict(os.environ, PYTHONPATH=str(folder.parent), DELAYED_BANDITS_PAPERS="toy_paper",
-                PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    return plugin(tmp_path / "plugins" / "toy_paper", TOY)
 
 
 @pytest.mark.slow

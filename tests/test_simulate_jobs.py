@@ -5,7 +5,6 @@ refused in per-curve figures."""
 
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import replace
 from pathlib import Path

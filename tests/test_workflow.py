@@ -10,7 +10,6 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 import pytest
-import yaml
 from nbclient import NotebookClient
 
 from conftest import smoke_config, snakemake
