@@ -1,6 +1,6 @@
 # One target rule per paper of the config, from the paper registry (delayed_bandits/papers):
 # `snakemake <paper>` makes that paper's figures, its claims and the outputs of its own rules
-# (Paper.extra_targets, e.g. the arena's curves view and leaderboard in arena.smk). What each paper
+# (Paper.extra_targets, e.g. the arena's other views in arena.smk). What each paper
 # reproduces is in its registration's docstring, its experiments in config/config.yaml under
 # papers.<paper>.
 
