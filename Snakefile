@@ -1,5 +1,6 @@
 # delayed-bandits: every figure of the reproduced papers, from simulation to claims and plots.
-# Paths: results/<paper>/<figure>/..., logs/ and benchmarks/ mirror them (see README).
+# Paths: results/<paper>/<figure>/... and reports/<notebook>.html; logs/ and benchmarks/ mirror
+# them (docs/architecture.md).
 configfile: "config/config.yaml"
 
 report: "workflow/report/workflow.rst"
@@ -9,6 +10,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/pipeline.smk"
 include: "workflow/rules/papers.smk"
 include: "workflow/rules/arena.smk"
+include: "workflow/rules/notebooks.smk"
 
 
 rule all:
@@ -17,3 +19,4 @@ rule all:
         figures=all_figures(),
         extra=[path for paper in PAPERS for path in dbpapers.get(paper).extra_targets],
         claims="results/claims.md",
+        reports=all_reports(),

@@ -124,21 +124,3 @@ def test_a_policy_runs_on_the_replications_draw() -> None:
     assert (actions == 0).all()
     gap = 0.0 if draw.setting.best == 0 else 0.2
     np.testing.assert_allclose(regret, [50 * gap, 100 * gap])
-
-
-@pytest.mark.slow
-def test_the_your_algorithm_notebook_runs(root: Path) -> None:
-    """notebooks/arena-your-algorithm.ipynb: its own policy, from a package it writes, lands in
-    the leaderboard of a small grid (it runs no workflow, so it needs no results)."""
-    import nbformat
-    from nbclient import NotebookClient
-
-    nb = nbformat.read(root / "notebooks/arena-your-algorithm.ipynb", as_version=4)
-    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
-        "the notebook is stored with outputs"
-    NotebookClient(nb, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(root / "notebooks")}}).execute()
-    text = "".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
-                   for c in nb.cells if c.cell_type == "code" for o in c.outputs)
-    assert "dc-ts: Delay-corrected TS (mine)" in text
-    assert "Delay-corrected TS (mine)" in text.split("replications of T")[1]  # in the leaderboard

@@ -1,6 +1,7 @@
 """Failures: corrupt or truncated tables are refused with a message naming the file and the command
 that regenerates it; a failing job leaves no output behind and says why; a run killed with SIGKILL
-resumes with `--unlock` then `--rerun-incomplete`, recomputing only what was unfinished."""
+resumes after `--unlock` with the local profile, which reruns incomplete jobs by itself,
+recomputing only what was unfinished."""
 
 from __future__ import annotations
 
@@ -210,9 +211,10 @@ def test_killed_run_resumes_and_recomputes_only_the_unfinished(tmp_path: Path,
     locked = snakemake(work, "--cores", "2", "--rerun-incomplete", TARGET)
     assert locked.returncode != 0 and "--unlock" in locked.stderr, locked.stderr[-2000:]
 
-    # The recovery the README documents.
+    # The recovery the README documents: unlock, then the local profile (make figures) reruns
+    # the incomplete jobs by itself, with no flag.
     assert snakemake(work, "--unlock").returncode == 0
-    resumed = snakemake(work, "--cores", "2", "--rerun-incomplete", TARGET)
+    resumed = snakemake(work, "--profile", "workflow/profiles/default", "--cores", "2", TARGET)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     after = _outputs(work)
 

@@ -132,6 +132,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", help="draw the figure's tables as this kind of figure (default: the "
                    "figure's own kind), e.g. arena_curves for the arena's regret")
 
+    p = sub.add_parser("render", help="execute a notebook on the results and write it as HTML")
+    p.add_argument("--notebook", required=True, type=Path, help="notebook to run, e.g. "
+                   "notebooks/arena.ipynb (it runs from its own folder)")
+    p.add_argument("--results", required=True, type=Path, help="results directory the notebook "
+                   "reads (as $DELAYED_BANDITS_RESULTS)")
+    p.add_argument("--out", required=True, type=Path, help="HTML page to write")
+
     p = sub.add_parser("bench", help="agent-steps per second of each kernel and its reference")
     p.add_argument("--horizon", type=_positive, default=2000)
     p.add_argument("--replications", type=_positive, default=20, help="kernel runs per algorithm")
@@ -294,6 +301,13 @@ def _plot(args: argparse.Namespace) -> None:
     plotting.plot_figure(_tables(args, fig), args.paper, args.figure, fig, args.out, kind)
 
 
+def _render(args: argparse.Namespace) -> None:
+    from delayed_bandits import render
+
+    cells = render.render(args.notebook, args.results, args.out)
+    print(f"{args.notebook}: {cells} code cells run, written to {args.out}")
+
+
 def _bench(args: argparse.Namespace) -> None:
     from delayed_bandits import bench
 
@@ -318,6 +332,7 @@ COMMANDS = {
     "leaderboard": _leaderboard,
     "gather-claims": _gather_claims,
     "plot": _plot,
+    "render": _render,
     "bench": _bench,
 }
 """What each command does, one function each: ``main`` parses the arguments and calls it."""

@@ -5,6 +5,8 @@ import functools
 import json
 import os
 import shlex
+from pathlib import Path
+from types import SimpleNamespace
 
 from delayed_bandits import config as dbconfig
 from delayed_bandits import delays as dbdelays
@@ -204,6 +206,32 @@ def paper_claims(paper):
 
 def all_claims():
     return [path for paper in PAPERS for path in paper_claims(paper)]
+
+
+NOTEBOOKS = sorted(path.stem for path in Path("notebooks").glob("*.ipynb"))
+
+
+def notebook_inputs(wildcards):
+    """What a notebook reads: a paper's notebook (named after the paper), that paper's figure
+    tables, event side tables and claims; a notebook named after no paper of the config, nothing."""
+    paper = wildcards.notebook
+    if paper not in PAPERS:
+        return {}
+    figures = [SimpleNamespace(paper=paper, figure=figure) for figure in config["papers"][paper]]
+    return {
+        "tables": [path for fig in figures for path in figure_tables(fig).values()],
+        "events": [path for fig in figures for path in event_files(fig)],
+        "claims": paper_claims(paper),
+    }
+
+
+def paper_reports(paper):
+    """The rendered notebook of a paper, if it has one."""
+    return [f"reports/{paper}.html"] if paper in NOTEBOOKS else []
+
+
+def all_reports():
+    return [f"reports/{notebook}.html" for notebook in NOTEBOOKS]
 
 
 def figure_tables(wildcards):

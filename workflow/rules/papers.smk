@@ -14,3 +14,4 @@ for _paper in PAPERS:
             figures=paper_figures(_paper),
             claims=paper_claims(_paper),
             extra=list(dbpapers.get(_paper).extra_targets),
+            reports=paper_reports(_paper),

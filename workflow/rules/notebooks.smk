@@ -1,0 +1,33 @@
+# The analysis notebooks, rendered: each notebook of notebooks/ runs, unchanged, on the results it
+# reads (a paper's notebook on that paper's tables and claims; one named after no paper on none)
+# and is written with its outputs as reports/<notebook>.html, which the Snakemake report shows.
+# A failing cell fails the job, and its log holds the cell and the error. Why an nbclient rule and
+# not Snakemake's notebook directive: docs/decisions.md, "Notebooks in the workflow".
+
+
+rule notebook:
+    input:
+        unpack(notebook_inputs),
+        notebook="notebooks/{notebook}.ipynb",
+    output:
+        html=report(
+            "reports/{notebook}.html",
+            caption="../report/notebook.rst",
+            category="notebooks",
+            labels={"notebook": "{notebook}"},
+        ),
+    wildcard_constraints:
+        notebook="|".join(NOTEBOOKS),
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    log:
+        "logs/reports/{notebook}.log",
+    benchmark:
+        "benchmarks/reports/{notebook}.tsv"
+    conda:
+        ENV
+    shell:
+        "delayed-bandits render --notebook {input.notebook} --results results"
+        " --out {output.html} > {log} 2>&1"
