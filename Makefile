@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup figures test test-cluster bench report
+.PHONY: setup figures test test-cluster bench report lab
 setup: $(VENV)/.installed
 
 # pip byte-compiles the packages, most of setup's time; keep it: where PYTHONDONTWRITEBYTECODE is
@@ -30,3 +30,9 @@ bench: setup  ## agent-steps per second of every kernel and its Python reference
 
 report: setup
 	snakemake --report report.html
+
+# The kernels start in notebooks/, so the notebooks read ../results, or $DELAYED_BANDITS_RESULTS.
+# LAB_ARGS adds options, e.g. LAB_ARGS="--no-browser --port=8888" on a remote machine; as root
+# (a container) JupyterLab needs --allow-root, which is added.
+lab: setup  ## JupyterLab on notebooks/, which read the results of `make figures`
+	jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
