@@ -21,15 +21,7 @@ from delayed_bandits import delays, kinds, papers
 from delayed_bandits.resources import auto_shard_size
 from delayed_bandits.algorithms import Algorithm, experiment, get
 from delayed_bandits.errors import ConfigError
-
-# libyaml's loader where PyYAML was built with it: every job reads the config and the schemas, and
-# the pure-Python parser took a quarter of a second of each job's start-up
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def read_yaml(text: str) -> Any:
-    """``yaml.safe_load``, with libyaml when available."""
-    return yaml.load(text, Loader=_LOADER)
+from delayed_bandits.yamlio import read_yaml
 
 
 SCHEMA_ID = "https://delayed-bandits.invalid/schemas/"

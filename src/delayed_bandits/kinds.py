@@ -2,64 +2,32 @@
 tables it reads besides the summary, and whether it is simulated at all.
 
 A figure's ``kind`` (config key, default ``regret``) picks its plot (``plotting.views``) and its
-entry here. The generic kind is defined here; every other one is registered by the paper that
-draws it (``papers/<paper>/__init__.py``). The descriptions name the metric and the band, which
-differ between kinds: a ±2 SE band over runs for the regret curves, a percentile-bootstrap band
-for the ratios, none for the delay density. This module imports nothing heavy: the workflow reads
-it when it builds the DAG."""
+entry here. The ``Kind`` type and the generic kind are defined below the paper registry
+(``kindtype``, whose names this module offers too); every other kind is registered by the paper
+that draws it (``papers/<paper>/__init__.py``), and this module, a layer above the registry,
+looks them all up. The descriptions name the metric and the band, which differ between kinds: a
+±2 SE band over runs for the regret curves, a percentile-bootstrap band for the ratios, none for
+the delay density. This module imports nothing heavy: the workflow reads it when it builds the
+DAG."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, Mapping
 
+from delayed_bandits import papers
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.kindtype import GENERIC, PSEUDO_REGRET, REGRET, TABLES, Kind
 
-GENERIC = "regret"
-"""The kind every paper can draw: mean pseudo-regret against time, one panel per setting."""
-
-PSEUDO_REGRET = "pseudo-regret (sum of the mean gaps of the arms played)"
-
-TABLES = ("ratios", "leaderboard")
-"""The tables a kind may need besides the summary. Each is made from the figure's shards by the
-workflow rule and the CLI command of the same name (``delayed-bandits ratios``), into
-``results/<paper>/<figure>/<table>.csv``."""
-
-
-@dataclass(frozen=True)
-class Kind:
-    """One kind of figure."""
-
-    name: str
-    shows: str
-    """What it plots, metric and band: the report's caption."""
-    tables: tuple[str, ...] = ()
-    """Tables it reads besides the summary (of ``TABLES``)."""
-    simulated: bool = True
-    """False: drawn from the configuration alone, with no shards and no summary (nor
-    ``replications``, ``checkpoints`` or ``algorithms``)."""
-    in_config: bool = True
-    """False: a second view of another kind's tables, drawn by a paper's own rule, which no
-    figure of the config may name."""
-
-    def __post_init__(self) -> None:
-        unknown = [t for t in self.tables if t not in TABLES]
-        if unknown:
-            raise ConfigError(f"kind {self.name}: table {unknown[0]!r} is not one of "
-                              f"{', '.join(TABLES)}")
-
-
-REGRET = Kind(GENERIC, shows=f"Mean {PSEUDO_REGRET} against time, one panel per setting, with a "
-                             "±2 SE band over runs.")
+# the Kind type and the generic kind sit below the registry, which names kinds; offered here too
+__all__ = ["GENERIC", "PSEUDO_REGRET", "REGRET", "TABLES", "Kind", "get", "of", "registered",
+           "shows", "simulated", "tables"]
 
 
 @cache
 def registered() -> dict[str, Kind]:
     """Every kind, by name: the generic one, then those of the registered papers (worked out
     once: the workflow asks for a kind several times per job when it builds the DAG)."""
-    from delayed_bandits import papers
-
     out = {GENERIC: REGRET}
     for paper in papers.registered().values():
         for kind in paper.kinds:

@@ -33,7 +33,8 @@ from typing import Any, Mapping, Protocol, Sequence
 import numpy as np
 
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.kinds import Kind
+from delayed_bandits.kindtype import Kind
+from delayed_bandits.yamlio import read_yaml
 
 
 class Experiment(Protocol):
@@ -69,7 +70,7 @@ class Paper:
     """The typical rate of one whole figure's job, which sizes ``shard_size: auto`` shards
     (``resources.auto_shard_size``)."""
     kinds: tuple[Kind, ...] = ()
-    """The kinds of figure it draws besides the generic regret curves (``kinds.Kind``)."""
+    """The kinds of figure it draws besides the generic regret curves (``kindtype.Kind``)."""
     extra_targets: tuple[str, ...] = ()
     """Outputs of its own rules (``workflow/rules/<id>.smk``) that ``snakemake <id>`` also makes."""
     package: str = field(default="", compare=False)
@@ -103,8 +104,6 @@ class Paper:
 
     def schema(self) -> dict[str, Any]:
         """Its figures' schema (``schema.yaml`` beside its modules)."""
-        from delayed_bandits.config import read_yaml
-
         return read_yaml(resources.files(self.module).joinpath("schema.yaml").read_text())
 
 

@@ -3,7 +3,7 @@ practitioners use, on one Bernoulli bandit with delayed conversions under every 
 two exploration scales (the papers' constants and one common scale). Its own rule, the other
 views of its figure, is in ``workflow/rules/arena.smk``; its leaderboard is a table of its kind."""
 
-from delayed_bandits.kinds import PSEUDO_REGRET, Kind
+from delayed_bandits.kindtype import PSEUDO_REGRET, Kind
 from delayed_bandits.papers import Paper
 
 _HEATMAP = (f"Each algorithm's mean {PSEUDO_REGRET} at round {{t}} over the lowest in its "

@@ -2,7 +2,7 @@
 delays": Patient Bandits, their α-sensitivity and gaps, against D-UCB, and Adapt-Patient
 (Figures 2-7)."""
 
-from delayed_bandits.kinds import PSEUDO_REGRET, Kind
+from delayed_bandits.kindtype import PSEUDO_REGRET, Kind
 from delayed_bandits.papers import Paper
 
 PAPER = Paper(

@@ -1,7 +1,7 @@
 """Pike-Burke, Agrawal, Szepesvári, Grünewälder (ICML 2018), "Bandits with delayed, aggregated
 anonymous feedback": ODAAF, ODAAF-B and ODAAF-V against QPM-D (Figure 3, Appendix E)."""
 
-from delayed_bandits.kinds import PSEUDO_REGRET, Kind
+from delayed_bandits.kindtype import PSEUDO_REGRET, Kind
 from delayed_bandits.papers import Paper
 
 PAPER = Paper(

@@ -1,7 +1,7 @@
 """Thune, Cesa-Bianchi, Seldin (NeurIPS 2019), "Nonstochastic multiarmed bandits with unrestricted
 delays": DEW, Skipper and Doubling; Example 8 (oracle against explicit tuning) made a figure."""
 
-from delayed_bandits.kinds import PSEUDO_REGRET, Kind
+from delayed_bandits.kindtype import PSEUDO_REGRET, Kind
 from delayed_bandits.papers import Paper
 
 PAPER = Paper(

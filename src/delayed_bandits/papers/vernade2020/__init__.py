@@ -2,7 +2,7 @@
 stochastic delayed feedback": OTFLinUCB and OTFLinTS under geometric and heavy-tailed delays
 (Figures 1-3). Figure 2, the delay density, is drawn from the configuration alone."""
 
-from delayed_bandits.kinds import Kind
+from delayed_bandits.kindtype import Kind
 from delayed_bandits.papers import Paper
 
 PAPER = Paper(

@@ -1,0 +1,48 @@
+"""The ``Kind`` of a figure, and the generic kind every paper can draw.
+
+A bottom module (it imports only ``errors``), so that the paper registry (``papers``) and each
+paper's registration (``papers/<paper>/__init__.py``) can name kinds. Looking kinds up across the
+registered papers is ``kinds``, a layer above the registry, which also offers every name here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from delayed_bandits.errors import ConfigError
+
+GENERIC = "regret"
+"""The kind every paper can draw: mean pseudo-regret against time, one panel per setting."""
+
+PSEUDO_REGRET = "pseudo-regret (sum of the mean gaps of the arms played)"
+
+TABLES = ("ratios", "leaderboard")
+"""The tables a kind may need besides the summary. Each is made from the figure's shards by the
+workflow rule and the CLI command of the same name (``delayed-bandits ratios``), into
+``results/<paper>/<figure>/<table>.csv``."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of figure."""
+
+    name: str
+    shows: str
+    """What it plots, metric and band: the report's caption."""
+    tables: tuple[str, ...] = ()
+    """Tables it reads besides the summary (of ``TABLES``)."""
+    simulated: bool = True
+    """False: drawn from the configuration alone, with no shards and no summary (nor
+    ``replications``, ``checkpoints`` or ``algorithms``)."""
+    in_config: bool = True
+    """False: a second view of another kind's tables, drawn by a paper's own rule, which no
+    figure of the config may name."""
+
+    def __post_init__(self) -> None:
+        unknown = [t for t in self.tables if t not in TABLES]
+        if unknown:
+            raise ConfigError(f"kind {self.name}: table {unknown[0]!r} is not one of "
+                              f"{', '.join(TABLES)}")
+
+
+REGRET = Kind(GENERIC, shows=f"Mean {PSEUDO_REGRET} against time, one panel per setting, with a "
+                             "±2 SE band over runs.")
