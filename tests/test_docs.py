@@ -1,0 +1,82 @@
+"""The README stays a front page, and the docs it links to stay where it says they are: cheap checks
+of the text alone, no workflow run."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from delayed_bandits import config as dbconfig
+from delayed_bandits import papers
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+
+# [text](target): a target without a scheme is a path relative to the page
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _pages() -> list[Path]:
+    return [README, *DOCS]
+
+
+def test_readme_is_a_front_page():
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 160, f"README.md has {len(lines)} lines; move detail to docs/"
+
+
+def test_front_page_links_every_docs_page():
+    text = README.read_text(encoding="utf-8")
+    missing = [p.name for p in DOCS if f"docs/{p.name}" not in text]
+    assert not missing, f"docs pages not linked from README.md: {missing}"
+
+
+@pytest.mark.parametrize("page", _pages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_resolve(page: Path):
+    broken = []
+    for target in _LINK.findall(page.read_text(encoding="utf-8")):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+            continue  # a URL or an anchor on the same page
+        path = target.split("#", 1)[0]
+        if not (page.parent / path).exists():
+            broken.append(target)
+    assert not broken, f"{page.name}: links to missing files: {broken}"
+
+
+def _readme_figure_ids() -> list[str]:
+    """The figure ids in the first column of the README's table of figures."""
+    text = README.read_text(encoding="utf-8")
+    table = text.split("## Figures and verdicts", 1)[1].split("\n## ", 1)[0]
+    ids = []
+    for row in table.splitlines():
+        if row.startswith("| `"):
+            ids += re.findall(r"`([a-z0-9]+-[A-Za-z0-9]+)`", row.split("|")[1])
+    return ids
+
+
+def test_readme_figures_are_targets():
+    """Every figure of the table is `figures/<id>.pdf` of some rule: a configured figure
+    (papers.<paper>.<figure>, rule plot) or one of a paper's extra targets (the arena's views)."""
+    cfg = dbconfig.load(ROOT / "config" / "config.yaml")
+    configured = {f"{paper}-{fig}" for paper, figs in cfg["papers"].items() for fig in figs}
+    targets = set(configured)
+    for paper in cfg["papers"]:
+        extra = papers.get(paper).extra_targets
+        targets |= {Path(t).stem for t in extra if t.startswith("figures/")}
+    ids = _readme_figure_ids()
+    assert len(ids) >= len(cfg["papers"]), ids
+    assert set(ids) <= targets, f"not a figure target: {sorted(set(ids) - targets)}"
+    missing = sorted(configured - set(ids))
+    assert not missing, f"figures missing from the README's table: {missing}"
+
+
+def test_artifact_evaluation_covers_every_figure():
+    """docs/artifact-evaluation.md has a command for every configured figure's claims."""
+    text = (ROOT / "docs" / "artifact-evaluation.md").read_text(encoding="utf-8")
+    cfg = dbconfig.load(ROOT / "config" / "config.yaml")
+    missing = [f"{paper}/{fig}" for paper, figs in cfg["papers"].items() for fig in figs
+               if f"results/{paper}/{fig}/claims.json" not in text]
+    assert not missing, f"figures without a command in docs/artifact-evaluation.md: {missing}"
