@@ -99,6 +99,7 @@ def _row(fig: Mapping[str, Any], name: str, raw_setting: Mapping[str, Any], st: 
         raise ConfigError(f"{name}/{algorithm}: no replications at t = {horizon}, although "
                           "the algorithm applies")
     runs = regrets[algorithm].dropna() if not reason else pd.Series(dtype=float)
+    se = runs.std(ddof=1) / np.sqrt(len(runs)) if len(runs) > 1 else 0.0  # 0 for a single run
     return {
         "horizon": horizon, "setting": name, "regime": config.listed_setting(fig, name),
         "regime_label": raw_setting.get("label", config.listed_setting(fig, name)),
@@ -108,8 +109,7 @@ def _row(fig: Mapping[str, Any], name: str, raw_setting: Mapping[str, Any], st: 
         "label": config.label(PAPER, fig, algorithm), "feedback": entrant.feedback,
         "knows": entrant.knows(st), "exploration": entrant.bonus, "applicable": not reason,
         "reason": reason, "regret": runs.mean() if len(runs) else np.nan,
-        "se": runs.std(ddof=1) / np.sqrt(len(runs)) if len(runs) > 1 else (0.0 if len(runs) else np.nan),
-        "n_runs": len(runs),
+        "se": se if len(runs) else np.nan, "n_runs": len(runs),
     }
 
 
