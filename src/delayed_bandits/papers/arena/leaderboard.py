@@ -73,6 +73,7 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any]) -> pd.DataFrame:
     at = raw[raw.t.isin(horizons(fig))]
     wide = {key: group.pivot(index="replication", columns="algorithm", values="regret")
             for key, group in at.groupby(["t", "setting"], sort=False)}
+    fields = {a: get(PAPER, _registry_id(fig, a)).fields for a in fig["algorithms"]}
     out = []
     for horizon in horizons(fig):
         for name, raw_setting in config.settings(fig).items():
@@ -81,8 +82,7 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any]) -> pd.DataFrame:
             rows = pd.DataFrame([_row(fig, name, raw_setting, st, algorithm, regrets, horizon)
                                  for algorithm in fig["algorithms"]])
             for field in FIELDS:
-                members = rows[[field in get(PAPER, _registry_id(fig, a)).fields
-                                for a in rows.algorithm]]
+                members = rows[[field in fields[a] for a in rows.algorithm]]
                 out.append(_field_rows(members.assign(field=field), regrets))
     return pd.concat(out, ignore_index=True)[COLUMNS]
 
