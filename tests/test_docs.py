@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from delayed_bandits import config as dbconfig
 from delayed_bandits import papers
@@ -80,3 +81,21 @@ def test_artifact_evaluation_covers_every_figure():
     missing = [f"{paper}/{fig}" for paper, figs in cfg["papers"].items() for fig in figs
                if f"results/{paper}/{fig}/claims.json" not in text]
     assert not missing, f"figures without a command in docs/artifact-evaluation.md: {missing}"
+
+
+def test_citation_lists_every_reproduced_paper():
+    """CITATION.cff cites each reproduced paper: its authors (the registration's title starts with
+    their family names, then the venue and year) under a reference of that year."""
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    cited = {(ref["year"], tuple(a["family-names"] for a in ref["authors"]))
+             for ref in cff["references"]}
+    checked = 0
+    for paper in papers.ids():
+        match = re.match(r"^(?P<authors>[^()]+?), (?P<venue>[A-Za-z]+) (?P<year>\d{4}) \(",
+                         papers.get(paper).title)
+        if match is None:
+            continue  # not a paper (the arena)
+        authors = tuple(match["authors"].split(", "))
+        assert (int(match["year"]), authors) in cited, f"{paper}: not in CITATION.cff"
+        checked += 1
+    assert checked >= 5
