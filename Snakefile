@@ -17,6 +17,7 @@ rule all:
     default_target: True
     input:
         figures=all_figures(),
-        extra=[path for paper in PAPERS for path in dbpapers.get(paper).extra_targets],
-        claims="results/claims.md",
+        extra=[out(path) for paper in PAPERS for path in dbpapers.get(paper).extra_targets],
+        claims=out("results/claims.md"),
+        paper_claims=[f"{OUT}results/{paper}/claims.md" for paper in PAPERS],
         reports=all_reports(),

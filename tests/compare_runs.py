@@ -15,13 +15,15 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-VOLATILE = ".provenance.json"
+VOLATILE = (".provenance.json", ".provenance.html")
 
 
 def result_files(run: Path, prefixes: tuple[str, ...] = ("results", "figures")) -> list[str]:
     """Paths, relative to ``run``, of the results and figures that start with one of
-    ``prefixes`` (e.g. ``results/vernade2017``, ``figures/vernade2017-``), sorted."""
-    found = (str(p.relative_to(run)) for top in ("results", "figures")
+    ``prefixes`` (e.g. ``results/vernade2017``, ``figures/vernade2017-``, or the smoke scale's
+    ``smoke/results``), sorted."""
+    tops = {prefix.split("/")[0] for prefix in prefixes}
+    found = (str(p.relative_to(run)) for top in sorted(tops)
              for p in (run / top).rglob("*") if p.is_file() and not p.name.endswith(VOLATILE))
     return sorted(p for p in found if p.startswith(prefixes))
 

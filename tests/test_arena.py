@@ -92,7 +92,8 @@ def test_block_scheduled_methods_no_longer_depend_on_the_arm_order() -> None:
 
 def test_grid_expands_every_regime_in_order() -> None:
     names = list(cfg.settings(FULL))
-    assert len(names) == 14 * 4
+    cells = math.prod(len(axis["values"]) for axis in FULL["grid"])  # K x gap
+    assert len(names) == len(FULL["settings"]) * cells
     assert names[:4] == ["uniform-K2-small", "uniform-K2-large", "uniform-K10-small",
                          "uniform-K10-large"]
     assert cfg.listed_setting(FULL, "pareto_arm_censored-K10-small") == "pareto_arm_censored"

@@ -64,16 +64,16 @@ def test_a_policy_from_outside_the_package_joins_the_arena(tmp_path: Path, toy: 
                           "config/smoke.yaml", "mine.yaml"], cwd=work, env=toy,
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
-    board = pd.read_csv(work / "results/arena/regret/leaderboard.csv")
+    board = pd.read_csv(work / "smoke/results/arena/regret/leaderboard.csv")
     mine = board[board.algorithm == "toy-greedy"]
     # a row per setting, horizon and comparison (it has no exploration constant: both)
     assert len(mine) == board.setting.nunique() * 2 * 2
     assert (mine.label == "ε-greedy (toy)").all() and mine.applicable.all()
     assert (mine.n_runs == 2).all() and (mine.regret > 0).all()
     assert (mine.knows == "nothing").all() and (mine.feedback == "arm-labelled").all()
-    assert (work / "figures/arena-regret.png").stat().st_size > 20_000
+    assert (work / "smoke/figures/arena-regret.png").stat().st_size > 20_000
     # it ran on the same replications as the others: same paired rows in the shards
-    raw = pd.concat(pd.read_parquet(p) for p in (work / "results/arena/regret").glob("rep*-*[0-9].parquet"))
+    raw = pd.concat(pd.read_parquet(p) for p in (work / "smoke/results/arena/regret").glob("rep*-*[0-9].parquet"))
     last = raw[raw.t == raw.t.max()]
     reps = last.groupby("algorithm").replication.apply(lambda r: tuple(sorted(r)))
     assert reps.nunique() == 1

@@ -3,6 +3,7 @@ and marks, their registration as plot kinds, and the ``plot`` command's ``--kind
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -96,16 +97,44 @@ def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
     assert any("anonymous aggregate" in t.get_text() for t in _texts(fig, "Cell"))
 
 
-def test_curves_panels_and_legend(board: pd.DataFrame) -> None:
-    fig = arena.curves(_summary(board), board, FIG_CFG)
-    panels = [ax for ax in fig.axes if ax.lines]
-    assert len(panels) == 4 * len(REGIMES)
-    assert len(_texts(fig, "n/a")) == 4
-    assert sum(len(ax.lines) for ax in panels) == len(board[board.applicable])
-    legend = next(ax.get_legend() for ax in fig.axes if ax.get_legend())
-    assert [t.get_text() for t in legend.get_texts()] == [
-        "UCB", f"ODAAF {arena.MARK}", "DEW", "Patient", "UCB1"]
-    assert all(ax.get_yscale() == "log" for ax in panels)
+def test_curves_a_page_per_problem_with_a_legend_by_family(board: pd.DataFrame) -> None:
+    pages = arena.curves(_summary(board), board, FIG_CFG)
+    assert len(pages) == 4  # one per (K, gap)
+    for i, (page, problem) in enumerate(zip(pages, ["K = 2, small gap", "K = 2, large gap",
+                                                    "K = 10, small gap", "K = 10, large gap"]), 1):
+        assert list(page.get_size_inches()) == list(arena.PAGE)
+        assert f"{problem} (page {i} of 4" in page.get_suptitle()
+        panels = [ax for ax in page.axes if ax.lines]
+        # a row per delay law: geometric10 uncensored and censored, pareto0.5 uncensored only
+        assert [ax.get_title() for ax in panels] == [
+            "Geometric(10)", "Geometric(10), m = 50", "Pareto(0.5)"]
+        assert panels[1].get_facecolor()[:3] == pytest.approx((0.94,) * 3)  # censored: grey
+        assert all(ax.get_yscale() == "log" for ax in panels)
+        assert sum(len(ax.lines) for ax in panels) == len(board[board.applicable]) // 4
+        assert panels[0].get_shared_y_axes().joined(panels[0], panels[1])
+        legend = next(ax.get_legend() for ax in page.axes if ax.get_legend())
+        texts = [t.get_text() for t in legend.get_texts() if t.get_text()]
+        assert texts == ["Pike-Burke et al. 2018:", "Manegueu et al. 2020:", "Thune et al. 2019:",
+                         "at their papers' constants:", "other entrants:",
+                         f"ODAAF {arena.MARK}", "Patient", "DEW", "UCB1", "UCB"]
+        note = next(t.get_text() for ax in page.axes for t in ax.texts)
+        assert f"ODAAF {arena.MARK} under Pareto(0.5)" in note
+        page.canvas.draw()
+        box = legend.get_window_extent()
+        assert not [ax for ax in panels if box.overlaps(ax.get_window_extent())]
+    styles = arena.curve_styles(board)
+    assert len({styles[a][0] for a in ("ucb", "odaaf", "dew", "patient", "ucb1")}) == 5
+    for page in pages:
+        page.clf()
+
+
+def test_curve_styles_colour_a_family_and_dash_its_members() -> None:
+    rows = [{"algorithm": a, "label": a.upper(), "feedback": "arm-labelled",
+             "section": "matched"} for a in ("d-ucb", "d-klucb", "discarding-ucb", "ts")]
+    styles = arena.curve_styles(pd.DataFrame(rows))
+    assert styles["d-ucb"][0] == styles["d-klucb"][0] == styles["discarding-ucb"][0]
+    assert len({styles[a][1] for a in ("d-ucb", "d-klucb", "discarding-ucb")}) == 3
+    assert styles["ts"][0] != styles["d-ucb"][0]
 
 
 @pytest.mark.parametrize("ratio, text", [(1.0, "1.0"), (3.24, "3.2"), (9.96, "10"),
@@ -128,8 +157,11 @@ def test_plot_kinds_draw_the_leaderboard_and_save(board: pd.DataFrame, tmp_path:
     tables = {"summary": _summary(board), "leaderboard": board}
     for kind in ("arena", "arena_early", "arena_curves"):
         out = tmp_path / f"{kind}.png"
-        plotting.plot_figure(tables, "arena", "regret", FIG_CFG, [out], kind=kind)
+        plotting.plot_figure(tables, "arena", "regret", FIG_CFG, [out, out.with_suffix(".pdf")],
+                             kind=kind)
         assert out.read_bytes()[:4] == b"\x89PNG" and out.stat().st_size > 5000
+        pages = len(re.findall(rb"/Type /Page\b", out.with_suffix(".pdf").read_bytes()))
+        assert pages == (4 if kind == "arena_curves" else 1)  # the curves: a page per problem
 
 
 def test_unknown_kind_names_the_available_ones() -> None:

@@ -102,10 +102,10 @@ def _png_ok(data_uri: str) -> bool:
 
 @pytest.mark.slow
 def test_a_rendered_notebook_shows_every_figure(smoke_run: Path, chromium: str) -> None:
-    html = (smoke_run / "reports/arena.html").read_text()
+    html = (smoke_run / "smoke/reports/arena.html").read_text()
     figures = _embedded_images(html)
     assert figures and all(map(_png_ok, figures))
-    seen = _open(chromium, smoke_run, "reports/arena.html", [])
+    seen = _open(chromium, smoke_run, "smoke/reports/arena.html", [])
     assert seen["images"] == html.count("<img") >= 2 and seen["broken"] == [], seen
     assert seen["text"] > 2000, seen  # not a blank page
 
@@ -118,7 +118,7 @@ def test_the_report_opens_and_every_figure_loads(smoke_run: Path, chromium: str,
     html = (smoke_run / "report-browser.html").read_text()
     figures = _embedded_images(html)
     # every figure of the run is in the report (PNG; the PDFs are downloads)
-    assert len(figures) >= len(list((smoke_run / "figures").glob("*.png")))
+    assert len(figures) >= len(list((smoke_run / "smoke/figures").glob("*.png")))
     seen = _open(chromium, smoke_run, "report-browser.html", figures)
     assert seen["text"] > 200, seen  # the report's page is drawn, not blank
     assert seen["broken"] == [], seen

@@ -120,7 +120,7 @@ Mutation = Callable[[dict[str, Any]], None]
 REJECTED: dict[str, tuple[Mutation, list[str]]] = {
     "unknown-top-level-key": (
         lambda c: c.update(colour="red"),
-        ["'colour'", "allowed keys: papers, seed, shard_size"],
+        ["'colour'", "allowed keys: papers, scale, seed, shard_size"],
     ),
     "unknown-figure-key": (
         lambda c: _fig(c).update(horizn=10),
@@ -423,7 +423,7 @@ def _snakemake(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _no_outputs(root: Path) -> None:
-    for name in ("results", "figures", "logs", "benchmarks"):
+    for name in ("results", "figures", "logs", "benchmarks", "smoke"):
         assert not (root / name).exists(), name
 
 
@@ -453,7 +453,7 @@ def test_snakemake_rejects_bad_config_before_any_job(tmp_path: Path) -> None:
 def test_snakemake_hands_command_line_overrides_to_the_jobs(tmp_path: Path) -> None:
     root = _workflow_copy(tmp_path)
     result = _snakemake("--configfile", "config/smoke.yaml", "--config", "seed=3", "-n", "-p",
-                        "--cores", "1", "results/vernade2017/fig2/summary.csv", cwd=root)
+                        "--cores", "1", "smoke/results/vernade2017/fig2/summary.csv", cwd=root)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     assert ("delayed-bandits simulate --config config/config.yaml config/smoke.yaml "

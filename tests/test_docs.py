@@ -4,11 +4,15 @@ of the text alone, no workflow run."""
 from __future__ import annotations
 
 import re
+import shlex
+import subprocess
+import textwrap
 from pathlib import Path
 
 import pytest
 import yaml
 
+from conftest import SNAKEMAKE_ENV, copy_workflow
 from delayed_bandits import config as dbconfig
 from delayed_bandits import papers
 
@@ -99,3 +103,58 @@ def test_citation_lists_every_reproduced_paper():
         assert (int(match["year"]), authors) in cited, f"{paper}: not in CITATION.cff"
         checked += 1
     assert checked >= 5
+
+
+def _fenced(text: str, language: str) -> list[str]:
+    """The code blocks of ``text`` fenced as ``language`` (indented ones, in lists, too)."""
+    blocks = re.findall(rf"^( *)```{language}\n(.*?)^\1```", text, re.MULTILINE | re.DOTALL)
+    return [textwrap.dedent(body) for _, body in blocks]
+
+
+def _documented_commands() -> list[str]:
+    """Every `snakemake` and `delayed-bandits` line of the sh blocks of the README and the docs,
+    without its comment; the SLURM ones run in `make test-cluster`, the `make` targets are CI's."""
+    found = []
+    for page in _pages():
+        for block in _fenced(page.read_text(encoding="utf-8"), "sh"):
+            for line in block.splitlines():
+                command = re.split(r"\s+#", line, maxsplit=1)[0].strip()
+                if command.startswith(("snakemake", "delayed-bandits")) and "slurm" not in command:
+                    found.append(command)
+    return list(dict.fromkeys(found))
+
+
+def test_documented_commands_run_verbatim(tmp_path: Path) -> None:
+    """Each documented command runs as written, in a copy of the workflow, with the overlay
+    example of docs/auditing.md as my.yaml; a `snakemake` command that would run jobs runs as a
+    dry run (`-n` added), and one that prints commands (`-p`) must print the jobs' commands."""
+    work = copy_workflow(tmp_path)
+    [overlay] = _fenced((ROOT / "docs" / "auditing.md").read_text(encoding="utf-8"), "yaml")
+    (work / "my.yaml").write_text(overlay)
+    commands = _documented_commands()
+    assert any(c.startswith("snakemake -n -p") for c in commands), commands
+    for command in commands:
+        args = shlex.split(command)
+        if args[0] == "snakemake" and "-n" not in args and "--unlock" not in args:
+            args.insert(1, "-n")
+        run = subprocess.run(args, cwd=work, env=SNAKEMAKE_ENV, capture_output=True, text=True,
+                             timeout=300)
+        assert run.returncode == 0, f"{command}:\n{run.stderr[-2000:]}"
+        if "-p" in args:
+            assert "delayed-bandits " in run.stdout + run.stderr, command
+
+
+def test_an_overlay_changing_a_delay_kind_replaces_the_law() -> None:
+    """The overlay of docs/auditing.md makes a geometric law (with its mean) a Pareto law: the
+    merged law is the overlay's alone."""
+    [overlay] = _fenced((ROOT / "docs" / "auditing.md").read_text(encoding="utf-8"), "yaml")
+    base = dbconfig.merged(ROOT / "config" / "config.yaml")
+    merged = dbconfig.merge(base, yaml.safe_load(overlay))
+    before = base["papers"]["vernade2017"]["fig2"]["settings"]["thetaL"]["delay"]
+    after = merged["papers"]["vernade2017"]["fig2"]["settings"]["thetaL"]["delay"]
+    assert before["kind"] == "geometric" and "mean" in before
+    assert after == {"kind": "pareto", "alpha": 1.5}
+    # the same kind with a new parameter still merges key by key
+    same = dbconfig.merge({"delay": {"kind": "exponential", "mean": 5, "bound": 30}},
+                          {"delay": {"kind": "exponential", "mean": 7}})
+    assert same == {"delay": {"kind": "exponential", "mean": 7, "bound": 30}}

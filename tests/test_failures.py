@@ -164,14 +164,14 @@ def test_out_of_memory_leaves_no_output_and_says_why(tmp_path: Path) -> None:
 TARGET = "vernade2017"  # 15 jobs of the smoke config, 6 of them shards: killed partway
 
 
-PREFIXES = (f"results/{TARGET}/", f"figures/{TARGET}-")
+PREFIXES = (f"smoke/results/{TARGET}/", f"smoke/figures/{TARGET}-")  # the smoke scale's outputs
 KILL_AFTER = 3  # shards written when the machine "crashes"
 
 
 def _outputs(work: Path) -> dict[str, tuple[bytes, int]]:
     """Bytes and modification time of every result and figure of TARGET."""
-    files = [p for p in (work / "results" / TARGET).rglob("*") if p.is_file()]
-    files += list((work / "figures").glob(f"{TARGET}-*"))
+    files = [p for p in (work / "smoke/results" / TARGET).rglob("*") if p.is_file()]
+    files += list((work / "smoke/figures").glob(f"{TARGET}-*"))
     return {str(p.relative_to(work)): (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
 
 
@@ -185,7 +185,7 @@ def _job_count(log: str, rule: str) -> int:
 def test_killed_run_resumes_and_recomputes_only_the_unfinished(tmp_path: Path,
                                                                smoke_run: Path) -> None:
     work = copy_workflow(tmp_path)
-    shards = work / "results" / TARGET
+    shards = work / "smoke/results" / TARGET
     proc = subprocess.Popen([f"{BIN}/snakemake", "--cores", "2", TARGET,
                              "--configfile", "config/smoke.yaml"], cwd=work, env=SNAKEMAKE_ENV,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -240,20 +240,20 @@ def test_killed_run_resumes_and_recomputes_only_the_unfinished(tmp_path: Path,
 def test_corrupt_shard_stops_the_workflow_until_regenerated(tmp_path: Path,
                                                             smoke_run: Path) -> None:
     work = copy_workflow(tmp_path)
-    for kind in ("results", "figures", ".snakemake"):
+    for kind in ("smoke", ".snakemake"):
         subprocess.run(["cp", "-a", str(smoke_run / kind), str(work)], check=True)
-    shard = Path("results/vernade2017/fig2/rep0-2.parquet")
-    figure = work / "figures/vernade2017-fig2.pdf"
+    shard = Path("smoke/results/vernade2017/fig2/rep0-2.parquet")
+    figure = work / "smoke/figures/vernade2017-fig2.pdf"
     figure_before = figure.read_bytes(), figure.stat().st_mtime_ns
     data = (work / shard).read_bytes()
     (work / shard).write_bytes(data[: len(data) // 2])  # newer than the summary: it reruns
 
     failed = snakemake(work, "--cores", "1", TARGET)
     assert failed.returncode != 0
-    log = (work / "logs/vernade2017/fig2/summary.log").read_text()
+    log = (work / "smoke/logs/vernade2017/fig2/summary.log").read_text()
     assert f"{shard} is corrupt or truncated" in log, log
     assert f"snakemake --cores 1 --force {shard}" in log, log
-    assert not (work / "results/vernade2017/fig2/summary.csv").exists()
+    assert not (work / "smoke/results/vernade2017/fig2/summary.csv").exists()
     assert (figure.read_bytes(), figure.stat().st_mtime_ns) == figure_before
 
     # The command the message gives, then the workflow: back to the uninterrupted run's numbers.

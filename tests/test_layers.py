@@ -1,4 +1,4 @@
-"""The package's modules form layers without cycles (issue 22, item 5).
+"""The package's modules form layers without cycles, so a reader can start at the bottom.
 
 Every ``.py`` under ``src/delayed_bandits`` is parsed with ``ast`` and every import of a
 ``delayed_bandits`` module is an edge, wherever it stands: at module level, or inside a function

@@ -376,9 +376,9 @@ def test_aggregate_rejects_bad_arguments_and_writes_nothing(run: Run, tmp_path: 
 
 def test_summarise_rule_writes_the_sidecar(tmp_path: Path) -> None:
     copy_workflow(tmp_path)
-    target = f"results/{PAPER}/{FIGURE}/summary.csv"
+    target = f"smoke/results/{PAPER}/{FIGURE}/summary.csv"
     dry = snakemake(tmp_path, target, "-n", "-p", "--cores", "1", timeout=120)
     assert dry.returncode == 0, dry.stderr[-2000:]
     assert (f"delayed-bandits aggregate --config config/config.yaml config/smoke.yaml --paper {PAPER} --figure "
-            f"{FIGURE} --out {target} --provenance results/{PAPER}/{FIGURE}/"
+            f"{FIGURE} --out {target} --provenance smoke/results/{PAPER}/{FIGURE}/"
             "summary.provenance.json") in dry.stdout + dry.stderr

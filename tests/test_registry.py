@@ -17,14 +17,18 @@ from delayed_bandits.errors import ConfigError
 from conftest import BIN, CONFIG, copy_workflow, plugin
 
 # Pinned: a paper's seed id is part of every one of its seeds, so changing one would silently
-# change every published number of that paper.
+# change every published number of that paper. A new paper takes any unused id (the test below
+# checks that none is shared); it need not be added here.
 SEED_IDS = {"vernade2017": 1, "pikeburke2018": 2, "thune2019": 3, "vernade2020": 4,
             "manegueu2020": 5, "arena": 6}
 
 
-def test_seed_ids_are_pinned():
-    assert {p.id: p.seed_id for p in papers.registered().values()} == SEED_IDS
+def test_seed_ids_are_pinned_and_distinct():
+    registered = papers.registered()
+    assert {paper: registered[paper].seed_id for paper in SEED_IDS} == SEED_IDS
     assert all(seeds.paper_id(paper) == seed_id for paper, seed_id in SEED_IDS.items())
+    ids = [p.seed_id for p in registered.values()]
+    assert len(ids) == len(set(ids)), "two papers share a seed_id"
 
 
 def test_the_schema_lists_exactly_the_registered_papers():
@@ -165,13 +169,13 @@ def test_a_toy_paper_joins_through_its_folder_alone(tmp_path: Path, toy: dict[st
                           "config/smoke.yaml", "toy.yaml"], cwd=work, env=toy,
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
-    assert (work / "figures/toy2026-fig1.pdf").stat().st_size > 5000
-    summary = pd.read_csv(work / "results/toy2026/fig1/summary.csv")
+    assert (work / "smoke/figures/toy2026-fig1.pdf").stat().st_size > 5000
+    summary = pd.read_csv(work / "smoke/results/toy2026/fig1/summary.csv")
     assert summary.t.max() == 400 and (summary.n_runs == 4).all()
-    [claim] = json.loads((work / "results/toy2026/fig1/claims.json").read_text())
+    [claim] = json.loads((work / "smoke/results/toy2026/fig1/claims.json").read_text())
     assert claim["holds"] is True and claim["measured"] == "40"  # 400 rounds x gap 0.2 / 2
     # nothing of the five papers ran: the registry gave the toy paper its own target
-    assert not (work / "results/vernade2017").exists()
+    assert not (work / "smoke/results/vernade2017").exists()
 
 
 def test_a_toy_paper_is_checked_by_the_schema_it_brings(tmp_path: Path, toy: dict[str, str]):

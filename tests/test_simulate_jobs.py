@@ -224,9 +224,9 @@ def test_workflow_runs_the_jobs_each_figure_asks_for(tmp_path: Path) -> None:
     work = copy_workflow(tmp_path)
     config = _jobs(work, {("pikeburke2018", "fig3a"): "per_setting",
                           ("pikeburke2018", "fig3b"): "per_curve"})
-    run = snakemake(work, "-n", "-p", "--cores", "1", "results/pikeburke2018/fig3a/ratios.csv",
-                    "results/pikeburke2018/fig3b/summary.csv",
-                    "results/pikeburke2018/appE/summary.csv")
+    run = snakemake(work, "-n", "-p", "--cores", "1", "smoke/results/pikeburke2018/fig3a/ratios.csv",
+                    "smoke/results/pikeburke2018/fig3b/summary.csv",
+                    "smoke/results/pikeburke2018/appE/summary.csv")
     assert run.returncode == 0, run.stderr[-3000:]
     out = run.stdout + run.stderr
     figs = config["papers"]["pikeburke2018"]
@@ -237,14 +237,14 @@ def test_workflow_runs_the_jobs_each_figure_asks_for(tmp_path: Path) -> None:
                                      * len(figs["fig3b"]["algorithms"]) * n_shards)
     assert int(jobs["simulate_figure"]) == n_shards  # appE: the default, per_figure
     assert ("--setting unif50 --algorithm qpm-d odaaf odaaf-b odaaf-c2 odaaf-c4 --reps 0-2"
-            " --out results/pikeburke2018/fig3a/unif50/rep0-2.parquet"
-            " --events results/pikeburke2018/fig3a/unif50/rep0-2.events.parquet") in out
-    assert "logs/pikeburke2018/fig3a/unif50/rep0-2.log" in out
+            " --out smoke/results/pikeburke2018/fig3a/unif50/rep0-2.parquet"
+            " --events smoke/results/pikeburke2018/fig3a/unif50/rep0-2.events.parquet") in out
+    assert "smoke/logs/pikeburke2018/fig3a/unif50/rep0-2.log" in out
     appe = figs["appE"]
     assert (f"--setting {' '.join(appe['settings'])} --algorithm {' '.join(appe['algorithms'])}"
-            " --reps 0-2 --out results/pikeburke2018/appE/rep0-2.parquet"
-            " --events results/pikeburke2018/appE/rep0-2.events.parquet") in out
-    assert "logs/pikeburke2018/appE/rep0-2.log" in out
+            " --reps 0-2 --out smoke/results/pikeburke2018/appE/rep0-2.parquet"
+            " --events smoke/results/pikeburke2018/appE/rep0-2.events.parquet") in out
+    assert "smoke/logs/pikeburke2018/appE/rep0-2.log" in out
 
 
 @pytest.mark.slow
@@ -253,15 +253,16 @@ def test_finer_jobs_give_the_same_summary_and_claims(tmp_path: Path, smoke_run: 
                                                      kind: str) -> None:
     work = copy_workflow(tmp_path)
     _jobs(work, {("vernade2017", "fig2"): kind})
-    outputs = ["results/vernade2017/fig2/summary.csv", "results/vernade2017/fig2/claims.json"]
+    outputs = ["smoke/results/vernade2017/fig2/summary.csv",
+               "smoke/results/vernade2017/fig2/claims.json"]
     run = snakemake(work, "--cores", "2", *outputs)
     assert run.returncode == 0, run.stderr[-3000:]
     for target in outputs:
         assert (work / target).read_bytes() == (smoke_run / target).read_bytes(), target
     fig = _smoke()["papers"]["vernade2017"]["fig2"]
     [setting] = fig["settings"]
-    found = sorted(p.relative_to(work / "results/vernade2017/fig2").as_posix()
-                   for p in (work / "results/vernade2017/fig2").rglob("rep*[0-9].parquet"))
+    found = sorted(p.relative_to(work / "smoke/results/vernade2017/fig2").as_posix()
+                   for p in (work / "smoke/results/vernade2017/fig2").rglob("rep*[0-9].parquet"))
     dirs = ([f"{setting}/"] if kind == "per_setting"
             else [f"{setting}/{a}/" for a in fig["algorithms"]])
     assert found == sorted(f"{d}rep{r}.parquet" for d in dirs for r in ("0-2", "3-5"))

@@ -275,7 +275,7 @@ def test_doubling_drops_feedback_from_an_earlier_epoch() -> None:
     policy = p19.Doubling(2)
     for t in (1, 2):  # d = 0: round 1 is epoch 1, round 2 opens epoch 2
         policy.begin_round(t, 0)
-        policy.act(t, 0.5)
+        policy.choose(t, 0.5)
     assert [e[:2] for e in policy.epochs] == [(1, 1), (2, 2)]
     policy.observe(1, 1.0, 1)  # round 1's loss reaching epoch 2's fresh DEW: dropped
     assert policy.skipper.base.w == [1.0, 1.0]

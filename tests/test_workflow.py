@@ -3,6 +3,7 @@ then the report and the notebooks the workflow rendered on its results."""
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -24,18 +25,21 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
     for paper, fig in FIGURES:
         cfg = SMOKE["papers"][paper][fig]
         for ext in ("pdf", "png"):
-            out = smoke_run / f"figures/{paper}-{fig}.{ext}"
+            out = smoke_run / f"smoke/figures/{paper}-{fig}.{ext}"
             assert out.stat().st_size > 5000
-        claims = json.loads((smoke_run / f"results/{paper}/{fig}/claims.json").read_text())
+        claims = json.loads((smoke_run / f"smoke/results/{paper}/{fig}/claims.json").read_text())
         assert claims, f"{fig} has no claims"
+        page = (smoke_run / f"smoke/results/{paper}/{fig}/claims.html").read_text()
+        assert f"of {len(claims)} claims hold" in page
+        assert html.escape(claims[0]["statement"]) in page
         for c in claims:
             assert {"id", "statement", "paper_ref", "measured", "expected", "holds"} <= set(c)
             assert c["holds"] is None or isinstance(c["holds"], bool)  # None: inconclusive
         if not kinds.simulated(cfg):  # drawn from the configuration: no shard, no summary
-            assert sorted(p.name for p in (smoke_run / f"results/{paper}/{fig}").iterdir()) \
-                == ["claims.json"], (paper, fig)
+            assert sorted(p.name for p in (smoke_run / f"smoke/results/{paper}/{fig}").iterdir()) \
+                == ["claims.html", "claims.json"], (paper, fig)
             continue
-        summary = pd.read_csv(smoke_run / f"results/{paper}/{fig}/summary.csv")
+        summary = pd.read_csv(smoke_run / f"smoke/results/{paper}/{fig}/summary.csv")
         assert list(summary.columns) == ["setting", "algorithm", "t", "mean", "se", "q05", "q95",
                                          "n_runs"]
         assert (summary.n_runs == cfg["replications"]).all()
@@ -43,18 +47,20 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
         assert set(summary.setting) == set(config.settings(cfg))
         assert set(summary.algorithm) == set(cfg["algorithms"])
         sidecar = json.loads(
-            (smoke_run / f"results/{paper}/{fig}/summary.provenance.json").read_text())
+            (smoke_run / f"smoke/results/{paper}/{fig}/summary.provenance.json").read_text())
         assert sidecar["config"]["paths"] == ["config/config.yaml", "config/smoke.yaml"]
+        assert sidecar["summary_sha256"] in (
+            smoke_run / f"smoke/results/{paper}/{fig}/summary.provenance.html").read_text()
         assert {n for by_alg in sidecar["replications"].values() for n in by_alg.values()} \
             == {cfg["replications"]}
-    report = (smoke_run / "results/claims.md").read_text()
-    assert "claims hold" in report
+    report = (smoke_run / "smoke/results/claims.md").read_text()
+    assert "claims hold" in report and "Scale: **smoke**" in report
     assert all(f"{paper} {fig}" in report for paper, fig in FIGURES)
-    raw = pd.read_parquet(smoke_run / "results/vernade2017/fig2/rep0-2.parquet")
+    raw = pd.read_parquet(smoke_run / "smoke/results/vernade2017/fig2/rep0-2.parquet")
     assert list(raw.columns) == ["setting", "algorithm", "replication", "t", "regret"]
     assert set(raw.algorithm) == set(SMOKE["papers"]["vernade2017"]["fig2"]["algorithms"])
     for kind in ("logs", "benchmarks"):
-        assert (smoke_run / kind / "vernade2017/fig2/summary").with_suffix(
+        assert (smoke_run / "smoke" / kind / "vernade2017/fig2/summary").with_suffix(
             ".log" if kind == "logs" else ".tsv").exists()
 
 
@@ -64,9 +70,9 @@ def test_pikeburke_band_and_reimplementation_curves(smoke_run: Path) -> None:
     claims; variants add no per-curve paper claims of their own."""
     for fig in ("fig3a", "fig3b"):
         cfg = SMOKE["papers"]["pikeburke2018"][fig]
-        ratios = pd.read_csv(smoke_run / f"results/pikeburke2018/{fig}/ratios.csv")
+        ratios = pd.read_csv(smoke_run / f"smoke/results/pikeburke2018/{fig}/ratios.csv")
         assert set(ratios.algorithm) == set(cfg["algorithms"]) - {"qpm-d"}
-        claims = json.loads((smoke_run / f"results/pikeburke2018/{fig}/claims.json").read_text())
+        claims = json.loads((smoke_run / f"smoke/results/pikeburke2018/{fig}/claims.json").read_text())
         ids = [c["id"] for c in claims]
         for setting in cfg["settings"]:
             band = next(c for c in claims if c["id"] == f"{setting}-odaaf-coefficient-band")
@@ -81,7 +87,7 @@ def test_rerun_has_nothing_to_do_and_single_rule_audit(smoke_run: Path) -> None:
     dry = snakemake(smoke_run, "-n")
     assert dry.returncode == 0
     assert "Nothing to be done" in dry.stdout + dry.stderr
-    audit = snakemake(smoke_run, "-n", "-p", "figures/vernade2017-fig2.pdf", "--forcerun", "plot")
+    audit = snakemake(smoke_run, "-n", "-p", "smoke/figures/vernade2017-fig2.pdf", "--forcerun", "plot")
     assert ("delayed-bandits plot --config config/config.yaml config/smoke.yaml --paper "
             "vernade2017 --figure fig2") in audit.stdout + audit.stderr
 
@@ -92,7 +98,8 @@ def test_report_builds(smoke_run: Path) -> None:
     assert run.returncode == 0, run.stderr[-2000:]
     html = (smoke_run / "report.html").read_text()
     assert len(html) > 10_000
-    assert "summary.provenance.json" in html  # every summary's sidecar is in the report
+    # each figure's provenance and claims are pages of the report, beside the figure
+    assert "summary.provenance.html" in html and "claims.html" in html
     # each figure's caption says what its kind plots: not a ±2 SE band for every figure
     assert "percentile-bootstrap band" in html and "No regret is plotted" in html
 
@@ -106,11 +113,11 @@ def test_every_notebook_is_rendered_by_the_workflow(smoke_run: Path, root: Path,
     nb = nbformat.read(root / f"notebooks/{notebook}.ipynb", as_version=4)
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
         "the notebook is stored with outputs"
-    html = (smoke_run / f"reports/{notebook}.html").read_text()
+    html = (smoke_run / f"smoke/reports/{notebook}.html").read_text()
     assert "data:image/png;base64" in html  # its figures, embedded
     assert "Traceback" not in html and "Error" not in html.split("<body", 1)[1][:200]
     if notebook in SMOKE["papers"]:
-        assert "claims hold" in html and str(smoke_run / "results") in html
+        assert "claims hold" in html and str(smoke_run / "smoke/results") in html
     else:  # arena-your-algorithm: its own policy, from a package it writes, in the leaderboard
         assert "dc-ts: Delay-corrected TS (mine)" in html
         assert "Delay-corrected TS (mine)" in html.rsplit("replications of T = ", 1)[1]

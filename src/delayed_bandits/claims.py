@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from html import escape
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 import pandas as pd
 
 from delayed_bandits import papers
+from delayed_bandits.outputs import html_page
 
 
 @dataclass(frozen=True)
@@ -71,10 +73,32 @@ def to_json(claims: Iterable[Claim]) -> str:
     return json.dumps([asdict(c) for c in claims], indent=2) + "\n"
 
 
-def to_markdown(files: Iterable[str | Path]) -> str:
+def to_html(claims: Iterable[Claim], title: str) -> str:
+    """One figure's claims as an HTML page (the report shows it beside the figure)."""
+    rows = [asdict(c) for c in claims]
+    held = sum(c["holds"] is True for c in rows)
+    cells = ("statement", "paper_ref", "measured", "expected", "holds", "note")
+    head = "".join(f"<th>{name}</th>" for name in
+                   ("claim", "paper", "measured", "expected", "holds", "note"))
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(str(_mark(c[k]) if k == 'holds' else c.get(k, '')))}</td>"
+                         for k in cells) + "</tr>" for c in rows)
+    return html_page(title, f"<p>{held} of {len(rows)} claims hold.</p>"
+                            f"<table><tr>{head}</tr>{body}</table>")
+
+
+def _mark(holds: bool | None) -> str:
+    return {True: "yes", False: "NO", None: "inconclusive"}[holds]
+
+
+def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
     """Every claims file as one table per figure, with a count of what holds (and of what is
-    inconclusive, when any is)."""
+    inconclusive, when any is) and, when given, the scale of the run (config key ``scale``)."""
     lines = ["# Claims: what the papers say, and what our runs measure", ""]
+    if scale is not None:
+        lines.insert(2, f"Scale: **{scale}**" + (
+            " (the papers' horizons and replication counts).\n" if scale == "paper" else
+            " (not the paper scale: these numbers do not test the papers' claims).\n"))
     total = held = undecided = 0
     for path in sorted(map(Path, files)):
         claims = json.loads(path.read_text())

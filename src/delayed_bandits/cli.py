@@ -94,6 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path, help="summary table to write (CSV)")
     p.add_argument("--provenance", type=Path, help="provenance sidecar to write (JSON); default: "
                    "<out stem>.provenance.json beside --out")
+    p.add_argument("--provenance-html", type=Path, help="the sidecar also as an HTML page, which "
+                   "the Snakemake report shows inline")
     p.add_argument("shards", nargs="+", type=Path)
 
     p = sub.add_parser("ratios", help="ratio of mean regrets to the figure's baseline, "
@@ -110,6 +112,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--html", type=Path, help="the claims also as an HTML page, which the "
+                   "Snakemake report shows beside the figure")
 
     p = sub.add_parser("leaderboard", help="the arena's regret per (horizon, comparison, "
                        "setting, algorithm), ranked with paired ties, with what each was told")
@@ -119,6 +123,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("gather-claims", help="all claims files as one markdown report")
     p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--scale", help="the run's scale (config key scale), stated at the top")
     p.add_argument("claims", nargs="+", type=Path)
 
     p = sub.add_parser("plot", help="render a figure from its summary")
@@ -242,6 +247,10 @@ def _aggregate(args: argparse.Namespace) -> None:
             aggregation_s=time.perf_counter() - start,
             created=datetime.now(timezone.utc), hostname=socket.gethostname())
         tmp_sidecar.write_text(provenance.to_json(record))
+    if args.provenance_html is not None:
+        with atomic_path(args.provenance_html) as tmp:
+            tmp.write_text(provenance.to_html(
+                record, f"How {args.paper} {args.figure}'s summary was made"))
 
 
 def _ratios(args: argparse.Namespace) -> None:
@@ -266,6 +275,9 @@ def _claims(args: argparse.Namespace) -> None:
     found = claims.check(args.paper, args.figure, _tables(args, fig), fig)
     with atomic_path(args.out) as tmp:
         tmp.write_text(claims.to_json(found))
+    if args.html is not None:
+        with atomic_path(args.html) as tmp:
+            tmp.write_text(claims.to_html(found, f"Claims of {args.paper} {args.figure}"))
 
 
 def _leaderboard(args: argparse.Namespace) -> None:
@@ -286,7 +298,7 @@ def _gather_claims(args: argparse.Namespace) -> None:
     from delayed_bandits import claims
 
     with atomic_path(args.out) as tmp:
-        tmp.write_text(claims.to_markdown(args.claims))
+        tmp.write_text(claims.to_markdown(args.claims, args.scale))
 
 
 def _plot(args: argparse.Namespace) -> None:

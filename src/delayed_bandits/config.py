@@ -82,8 +82,11 @@ def _validator(algorithms_of: tuple[str, ...] | None) -> jsonschema.Draft202012V
 def _describe(error: jsonschema.ValidationError) -> str:
     where = ".".join(str(p) for p in error.absolute_path) or "<top level>"
     message = error.message
-    if error.validator == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
+    if error.validator in ("additionalProperties", "unevaluatedProperties"):
+        allowed = set(error.schema.get("properties", {}))
+        if error.validator == "unevaluatedProperties":  # a figure: its paper's keys and the common
+            allowed |= set(schemas()["config.schema.yaml"]["$defs"]["figure_common"]["properties"])
+        allowed = sorted(allowed)
         patterns = list(error.schema.get("patternProperties", {}))
         message += f"; allowed keys: {', '.join(allowed) or 'none'}"
         if patterns:
@@ -97,13 +100,33 @@ def validate(config: Mapping[str, Any], paper: str | None = None,
     ``paper``'s, or only those of its figure ``only_figure``, when given: a job checks what it
     runs, the workflow has checked the rest)."""
     validator = _validator(None if paper is None else (paper,))
-    errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), e.message))
+    # A figure key that fails the common figure schema also leaves every common key unevaluated,
+    # so the paper schema's unevaluatedProperties error is a consequence: report the cause first.
+    errors = sorted(validator.iter_errors(config),
+                    key=lambda e: (e.validator == "unevaluatedProperties", len(e.absolute_path),
+                                   e.message))
     if errors:
         raise ConfigError(_describe(errors[0]))
+    output_prefix(config)
     for name, figures in config["papers"].items():
         for figure, fig in figures.items():
             if paper in (None, name) and only_figure in (None, figure):
                 _check_figure(name, figure, fig)
+
+
+# A scale's outputs go to <scale>/: never one of the repository's own directories.
+TAKEN_NAMES = ("benchmarks", "config", "docs", "envs", "figures", "logs", "notebooks", "reports",
+               "results", "src", "tests", "workflow")
+
+
+def output_prefix(config: Mapping[str, Any]) -> str:
+    """Where a run of ``config`` writes results/, figures/, reports/, logs/ and benchmarks/:
+    "" (the top of the repository) at the paper scale, "<scale>/" at any other."""
+    scale = config.get("scale", "paper")
+    if scale in TAKEN_NAMES:
+        raise ConfigError(f"scale: {scale!r} is a directory of the repository; allowed: paper or "
+                          f"any other name matching ^[a-z][a-z0-9_-]*$ except {', '.join(TAKEN_NAMES)}")
+    return "" if scale == "paper" else f"{scale}/"
 
 
 def _check_figure(paper: str, figure: str, fig: Mapping[str, Any]) -> None:
@@ -171,30 +194,40 @@ def _read(path: Path) -> dict[str, Any]:
 
 def merge(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
     """``base`` with ``overlay`` on top: mappings are merged key by key, anything else (numbers,
-    strings, lists) is replaced. Snakemake merges ``--configfile`` and ``--config`` the same way,
-    so a job sees the config its workflow validated."""
+    strings, lists) is replaced. A tagged mapping (one with a ``kind``, e.g. a delay law) whose
+    overlay names another kind is replaced whole: the old kind's parameters (a geometric law's
+    ``mean``) mean nothing to the new one (a Pareto law takes ``alpha``)."""
     out = dict(base)
     for key, value in overlay.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = merge(out[key], value)
+        old = out.get(key)
+        if isinstance(value, Mapping) and isinstance(old, Mapping) \
+                and value.get("kind", old.get("kind")) == old.get("kind"):
+            out[key] = merge(old, value)
         else:
             out[key] = value
     return out
 
 
-def load(paths: str | Path | Sequence[str | Path], paper: str | None = None,
-         overrides: Mapping[str, Any] | None = None,
-         figure: str | None = None) -> dict[str, Any]:
-    """Read YAML config files, each an overlay of those before it (``config/smoke.yaml`` on
-    ``config/config.yaml``), put ``overrides`` (Snakemake's ``--config KEY=VALUE``) on top, and
-    validate the result: the settings of ``paper`` only, or of its ``figure`` only, when given."""
+def merged(paths: str | Path | Sequence[str | Path],
+           overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The config of YAML files, each an overlay of those before it (``config/smoke.yaml`` on
+    ``config/config.yaml``), with ``overrides`` (Snakemake's ``--config KEY=VALUE``) on top;
+    not validated (``load`` validates)."""
     files = [paths] if isinstance(paths, (str, Path)) else list(paths)
     if not files:
         raise ConfigError("no config file given")
     config: dict[str, Any] = {}
     for path in files:
         config = merge(config, _read(Path(path)))
-    config = merge(config, overrides or {})
+    return merge(config, overrides or {})
+
+
+def load(paths: str | Path | Sequence[str | Path], paper: str | None = None,
+         overrides: Mapping[str, Any] | None = None,
+         figure: str | None = None) -> dict[str, Any]:
+    """``merged(paths, overrides)``, validated: the settings of ``paper`` only, or of its
+    ``figure`` only, when given."""
+    config = merged(paths, overrides)
     validate(config, paper, figure)
     return config
 

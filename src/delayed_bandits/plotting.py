@@ -1,8 +1,12 @@
 """Figures: each paper's kinds of figure (``views``), among them the generic one, mean
-pseudo-regret against time with a ±2 SE band, one panel per setting."""
+pseudo-regret against time with a ±2 SE band, one panel per setting. What every figure shares
+(the theme, reader text, legends outside the axes) is in ``style``; the generic figure adds the
+delay law in words (``delay_text``), says which curves coincide at page size and zooms on curves
+its scale crushes (``coinciding``, ``zoom_range``)."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -10,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -18,18 +23,54 @@ from delayed_bandits.errors import ConfigError  # noqa: E402
 from delayed_bandits import kinds  # noqa: E402
 from delayed_bandits.kinds import GENERIC  # noqa: E402
 from delayed_bandits.outputs import atomic_path  # noqa: E402
-from delayed_bandits.style import apply_theme, palette  # noqa: E402
+from delayed_bandits.style import (apply_theme, legend_outside, palette, reader,  # noqa: E402
+                                   unique_handles)
 
 
-def _describe_setting(scfg: Mapping[str, Any]) -> str:
-    """The setting's delay law and window, as a subtitle: 'delay geometric(mean=500), m = 1000'."""
-    parts = [f"delay {delays.describe(scfg['delay'])}"] if "delay" in scfg else []
+def delay_text(spec: Mapping[str, Any]) -> str:
+    """A delay spec as a reader reads it, in the papers' notation: 'geometric, mean 500',
+    'Pareto(α = 0.7)', 'arm 1: Pareto(α = 1); arm 2: Pareto(α = 0.3)', 'empirical (quantile table
+    of 21 points)', as ``style.reader`` typesets it; ``delays.describe`` (the tables' compact
+    form) for a kind it does not know."""
+    kind = spec.get("kind")
+    if kind == "geometric":
+        return f"geometric, mean {spec['mean']:g}"
+    if kind == "uniform":
+        return f"uniform on {{{spec['low']}, ..., {spec['high']}}}"
+    if kind == "exponential":
+        bound = f", bounded at {spec['bound']}" if spec.get("bound") is not None else ""
+        return f"exponential, mean {spec['mean']:g}{bound}"
+    if kind == "poisson":
+        return f"Poisson, mean {spec['rate']:g}"
+    if kind == "halfnormal":
+        return f"half-normal, σ = {spec['sigma']:g}"
+    if kind == "pareto":
+        return f"Pareto(α = {spec['alpha']:g})"
+    if kind == "scaled_pareto":
+        return f"P(D > d) = {spec['c']:g} (d+1)^-{spec['alpha']:g}"
+    if kind == "empirical":
+        scale = f", rescaled by {spec['scale']:g}" if spec.get("scale", 1) != 1 else ""
+        return f"empirical (quantile table of {len(spec['probs'])} points{scale})"
+    if kind == "per_arm":
+        arms = [delay_text(arm) for arm in spec["arms"]]
+        if len(set(arms)) == 1:
+            return f"{arms[0]} on every arm"
+        return "; ".join(f"arm {i}: {text}" for i, text in enumerate(arms, 1))
+    return delays.describe(spec)
+
+
+def describe_setting(scfg: Mapping[str, Any]) -> str:
+    """The setting's delay law and window, as a subtitle: 'delays: geometric, mean 500; window
+    m = 1000'."""
+    parts = [f"delays: {delay_text(scfg['delay'])}"] if "delay" in scfg else []
     if "window" in scfg:
-        parts.append(f"m = {scfg['window']}")
-    return ", ".join(parts)
+        parts.append(f"window m = {scfg['window']}")
+    return "; ".join(parts)
 
 
-View = Callable[[Mapping[str, pd.DataFrame], str, str, Mapping[str, Any]], plt.Figure]
+View = Callable[[Mapping[str, pd.DataFrame], str, str, Mapping[str, Any]],
+                plt.Figure | list[plt.Figure]]
+"""A kind of figure: its tables, paper, figure id and config to a figure, or to pages (``save``)."""
 
 
 def views(paper: str) -> dict[str, View]:
@@ -56,45 +97,192 @@ def plot_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
     save(draw(tables, paper, figure, fig_cfg), outputs)
 
 
-def save(fig: plt.Figure, outputs: list[Path]) -> None:
-    """Write ``fig`` to every path (format from the suffix), atomically, then close it."""
-    fig.tight_layout()
+def save(fig: plt.Figure | list[plt.Figure], outputs: list[Path]) -> None:
+    """Write ``fig`` to every path (format from the suffix), atomically, then close it. A list of
+    figures is a document of pages: every page goes to a PDF, the first alone to any other format.
+    A figure laid out as it was drawn (constrained layout: ``style.legend_outside``) keeps its
+    layout; the others get ``tight_layout``."""
+    pages = fig if isinstance(fig, list) else [fig]
+    for page in pages:
+        if page.get_layout_engine() is None:
+            page.tight_layout()
     for out in outputs:
         # no timestamps in the files, so reruns give identical bytes
         metadata = {"CreationDate": None} if out.suffix == ".pdf" else {"Software": None}
         with atomic_path(out) as tmp:
-            fig.savefig(tmp, metadata=metadata, dpi=150)
-    plt.close(fig)
+            if out.suffix == ".pdf" and len(pages) > 1:
+                with PdfPages(tmp, metadata=metadata) as pdf:
+                    for page in pages:
+                        pdf.savefig(page, dpi=150)
+            else:
+                pages[0].savefig(tmp, metadata=metadata, dpi=150)
+    for page in pages:
+        plt.close(page)
+
+
+COINCIDE = 0.01
+"""Two curves of a panel coincide when they differ by at most this fraction of the panel's
+height everywhere: at page size, one hides the other."""
+
+CRUSHED = 0.25
+"""Curves that stay below this fraction of a panel's height are crushed by the others' scale: when
+some of them coincide there but not on their own scale, the figure adds a zoom on them."""
+
+
+def curve_styles(fig_cfg: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
+    """(colour, line style) per curve: a colour each; when several curves are variants of one
+    algorithm, a line style per algorithm (Patient solid, D-UCB dashed, ...), else all solid."""
+    curves = list(fig_cfg["algorithms"])
+    variants = fig_cfg.get("variants", {})
+    family = {alg: variants.get(alg, {}).get("algorithm", alg) for alg in curves}
+    families = list(dict.fromkeys(family.values()))
+    dashes = ("-", "--", "-.", ":")
+    colours = palette("tab10", len(curves))
+    return {alg: (colour, dashes[families.index(family[alg]) % 4]
+                  if len(families) < len(curves) else "-")
+            for alg, colour in zip(curves, colours)}
+
+
+def _span(curves: Mapping[str, pd.DataFrame]) -> tuple[float, float]:
+    """The lowest and highest values of the curves' ±2 SE bands."""
+    return (min(float((c["mean"] - 2 * c.se).min()) for c in curves.values()),
+            max(float((c["mean"] + 2 * c.se).max()) for c in curves.values()))
+
+
+def coinciding(curves: Mapping[str, pd.DataFrame], height: float | None = None,
+               tolerance: float = COINCIDE) -> list[list[str]]:
+    """Groups (two or more) of the curves (``t``, ``mean``, ``se`` by name) whose means differ by
+    at most ``tolerance`` of the panel's ``height`` (default: the height the curves span, ±2 SE
+    bands included) at every common t: at page size they are one line."""
+    if len(curves) < 2:
+        return []
+    if height is None:
+        low, high = _span(curves)
+        height = high - low
+    names = list(curves)
+    root = {name: name for name in names}
+
+    def find(name: str) -> str:
+        while root[name] != name:
+            name = root[name]
+        return name
+
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            both = curves[a].set_index("t")["mean"].to_frame("a").join(
+                curves[b].set_index("t")["mean"].to_frame("b"), how="inner")
+            if len(both) and float((both.a - both.b).abs().max()) <= tolerance * height:
+                root[find(b)] = find(a)
+    found: dict[str, list[str]] = {}
+    for name in names:
+        found.setdefault(find(name), []).append(name)
+    return [members for members in found.values() if len(members) > 1]
+
+
+def zoom_range(curves: Mapping[str, pd.DataFrame]) -> tuple[float, float] | None:
+    """The y range of a zoom on curves that coincide at the panel's scale but not on their own,
+    with the curves up to twice as high as they reach: None when every curve that coincides with
+    another stays coincident there, or rises above ``CRUSHED`` of the panel."""
+    if len(curves) < 2:
+        return None
+    low, high = _span(curves)
+    tops = {alg: float((c["mean"] + 2 * c.se).max()) for alg, c in curves.items()}
+    crushed = [g for g in coinciding(curves, high - low)
+               if max(tops[a] for a in g) <= low + CRUSHED * (high - low)]
+    for group in crushed:
+        reach = max(tops[a] for a in group)
+        shown = {alg: c for alg, c in curves.items() if tops[alg] <= low + 2 * (reach - low)}
+        bottom, top = _span(shown)
+        bottom, top = bottom - 0.04 * (top - bottom), top + 0.04 * (top - bottom)
+        if not any(set(group) <= set(apart) for apart in coinciding(shown, top - bottom)):
+            return bottom, top
+    return None
+
+
+def coincide_note(labels: list[str]) -> str:
+    """'coincide, ...: A = B', each label kept whole when wrapped."""
+    return "coincide, one line dashed in turn in each colour: " + " = ".join(
+        label.replace(" ", "\u00a0") for label in labels)
+
+
+def regret_curves(ax: plt.Axes, curves: Mapping[str, pd.DataFrame],
+                  styles: Mapping[str, tuple[Any, str]], labels: Mapping[str, str],
+                  groups: list[list[str]]) -> None:
+    """Mean pseudo-regret against t of ``curves`` (by name), ±2 SE bands; the curves of each of
+    ``groups`` (which coincide) share one line, dashed in turn in each one's colour, so each
+    shows."""
+    dashes = {}
+    for members in groups:
+        for i, alg in enumerate(members):
+            dashes[alg] = (3.0 * i, (3.0, 3.0 * (len(members) - 1)))
+    for alg, curve in curves.items():
+        colour, style = styles[alg]
+        ax.plot(curve.t, curve["mean"], color=colour, linestyle=dashes.get(alg, style),
+                label=labels[alg])
+        ax.fill_between(curve.t, curve["mean"] - 2 * curve.se, curve["mean"] + 2 * curve.se,
+                        color=colour, alpha=0.2, linewidth=0)
+
+
+def panel_title(lines: list[str], notes: list[str], width: float) -> str:
+    """A panel's title: ``lines``, then ``notes`` wrapped to the panel's ``width`` in inches, as
+    reader text."""
+    wrapped = [textwrap.fill(note, int(13 * width), break_on_hyphens=False) for note in notes]
+    return reader("\n".join([*lines, *wrapped]))
 
 
 def regret_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
                   fig_cfg: Mapping[str, Any]) -> plt.Figure:
-    """Mean pseudo-regret against time, ±2 SE, one panel per setting."""
+    """Mean pseudo-regret against time, ±2 SE, one panel per setting, one legend below them.
+    Curves that coincide at page size share a line, dashed in turn in their colours, and the
+    panel's title says so; where the scale of some curves crushes others that a closer look
+    separates, a zoom on those follows the panel."""
     summary = tables["summary"]
     all_settings = config.settings(fig_cfg)
-    settings = list(all_settings)
-    fig, axes = plt.subplots(1, len(settings), figsize=(max(5.2 * len(settings), 8.0), 4.2),
-                             squeeze=False)
-    colours = dict(zip(fig_cfg["algorithms"], palette("tab10", len(fig_cfg["algorithms"]))))
-    for ax, name in zip(axes[0], settings):
-        scfg = all_settings[name]
-        for alg in fig_cfg["algorithms"]:
-            rows = summary[(summary.setting == name) & (summary.algorithm == alg)].sort_values("t")
-            if rows.empty:
-                continue
-            label = config.label(paper, fig_cfg, alg)
-            ax.plot(rows.t, rows["mean"], color=colours[alg], label=label)
-            ax.fill_between(rows.t, rows["mean"] - 2 * rows.se, rows["mean"] + 2 * rows.se,
-                            color=colours[alg], alpha=0.2, linewidth=0)
+    names = list(fig_cfg["algorithms"])
+    labels = {alg: config.label(paper, fig_cfg, alg) for alg in names}
+    styles = curve_styles(fig_cfg)
+    panels = []  # (setting, curves, zoom range)
+    for name in all_settings:
+        curves = {alg: summary[(summary.setting == name)
+                               & (summary.algorithm == alg)].sort_values("t") for alg in names}
+        curves = {alg: curve for alg, curve in curves.items() if not curve.empty}
+        panels.append((name, curves, zoom_range(curves)))
+    n_axes = len(panels) + sum(zoom is not None for _, _, zoom in panels)
+    width = max(4.6 * n_axes, 8.0)
+    fig, axes = plt.subplots(1, n_axes, figsize=(width, 4.6 + 0.17 * len(names)),
+                             squeeze=False, layout="constrained")
+    free = iter(axes[0])
+    for name, curves, zoom in panels:
+        ax, scfg = next(free), all_settings[name]
+        groups = coinciding(curves)
+        if zoom is not None:
+            zoomed = coinciding(curves, zoom[1] - zoom[0])
+            # the zoom shows apart what it can; the panel dashes only what stays one line
+            groups = [g for g in groups if any(set(g) <= set(z) for z in zoomed)]
+        regret_curves(ax, curves, styles, labels, groups)
         t = np.linspace(1, fig_cfg["horizon"], 400)
         lines = getattr(algorithms.experiment(paper), "reference_lines", lambda f, c: [])
         for (label, c), style in zip(lines(figure, scfg), ("--", ":")):
             ax.plot(t, c * np.log(t), color="black", linestyle=style, linewidth=1, label=label)
-        ax.set_title(f"{scfg.get('label', name)}\n{_describe_setting(scfg)}", fontsize=9)
+        ax.set_title(panel_title([scfg.get("label", name), describe_setting(scfg)],
+                                 [coincide_note([labels[a] for a in g]) for g in groups],
+                                 width / n_axes), fontsize=9)
+        ax.set_xlim(0, fig_cfg["horizon"])
+        if zoom is not None:
+            inset = next(free)
+            regret_curves(inset, curves, styles, labels, zoomed)
+            inset.set_xlim(0, fig_cfg["horizon"])
+            inset.set_ylim(*zoom)
+            ax.indicate_inset([0, zoom[0], fig_cfg["horizon"], zoom[1] - zoom[0]],
+                              edgecolor="0.3")
+            inset.set_title(panel_title(["zoom on the framed band of the panel to the left"],
+                                        [coincide_note([labels[a] for a in g]) for g in zoomed],
+                                        width / n_axes), fontsize=9)
+    for ax in axes[0]:
         ax.set_xlabel("round t")
         ax.set_ylabel(r"pseudo-regret $\sum_{s \leq t} (\theta^* - \theta_{A_s})$")
-        ax.legend(fontsize=7, loc="upper left")
+    legend_outside(fig, *unique_handles(axes[0]))
     n_runs = int(summary.n_runs.min()) if not summary.empty else 0
-    fig.suptitle(f"{fig_cfg.get('title', f'{paper} {figure}')}\nT = {fig_cfg['horizon']}, "
-                 f"mean ± 2 SE over {n_runs} runs", fontsize=10)
+    fig.suptitle(reader(f"{fig_cfg.get('title', f'{paper} {figure}')}\nT = {fig_cfg['horizon']}, "
+                        f"mean ± 2 SE over {n_runs} runs"), fontsize=10)
     return fig

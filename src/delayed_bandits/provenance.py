@@ -14,6 +14,7 @@ import hashlib
 import json
 import subprocess
 from datetime import datetime
+from html import escape
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -23,6 +24,7 @@ import pyarrow.parquet as pq
 
 from delayed_bandits import __version__, seeds
 from delayed_bandits import config as cfg
+from delayed_bandits.outputs import html_page
 
 UNKNOWN = "unknown"
 # The key of a shard's parquet key-value metadata that holds its provenance (JSON).
@@ -148,6 +150,11 @@ def build(*, summary_sha256: str, paper: str, figure: str, config: Mapping[str, 
 def to_json(record: Mapping[str, Any]) -> str:
     """The sidecar's text: indented, in ``build``'s order, non-ASCII kept."""
     return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_html(record: Mapping[str, Any], title: str) -> str:
+    """The sidecar as an HTML page, for the report to show inline."""
+    return html_page(title, f"<pre>{escape(to_json(record))}</pre>")
 
 
 def sidecar_path(summary: Path) -> Path:

@@ -131,11 +131,12 @@ log "cluster run (timeout ${TIMEOUT}s)"
 # job run there is logged as 'localrule'; 'all' has no command): one submission per simulated
 # figure (the profile groups each figure's jobs), two per figure drawn from the configuration alone
 # (its claims and plot share no input, and a group joins connected jobs only), one for
-# gather_claims.
+# gather_claims and one per paper for gather_paper_claims.
 submitted="$(grep -c 'has been submitted with SLURM jobid' "$WORK/slurm/run.log" || true)"
-figures="$(find "$WORK/local/results" -name claims.json | wc -l)"
-simulated="$(find "$WORK/local/results" -name summary.csv | wc -l)"
-expected=$((simulated + 2 * (figures - simulated) + 1))
+figures="$(find "$WORK/local/smoke/results" -name claims.json | wc -l)"
+simulated="$(find "$WORK/local/smoke/results" -name summary.csv | wc -l)"
+gathered="$(find "$WORK/local/smoke/results" -mindepth 2 -maxdepth 2 -name claims.md | wc -l)"
+expected=$((simulated + 2 * (figures - simulated) + 1 + gathered))
 on_submitter="$(grep -E '^localrule ' "$WORK/slurm/run.log" | grep -vc '^localrule all:' || true)"
 local_jobs="$(grep -E 'Finished jobid: [0-9]+ \(Rule: ' "$WORK/local/run.log" \
     | grep -vc '(Rule: all)' || true)"
@@ -148,5 +149,5 @@ if [[ $submitted -ne $expected || $figures -eq 0 || $on_submitter -ne 0 ]]; then
 fi
 # Summaries, ratios, claims and figures byte for byte; shards by their values (their metadata
 # records wall times); the provenance sidecars not at all (tests/compare_runs.py).
-python "$ROOT/tests/compare_runs.py" "$WORK/local" "$WORK/slurm"
+python "$ROOT/tests/compare_runs.py" "$WORK/local" "$WORK/slurm" smoke/results smoke/figures
 log "the local and the cluster run agree"

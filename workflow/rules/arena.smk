@@ -8,12 +8,12 @@
 
 rule arena_view:
     input:
-        summary="results/arena/regret/summary.csv",
-        leaderboard="results/arena/regret/leaderboard.csv",
+        summary=out("results/arena/regret/summary.csv"),
+        leaderboard=out("results/arena/regret/leaderboard.csv"),
     output:
-        pdf="figures/arena-{view}.pdf",
+        pdf=out("figures/arena-{view}.pdf"),
         png=report(
-            "figures/arena-{view}.png",
+            out("figures/arena-{view}.png"),
             caption="../report/arena-view.rst",
             category="arena",
         ),
@@ -27,9 +27,9 @@ rule arena_view:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     log:
-        "logs/arena/regret/{view}.log",
+        out("logs/arena/regret/{view}.log"),
     benchmark:
-        "benchmarks/arena/regret/{view}.tsv"
+        out("benchmarks/arena/regret/{view}.tsv")
     conda:
         ENV
     shell:

@@ -32,15 +32,27 @@ CONFIG = " ".join(
         else []
     )
 )
-# Cluster jobs re-parse the workflow (twice per job on SLURM); the submitting process has
-# already validated the config, and validation builds every setting of every paper.
+# Snakemake merges mappings key by key; our merge (delayed_bandits.config.merge) also replaces a
+# tagged mapping whose overlay names another kind (a geometric delay law made Pareto), so the
+# workflow takes the config the jobs will read. Cluster jobs re-parse the workflow (twice per job
+# on SLURM); the submitting process has already validated it, and validation builds every
+# setting of every paper.
+config.clear()
+config.update(dbconfig.merged(CONFIG_FILES, CONFIG_OVERRIDES))
 if not (workflow.remote_exec or workflow.subprocess_exec):
-    if dbconfig.load(CONFIG_FILES, overrides=CONFIG_OVERRIDES) != config:
-        raise ValueError(
-            f"the config Snakemake merged differs from what the jobs will read ({CONFIG}); "
-            "please report this"
-        )
+    dbconfig.validate(config)
 
+# Where this run writes: results/, figures/, reports/, logs/ and benchmarks/ at the top at the
+# paper scale, under <scale>/ at any other (config/smoke.yaml: smoke/), so that a smaller run
+# never overwrites the paper-scale outputs.
+SCALE = config.get("scale", "paper")
+OUT = dbconfig.output_prefix(config)
+
+
+def out(path):
+    """``path`` (results/..., figures/..., reports/..., logs/... or benchmarks/...) where this
+    run writes it."""
+    return OUT + path
 PAPERS = list(config["papers"])
 ENV = "../../envs/delayed-bandits.yaml"
 
@@ -98,7 +110,7 @@ def shard_files(wildcards, suffix="parquet"):
     else:
         jobs = [f"{setting}/{algorithm}/" for setting, algorithm in curves]
     return [
-        f"results/{paper}/{figure}/{job}rep{a}-{b}.{suffix}"
+        f"{OUT}results/{paper}/{figure}/{job}rep{a}-{b}.{suffix}"
         for job in jobs
         for a, b in dbconfig.shards(
             fig["replications"], dbconfig.shard_size(config, paper, fig)
@@ -180,7 +192,8 @@ ANALYSIS = dbresources.analysis()
 
 
 def figure_caption(wildcards):
-    return figure_config(wildcards.paper, wildcards.figure).get("caption", "")
+    # one line: a folded YAML caption ends in a newline, which the report shows as a literal \n
+    return " ".join(figure_config(wildcards.paper, wildcards.figure).get("caption", "").split())
 
 
 def figure_shows(wildcards):
@@ -190,7 +203,7 @@ def figure_shows(wildcards):
 
 def paper_figures(paper):
     return [
-        f"figures/{paper}-{figure}.{ext}"
+        f"{OUT}figures/{paper}-{figure}.{ext}"
         for figure in config["papers"].get(paper, {})
         for ext in ("pdf", "png")
     ]
@@ -201,7 +214,7 @@ def all_figures():
 
 
 def paper_claims(paper):
-    return [f"results/{paper}/{figure}/claims.json" for figure in config["papers"].get(paper, {})]
+    return [f"{OUT}results/{paper}/{figure}/claims.json" for figure in config["papers"].get(paper, {})]
 
 
 def all_claims():
@@ -227,11 +240,11 @@ def notebook_inputs(wildcards):
 
 def paper_reports(paper):
     """The rendered notebook of a paper, if it has one."""
-    return [f"reports/{paper}.html"] if paper in NOTEBOOKS else []
+    return [f"{OUT}reports/{paper}.html"] if paper in NOTEBOOKS else []
 
 
 def all_reports():
-    return [f"reports/{notebook}.html" for notebook in NOTEBOOKS]
+    return [f"{OUT}reports/{notebook}.html" for notebook in NOTEBOOKS]
 
 
 def figure_tables(wildcards):
@@ -241,7 +254,7 @@ def figure_tables(wildcards):
     if not dbkinds.simulated(fig):
         return {}
     return {
-        name: f"results/{wildcards.paper}/{wildcards.figure}/{name}.csv"
+        name: f"{OUT}results/{wildcards.paper}/{wildcards.figure}/{name}.csv"
         for name in ("summary", *dbkinds.tables(fig))
     }
 

@@ -11,23 +11,25 @@ rule notebook:
         notebook="notebooks/{notebook}.ipynb",
     output:
         html=report(
-            "reports/{notebook}.html",
+            out("reports/{notebook}.html"),
             caption="../report/notebook.rst",
             category="notebooks",
             labels={"notebook": "{notebook}"},
         ),
     wildcard_constraints:
         notebook="|".join(NOTEBOOKS),
+    params:
+        results=out("results"),
     threads: 1
     resources:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     log:
-        "logs/reports/{notebook}.log",
+        out("logs/reports/{notebook}.log"),
     benchmark:
-        "benchmarks/reports/{notebook}.tsv"
+        out("benchmarks/reports/{notebook}.tsv")
     conda:
         ENV
     shell:
-        "delayed-bandits render --notebook {input.notebook} --results results"
+        "delayed-bandits render --notebook {input.notebook} --results {params.results}"
         " --out {output.html} > {log} 2>&1"

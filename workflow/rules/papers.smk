@@ -13,5 +13,6 @@ for _paper in PAPERS:
         input:
             figures=paper_figures(_paper),
             claims=paper_claims(_paper),
-            extra=list(dbpapers.get(_paper).extra_targets),
+            gathered=f"{OUT}results/{_paper}/claims.md",
+            extra=[out(path) for path in dbpapers.get(_paper).extra_targets],
             reports=paper_reports(_paper),

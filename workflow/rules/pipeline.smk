@@ -17,8 +17,8 @@ rule simulate:
     input:
         delays=delay_files,
     output:
-        raw="results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.parquet",
-        events="results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.events.parquet",
+        raw=out("results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.parquet"),
+        events=out("results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.events.parquet"),
     params:
         config=CONFIG,
         spec=simulation_spec,
@@ -27,9 +27,9 @@ rule simulate:
         mem_mb=lambda wc: simulation_request(wc).mem_mb,
         runtime=lambda wc: simulation_request(wc).runtime,
     log:
-        "logs/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.log",
+        out("logs/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.log"),
     benchmark:
-        "benchmarks/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.tsv"
+        out("benchmarks/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.tsv")
     conda:
         ENV
     shell:
@@ -43,8 +43,8 @@ rule simulate_setting:
     input:
         delays=delay_files,
     output:
-        raw="results/{paper}/{figure}/{setting}/rep{first}-{last}.parquet",
-        events="results/{paper}/{figure}/{setting}/rep{first}-{last}.events.parquet",
+        raw=out("results/{paper}/{figure}/{setting}/rep{first}-{last}.parquet"),
+        events=out("results/{paper}/{figure}/{setting}/rep{first}-{last}.events.parquet"),
     params:
         config=CONFIG,
         spec=simulation_spec,
@@ -54,9 +54,9 @@ rule simulate_setting:
         mem_mb=lambda wc: simulation_request(wc).mem_mb,
         runtime=lambda wc: simulation_request(wc).runtime,
     log:
-        "logs/{paper}/{figure}/{setting}/rep{first}-{last}.log",
+        out("logs/{paper}/{figure}/{setting}/rep{first}-{last}.log"),
     benchmark:
-        "benchmarks/{paper}/{figure}/{setting}/rep{first}-{last}.tsv"
+        out("benchmarks/{paper}/{figure}/{setting}/rep{first}-{last}.tsv")
     conda:
         ENV
     shell:
@@ -70,8 +70,8 @@ rule simulate_figure:
     input:
         delays=delay_files,
     output:
-        raw="results/{paper}/{figure}/rep{first}-{last}.parquet",
-        events="results/{paper}/{figure}/rep{first}-{last}.events.parquet",
+        raw=out("results/{paper}/{figure}/rep{first}-{last}.parquet"),
+        events=out("results/{paper}/{figure}/rep{first}-{last}.events.parquet"),
     params:
         config=CONFIG,
         spec=simulation_spec,
@@ -82,9 +82,9 @@ rule simulate_figure:
         mem_mb=lambda wc: simulation_request(wc).mem_mb,
         runtime=lambda wc: simulation_request(wc).runtime,
     log:
-        "logs/{paper}/{figure}/rep{first}-{last}.log",
+        out("logs/{paper}/{figure}/rep{first}-{last}.log"),
     benchmark:
-        "benchmarks/{paper}/{figure}/rep{first}-{last}.tsv"
+        out("benchmarks/{paper}/{figure}/rep{first}-{last}.tsv")
     conda:
         ENV
     shell:
@@ -98,12 +98,14 @@ rule summarise:
     input:
         shards=shard_files,
     output:
-        summary="results/{paper}/{figure}/summary.csv",
-        provenance=report(
-            "results/{paper}/{figure}/summary.provenance.json",
+        summary=out("results/{paper}/{figure}/summary.csv"),
+        provenance=out("results/{paper}/{figure}/summary.provenance.json"),
+        provenance_page=report(
+            out("results/{paper}/{figure}/summary.provenance.html"),
             caption="../report/provenance.rst",
             category="{paper}",
-            subcategory="provenance",
+            subcategory="{figure}",
+            labels={"figure": "{figure}", "shows": "provenance"},
         ),
     params:
         config=CONFIG,
@@ -112,22 +114,23 @@ rule summarise:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     log:
-        "logs/{paper}/{figure}/summary.log",
+        out("logs/{paper}/{figure}/summary.log"),
     benchmark:
-        "benchmarks/{paper}/{figure}/summary.tsv"
+        out("benchmarks/{paper}/{figure}/summary.tsv")
     conda:
         ENV
     shell:
         "delayed-bandits aggregate --config {params.config} --paper {wildcards.paper}"
         " --figure {wildcards.figure} --out {output.summary}"
-        " --provenance {output.provenance} {input.shards} > {log} 2>&1"
+        " --provenance {output.provenance} --provenance-html {output.provenance_page}"
+        " {input.shards} > {log} 2>&1"
 
 
 rule ratios:
     input:
         shards=shard_files,
     output:
-        ratios="results/{paper}/{figure}/ratios.csv",
+        ratios=out("results/{paper}/{figure}/ratios.csv"),
     params:
         config=CONFIG,
     threads: 1
@@ -135,9 +138,9 @@ rule ratios:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     log:
-        "logs/{paper}/{figure}/ratios.log",
+        out("logs/{paper}/{figure}/ratios.log"),
     benchmark:
-        "benchmarks/{paper}/{figure}/ratios.tsv"
+        out("benchmarks/{paper}/{figure}/ratios.tsv")
     conda:
         ENV
     shell:
@@ -149,7 +152,7 @@ rule leaderboard:
     input:
         shards=shard_files,
     output:
-        leaderboard="results/{paper}/{figure}/leaderboard.csv",
+        leaderboard=out("results/{paper}/{figure}/leaderboard.csv"),
     params:
         config=CONFIG,
     threads: 1
@@ -157,9 +160,9 @@ rule leaderboard:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     log:
-        "logs/{paper}/{figure}/leaderboard.log",
+        out("logs/{paper}/{figure}/leaderboard.log"),
     benchmark:
-        "benchmarks/{paper}/{figure}/leaderboard.tsv"
+        out("benchmarks/{paper}/{figure}/leaderboard.tsv")
     conda:
         ENV
     shell:
@@ -172,7 +175,14 @@ rule claims:
         unpack(figure_tables),
         events=event_files,
     output:
-        claims="results/{paper}/{figure}/claims.json",
+        claims=out("results/{paper}/{figure}/claims.json"),
+        page=report(
+            out("results/{paper}/{figure}/claims.html"),
+            caption="../report/claims.rst",
+            category="{paper}",
+            subcategory="{figure}",
+            labels={"figure": "{figure}", "shows": "claims"},
+        ),
     params:
         config=CONFIG,
         tables=table_options,
@@ -181,14 +191,15 @@ rule claims:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     log:
-        "logs/{paper}/{figure}/claims.log",
+        out("logs/{paper}/{figure}/claims.log"),
     benchmark:
-        "benchmarks/{paper}/{figure}/claims.tsv"
+        out("benchmarks/{paper}/{figure}/claims.tsv")
     conda:
         ENV
     shell:
         "delayed-bandits claims --config {params.config} --paper {wildcards.paper}"
-        " --figure {wildcards.figure} {params.tables} --out {output.claims} > {log} 2>&1"
+        " --figure {wildcards.figure} {params.tables} --out {output.claims}"
+        " --html {output.page} > {log} 2>&1"
 
 
 rule plot:
@@ -196,11 +207,13 @@ rule plot:
         unpack(figure_tables),
         events=event_files,
     output:
-        pdf="figures/{paper}-{figure}.pdf",
+        pdf=out("figures/{paper}-{figure}.pdf"),
         png=report(
-            "figures/{paper}-{figure}.png",
+            out("figures/{paper}-{figure}.png"),
             caption="../report/figure.rst",
             category="{paper}",
+            subcategory="{figure}",
+            labels={"figure": "{figure}", "shows": "figure"},
         ),
     params:
         config=CONFIG,
@@ -212,9 +225,9 @@ rule plot:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     log:
-        "logs/{paper}/{figure}/plot.log",
+        out("logs/{paper}/{figure}/plot.log"),
     benchmark:
-        "benchmarks/{paper}/{figure}/plot.tsv"
+        out("benchmarks/{paper}/{figure}/plot.tsv")
     conda:
         ENV
     shell:
@@ -227,16 +240,43 @@ rule gather_claims:
     input:
         claims=all_claims(),
     output:
-        report=report("results/claims.md", category="claims"),
+        report=report(out("results/claims.md"), category="claims"),
+    params:
+        scale=SCALE,
     threads: 1
     resources:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     log:
-        "logs/claims.log",
+        out("logs/claims.log"),
     benchmark:
-        "benchmarks/claims.tsv"
+        out("benchmarks/claims.tsv")
     conda:
         ENV
     shell:
-        "delayed-bandits gather-claims --out {output.report} {input.claims} > {log} 2>&1"
+        "delayed-bandits gather-claims --scale {params.scale} --out {output.report}"
+        " {input.claims} > {log} 2>&1"
+
+
+# One paper's claims in one page, made by `snakemake <paper>` (results/claims.md gathers every
+# paper's, so a run of one paper cannot remake it).
+rule gather_paper_claims:
+    input:
+        claims=lambda wc: paper_claims(wc.paper),
+    output:
+        report=out("results/{paper}/claims.md"),
+    params:
+        scale=SCALE,
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    log:
+        out("logs/{paper}/claims.log"),
+    benchmark:
+        out("benchmarks/{paper}/claims.tsv")
+    conda:
+        ENV
+    shell:
+        "delayed-bandits gather-claims --scale {params.scale} --out {output.report}"
+        " {input.claims} > {log} 2>&1"

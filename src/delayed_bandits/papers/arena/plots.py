@@ -1,6 +1,7 @@
 """Figures of the arena, every algorithm against every delay regime: the leaderboard as a heatmap
 of regret over the best in each setting at matched exploration (at T, and at T/10 as another
-view), and the regret curves behind it, one panel per setting."""
+view), and the regret curves behind it, an A4 page per problem (number of arms, gap) with a row
+per delay law, a colour per family of algorithms and a line style per member."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from matplotlib.ticker import EngFormatter, FixedLocator, NullLocator
 
 from delayed_bandits.papers.arena import leaderboard
 from delayed_bandits.papers.arena.entrants import PUBLISHED
-from delayed_bandits.style import palette
+from delayed_bandits.style import palette, reader
 
 ANONYMOUS = "anonymous aggregate"  # the leaderboard's feedback value marked with MARK
 MARK = "†"
@@ -178,24 +179,100 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
     return fig
 
 
-def curve_styles(board: pd.DataFrame) -> dict[str, tuple[Any, str]]:
-    """(colour, line style) per algorithm: ten colours, then the same with dashes and dots."""
-    colours = palette("tab10", 10)
-    return {alg: (colours[i % 10], ("-", "--", ":")[i // 10 % 3])
-            for i, alg in enumerate(algorithm_labels(board))}
+FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Vernade et al. 2017", ("d-ucb", "d-klucb", "discarding-ucb")),
+    ("Pike-Burke et al. 2018", ("qpm-d-matched", "odaaf", "odaaf-v")),
+    ("Manegueu et al. 2020", ("patient", "adapt-patient")),
+    ("Thune et al. 2019", ("dew", "skipper", "doubling")),
+    ("Vernade et al. 2020", ("otflinucb", "otflints")),
+    ("ignoring delays", ("ucb1-matched", "klucb-matched", "ts", "uniform")),
+)
+"""The curves' families, each a colour, its members told apart by line style: the built-in
+entrants by the paper they come from. The algorithms at their papers' constants (the published
+comparison) are a family of their own, like the rows below the heatmap's rule; any other entrant
+(a plug-in's) joins the family "other entrants"."""
+PUBLISHED_FAMILY, OTHERS = "at their papers' constants", "other entrants"
+IGNORES = " (ignores delays)"  # said once, by the family, in the legend
+DASHES: tuple[Any, ...] = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2)),
+                           (0, (1, 3)), (0, (3, 1, 3, 3)))
+PAGE = (8.27, 11.69)  # inches: an A4 page, portrait
 
 
-def na_note(labels: list[str]) -> str:
-    """'n/a: A, B, ...' wrapped to a small panel's width."""
-    return textwrap.fill("n/a: " + ", ".join(labels), width=34)
+def families(board: pd.DataFrame) -> dict[str, list[str]]:
+    """The algorithms of ``board`` by family (``FAMILIES``), in the families' order then board
+    order; a family without a member is left out."""
+    published = board.drop_duplicates("algorithm").set_index("algorithm").section.eq(PUBLISHED)
+    found: dict[str, list[str]] = {name: [] for name, _ in FAMILIES}
+    found.update({PUBLISHED_FAMILY: [], OTHERS: []})
+    member = {alg: name for name, algs in FAMILIES for alg in algs}
+    for alg in algorithm_labels(board):
+        family = PUBLISHED_FAMILY if published[alg] else member.get(alg, OTHERS)
+        found[family].append(alg)
+    return {name: algs for name, algs in found.items() if algs}
+
+
+def curve_styles(board: pd.DataFrame) -> dict[str, tuple[Any, Any]]:
+    """(colour, line style) per algorithm: a colour per family (``families``; dark grey for the
+    papers' constants), a line style per member."""
+    colours = iter(palette("tab10", 10))
+    styles = {}
+    for family, algs in families(board).items():
+        colour = "0.25" if family == PUBLISHED_FAMILY else next(colours)
+        styles.update({alg: (colour, DASHES[i % len(DASHES)]) for i, alg in enumerate(algs)})
+    return styles
+
+
+def legend_entries(board: pd.DataFrame, styles: Mapping[str, tuple[Any, Any]]
+                   ) -> tuple[list[Any], list[str], int]:
+    """The curves' legend, a row per family: its name, then its members (handles, labels, and the
+    number of columns, for a legend filled column by column)."""
+    labels = algorithm_labels(board)
+    rows = []
+    for family, algs in families(board).items():
+        drop = IGNORES if family == "ignoring delays" else ""
+        rows.append([(Line2D([], [], linestyle="none"), f"{family}:")]
+                    + [(Line2D([], [], color=styles[a][0], linestyle=styles[a][1], linewidth=1.5),
+                        labels[a].removesuffix(drop) if drop else labels[a]) for a in algs])
+    ncol = max(len(row) for row in rows)
+    blank = (Line2D([], [], linestyle="none"), "")
+    grid = [row + [blank] * (ncol - len(row)) for row in rows]
+    entries = [grid[r][c] for c in range(ncol) for r in range(len(grid))]  # column by column
+    return [h for h, _ in entries], [t for _, t in entries], ncol
+
+
+def law_rows(board: pd.DataFrame) -> list[tuple[str | None, str | None]]:
+    """(uncensored regime, censored regime) per delay law, in board order; None where the board
+    has no such regime."""
+    regimes = board.drop_duplicates("regime")
+    rows: dict[str, list[str | None]] = {}
+    for regime, law, censored in zip(regimes.regime, regimes.delay, regimes.censored.astype(bool)):
+        rows.setdefault(law, [None, None])[int(censored)] = regime
+    return [(plain, censored) for plain, censored in rows.values()]
+
+
+def na_note(board: pd.DataFrame, n_arms: int, gap: str) -> str:
+    """Which algorithms do not apply where, on one problem: 'Not applicable (...): ODAAF † and
+    ODAAF-V † under Pareto, α = 0.3 and Pareto, α = 1; ...', wrapped to the page."""
+    labels = algorithm_labels(board)
+    rows = board[(board.n_arms == n_arms) & (board.gap == gap) & ~board.applicable.astype(bool)]
+    where: dict[tuple[str, ...], list[str]] = {}
+    for regime, cell in rows.groupby("regime", sort=False):
+        algs = tuple(labels[a] for a in labels if a in set(cell.algorithm))
+        where.setdefault(algs, []).append(str(cell.regime_label.iloc[0]))
+    if not where:
+        return ""
+    parts = [f"{', '.join(algs)} under {'; '.join(laws)}" for algs, laws in where.items()]
+    return textwrap.fill("Not drawn where the algorithm's model does not cover the regime "
+                         "(reasons in the leaderboard): " + ". ".join(parts) + ".",
+                         int(15 * PAGE[0]))
 
 
 def curves_panel(ax: plt.Axes, by_curve: Mapping[tuple[str, str], pd.DataFrame],
-                 cell: pd.DataFrame, labels: Mapping[str, str],
-                 styles: Mapping[str, tuple[Any, str]]) -> None:
+                 cell: pd.DataFrame, styles: Mapping[str, tuple[Any, Any]]) -> float:
     """One setting (``cell``: its board rows): each applicable algorithm's mean regret with a
-    ±2 SE band on a log y axis, the others listed as n/a; a grey background if censored."""
-    setting = cell.setting.iloc[0]
+    ±2 SE band on a log y axis; a grey background if censored. Returns the lowest mean drawn
+    above 0 (inf if none)."""
+    setting, lowest = cell.setting.iloc[0], np.inf
     for alg in cell.algorithm[cell.applicable.astype(bool)]:
         if (setting, alg) not in by_curve:
             continue
@@ -203,61 +280,76 @@ def curves_panel(ax: plt.Axes, by_curve: Mapping[tuple[str, str], pd.DataFrame],
         colour, style = styles[alg]
         ax.plot(curve.t, curve["mean"], color=colour, linestyle=style, linewidth=1)
         ax.fill_between(curve.t, curve["mean"] - 2 * curve.se, curve["mean"] + 2 * curve.se,
-                        color=colour, alpha=0.15, linewidth=0)
-    missing = [labels[a] for a in cell.algorithm[~cell.applicable.astype(bool)]]
-    if missing:
-        ax.text(0.03, 0.97, na_note(missing), transform=ax.transAxes, ha="left", va="top",
-                fontsize=5.5, color="0.3")
+                        color=colour, alpha=0.12, linewidth=0)
+        positive = curve["mean"][curve["mean"] > 0]
+        lowest = min(lowest, float(positive.min())) if len(positive) else lowest
     if cell.censored.iloc[0]:
         ax.set_facecolor(CENSORED_FACE)
     ax.set_yscale("log")  # a regime's worst regrets are orders of magnitude above its best
     ax.xaxis.set_major_formatter(EngFormatter(sep=""))
-    ax.tick_params(labelsize=6)
+    ax.tick_params(labelsize=7)
+    return lowest
 
 
-def curves(summary: pd.DataFrame, board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> plt.Figure:
-    """Mean pseudo-regret against t (±2 SE) of every applicable algorithm, one panel per
-    setting: a row per (number of arms, gap), sharing a log y axis, a column per regime
-    (censored ones last, on grey); the algorithms not applicable listed in their panel."""
-    labels, styles, regimes = algorithm_labels(board), curve_styles(board), regime_order(board)
-    arms, gaps = problems(board)
-    rows = [(n_arms, gap) for n_arms in arms for gap in gaps]
+def curves_page(summary: pd.DataFrame, board: pd.DataFrame, fig_cfg: Mapping[str, Any],
+                n_arms: int, gap: str, page: int, pages: int) -> plt.Figure:
+    """One problem's page: a row per delay law (sharing a log y axis), uncensored on the left and
+    censored on the right (grey), the legend by family and what does not apply below."""
+    styles, rows = curve_styles(board), law_rows(board)
     regime_labels = board.drop_duplicates("regime").set_index("regime").regime_label
-    by_curve = dict(list(summary.groupby(["setting", "algorithm"], sort=False)))
-
-    fig = plt.figure(figsize=(2.1 * len(regimes) + 1.0, 2.1 * len(rows) + 1.8))
-    # the legend gets its own row: save()'s tight_layout then leaves it room
-    spec = fig.add_gridspec(len(rows) + 1, len(regimes), height_ratios=[*[1] * len(rows), 0.35])
-    for i, (n_arms, gap) in enumerate(rows):
-        row_first = None
+    problem = board[(board.n_arms == n_arms) & (board.gap == gap)]
+    by_curve = dict(list(summary[summary.setting.isin(set(problem.setting))].groupby(
+        ["setting", "algorithm"], sort=False)))
+    handles, labels, ncol = legend_entries(board, styles)
+    legend_rows = len(labels) // ncol
+    fig = plt.figure(figsize=PAGE, layout="constrained")
+    spec = fig.add_gridspec(len(rows) + 1, 2, height_ratios=[*[1] * len(rows),
+                                                               0.16 * legend_rows + 0.5])
+    for i, regimes in enumerate(rows):
+        first, lowest = None, np.inf
         for j, regime in enumerate(regimes):
-            ax = fig.add_subplot(spec[i, j], sharey=row_first)
-            row_first = row_first or ax
-            curves_panel(ax, by_curve, board[(board.n_arms == n_arms) & (board.gap == gap)
-                                             & (board.regime == regime)], labels, styles)
-            # a fixed x range rather than sharex: autoscaling 56 shared axes is quadratic
+            if regime is None:
+                continue
+            ax = fig.add_subplot(spec[i, j], sharey=first)
+            first = first or ax
+            lowest = min(lowest, curves_panel(ax, by_curve, problem[problem.regime == regime],
+                                              styles))
             ax.set_xlim(0, fig_cfg["horizon"])
-            if i == 0:
-                ax.set_title(regime_labels[regime], fontsize=7)
+            ax.set_title(reader(str(regime_labels[regime])), fontsize=8, pad=3)
             if j == 0:
-                ax.set_ylabel(f"{problem_title(n_arms, gap)}\npseudo-regret", fontsize=8)
-            else:
-                ax.tick_params(labelleft=False)
+                ax.set_ylabel("pseudo-regret", fontsize=7)
             if i == len(rows) - 1:
                 ax.set_xlabel("round t", fontsize=7)
-            else:
-                ax.tick_params(labelbottom=False)
-    legend = fig.add_subplot(spec[-1, :])
-    legend.axis("off")
-    handles = [Line2D([], [], color=c, linestyle=s, linewidth=1.5) for c, s in styles.values()]
-    legend.legend(handles, list(labels.values()), loc="center", ncol=min(len(labels), 8),
-                  fontsize=8, frameon=False)
-    note = "grey panels: censored regimes (window m)"
-    if MARK in "".join(labels.values()):
+        if first is not None and np.isfinite(lowest):
+            # a band reaching 0 would stretch the log axis down to where no mean is
+            first.set_ylim(bottom=lowest / 2)
+    foot = fig.add_subplot(spec[-1, :])
+    foot.axis("off")
+    legend = foot.legend(handles, [reader(t) for t in labels], loc="upper center", ncol=ncol,
+                         fontsize=7, frameon=False, handlelength=2.6, columnspacing=1.2)
+    for text in legend.get_texts():
+        if text.get_text().endswith(":"):
+            text.set_fontweight("bold")
+    foot.text(0.5, 0.0, reader(na_note(board, n_arms, gap)), transform=foot.transAxes,
+              ha="center", va="bottom", fontsize=6.5, color="0.3")
+    note = "left: uncensored; right, on grey: censored at the window m"
+    if MARK in "".join(algorithm_labels(board).values()):
         note += f"; {MARK} anonymous aggregate feedback"
-    fig.suptitle(f"{fig_cfg['title']}\nmean pseudo-regret against t, ±2 SE over "
-                 f"{runs_note(board)}, T = {fig_cfg['horizon']:,}\n{note}", fontsize=10)
+    fig.suptitle(reader(f"{fig_cfg['title']}: {problem_title(n_arms, gap)} (page {page} of "
+                        f"{pages}, a page per problem)\nmean pseudo-regret against t, ±2 SE over "
+                        f"{runs_note(problem)}, T = {fig_cfg['horizon']:,}\n{note}"), fontsize=9)
     return fig
+
+
+def curves(summary: pd.DataFrame, board: pd.DataFrame, fig_cfg: Mapping[str, Any]
+           ) -> list[plt.Figure]:
+    """Mean pseudo-regret against t (±2 SE) of every applicable algorithm, a page per (number of
+    arms, gap) (``curves_page``): an A4 page each, where 56 panels on one would be unreadable.
+    ``plotting.save`` writes every page to a PDF and the first to a PNG."""
+    arms, gaps = problems(board)
+    pairs = [(n_arms, gap) for n_arms in arms for gap in gaps]
+    return [curves_page(summary, board, fig_cfg, n_arms, gap, i, len(pairs))
+            for i, (n_arms, gap) in enumerate(pairs, 1)]
 
 
 def heatmap_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
@@ -276,7 +368,7 @@ def early_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
 
 
 def curves_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
-                  fig_cfg: Mapping[str, Any]) -> plt.Figure:
+                  fig_cfg: Mapping[str, Any]) -> list[plt.Figure]:
     """``curves`` of the summary, with the leaderboard's labels and applicability."""
     return curves(tables["summary"], leaderboard.display(tables["leaderboard"]), fig_cfg)
 

@@ -12,9 +12,19 @@ import pandas as pd
 
 from delayed_bandits import algorithms
 from delayed_bandits.papers.thune2019 import policies as p19
+from delayed_bandits.papers.thune2019.experiment import Losses
 from delayed_bandits.papers.thune2019.analysis import (at_horizon, bounds, grid, grid_between,
                                                        loglog_fit, upper_half)
-from delayed_bandits.style import palette
+from delayed_bandits.style import legend_below, palette, reader
+
+
+def losses_text(losses: Losses) -> str:
+    """The loss sequence in words: 'Bernoulli losses with gap 0.2', and the decoy's phase of a
+    switching sequence."""
+    text = f"Bernoulli losses with gap {losses.gap:g}"
+    if losses.kind == "bernoulli_switch":
+        text += f", a decoy arm best for the first {losses.switch:g} T rounds"
+    return text
 
 
 def example8_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
@@ -27,7 +37,7 @@ def example8_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
     horizons = np.array([p.horizon for p in points])
     upper = upper_half(horizons)
     colours = dict(zip(fig_cfg["algorithms"], palette("tab10", len(fig_cfg["algorithms"]))))
-    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(16, 4.8))
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(15, 5.6), layout="constrained")
 
     table = bounds(points)
     fine_table = bounds(grid_between(points, int(fig_cfg["bound_points"])))
@@ -39,7 +49,7 @@ def example8_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
         left.plot(table["T"], table[column], "o", color="black", markersize=4)
     left.set(xscale="log", yscale="log", xlabel="horizon T", ylabel="regret bound",
              title="(a) bounds on Example 8's delays")
-    left.legend(fontsize=8)
+    legend_below(left)
 
     last = at_horizon(summary, points)
     upper_settings = {p.setting for p, keep in zip(points, upper) if keep}
@@ -57,7 +67,7 @@ def example8_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
                 label="uniform play (linear)")
     middle.set(xscale="log", yscale="log", xlabel="horizon T", ylabel="mean regret at T (±2 SE)",
                title="(b) regret against T")
-    middle.legend(fontsize=8)
+    legend_below(middle)
 
     largest = points[-1]
     for alg in fig_cfg["algorithms"]:
@@ -76,13 +86,13 @@ def example8_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
                           label="Doubling's epoch starts" if i == 0 else None)
     right.set(yscale="log", xlabel="round t", ylabel="mean regret (±2 SE)",
               title=f"(c) regret against time, T = {largest.horizon:,}")
-    right.legend(fontsize=8)
+    legend_below(right)
 
     problem = largest.problem
     n_runs = int(summary.n_runs.min()) if not summary.empty else 0
-    fig.suptitle(f"{fig_cfg['title']}\nK = {problem.n_arms}, losses {problem.losses.kind} "
-                 f"(gap {problem.losses.gap}), slopes fitted for T ≥ "
-                 f"{horizons[upper].min():,}, {n_runs} runs per point", fontsize=10)
+    fig.suptitle(reader(f"{fig_cfg['title']}\nK = {problem.n_arms}, {losses_text(problem.losses)}; "
+                        f"slopes fitted for T ≥ {horizons[upper].min():,}, {n_runs} runs per "
+                        "point"), fontsize=10)
     return fig
 
 

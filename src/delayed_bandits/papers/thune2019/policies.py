@@ -124,7 +124,7 @@ class DEW:
         self.rate = truncated_rate(self.eta, self.d_max)
         self.w = [1.0] * self.n_arms
 
-    def act(self, t: int, u: float) -> int:
+    def choose(self, t: int, u: float) -> int:
         total = total_weight(self.w)
         arm = draw_arm(self.w, total, u)
         self.played[t] = (arm, self.w[arm] / total)
@@ -143,8 +143,8 @@ class Skipper:
     beta: float
     base: DEW
 
-    def act(self, t: int, u: float) -> int:
-        return self.base.act(t, u)
+    def choose(self, t: int, u: float) -> int:
+        return self.base.choose(t, u)
 
     def observe(self, s: int, loss: float, delay: int) -> None:
         if delay < self.beta:
@@ -194,8 +194,8 @@ class Doubling:
         self.length, self.skipped, self.delay_sum = self.length + 1, skipped, delay_sum
         self.epoch_of[t] = self.m
 
-    def act(self, t: int, u: float) -> int:
-        return self.skipper.act(t, u)
+    def choose(self, t: int, u: float) -> int:
+        return self.skipper.choose(t, u)
 
     def observe(self, s: int, loss: float, delay: int) -> None:
         if self.epoch_of[s] == self.m:
@@ -225,7 +225,7 @@ def run(policy: DEW | Skipper | Doubling, losses: np.ndarray, delays: np.ndarray
         delay = int(delays[t - 1])
         if isinstance(policy, Doubling):
             policy.begin_round(t, delay)
-        arm = policy.act(t, float(uniforms[t - 1]))
+        arm = policy.choose(t, float(uniforms[t - 1]))
         actions.append(arm)
         arrivals.setdefault(t + delay, []).append(t)
         for s in arrivals.pop(t, []):  # end of round t: every s with s + d_s = t

@@ -11,6 +11,7 @@ import pandas as pd
 
 from delayed_bandits import config, delays
 from delayed_bandits.papers.vernade2020.experiment import heavy_law
+from delayed_bandits.style import legend_outside, reader
 
 KDE_DRAWS = 20_000  # draws of log10(delay) for the Gaussian KDE, from a fixed seed
 KDE_SEED = 0
@@ -32,7 +33,7 @@ def density_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
     name, st = heavy_law(fig_cfg)
     law = st.delay
     probs, values = np.asarray(law.probs), np.asarray(law.values)
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    fig, ax = plt.subplots(figsize=(7.5, 5.0), layout="constrained")
     width = np.diff(values)
     keep = width > 0  # a repeated value is an atom, not a density; dropping it keeps the edges
     ax.stairs(np.diff(probs)[keep] / width[keep], values[np.r_[True, keep]], color="0.6",
@@ -47,11 +48,11 @@ def density_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
             (horizon - 1, f"horizon T = {horizon} rounds: P(D ≥ T) = "
                           f"{1 - float(law.cdf(horizon - 1)):.2f}", ":")):
         ax.axvline(np.log10((rounds + 1) / law.scale), color="black", ls=style, lw=1, label=text)
-    ax.set(xlabel=f"log10(delay in seconds); delay in rounds = floor({law.scale:g} · seconds)",
-           ylabel="density")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.set(xlabel=reader(f"log10(delay in seconds); delay in rounds = "
+                         f"⌊{law.scale:g} × seconds⌋"), ylabel="density")
+    legend_outside(fig, *ax.get_legend_handles_labels(), ncol=2)
     label = config.settings(fig_cfg)[name].get("label", name)
-    fig.suptitle(f"{fig_cfg.get('title', f'{paper} {figure}')}\n{label}", fontsize=10)
+    fig.suptitle(reader(f"{fig_cfg.get('title', f'{paper} {figure}')}\n{label}"), fontsize=10)
     return fig
 
 
