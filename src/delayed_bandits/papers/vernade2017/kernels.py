@@ -1,10 +1,33 @@
 """Compiled kernels for Vernade et al. 2017: one replication per call.
 
 Same policies, timing and tie-breaking as ``delayed_bandits.papers.vernade2017.policies`` (the readable
-reference); the kernels differ only in how they keep the counts: arrivals are bucketed by the
-round they become usable, the censored N~ uses the m-buffer of Section 7, and the uncensored N~
-with geometric delays uses the O(1) recursion (6), N~_k = N_k - O_k, O_k <- q (O_k + 1{A_t = k}).
-The index functions are the reference's own, compiled in (``register_jitable``).
+reference); the kernels differ only in how they keep the counts and search the indices: arrivals
+are bucketed by the round they become usable, the censored N~ uses the m-buffer of Section 7, and
+the uncensored N~ with geometric delays uses the O(1) recursion (6), N~_k = N_k - O_k,
+O_k <- q (O_k + 1{A_t = k}). The index functions are the reference's own, compiled in
+(``register_jitable``); DelayedKLUCB runs ``klucb_index``'s Newton steps (``klucb_step``) for all
+arms interleaved.
+
+Cost, per round: O(1) per arrival (O(m) in a round with arrivals for the estimated censored CDF),
+O(K) for the indices, and, where N~ is a weighted sum (censored, or uncensored without the
+recursion), one addition per pull in the window, in the reference's order (s increasing). That
+sum is d-UCB's floor: every weight tau(t-1-s) moves each round and floating-point addition is not
+associative, so no arm's N~ can be carried over from the last round and stay the reference's
+number. At K = 10 and m = 200 (the arena's bench setting, T = 5000) it is about 200 additions,
+140 ns of a 245 ns round: the sum alone caps d-UCB near 7M agent-steps/s, and it runs at 4.0M
+(3.6M through its runner, ``delayed-bandits bench --paper arena``), against uniform play's
+50-130M on the shared 2-core machine.
+
+DelayedKLUCB adds K Newton searches a round (beta and every N~ change each round, so no index
+carries over), each from q = 1 as the reference's, since another start would change the index's
+last bits: about 5.5 steps per arm at the bench setting, each a log and two divisions. The kernel
+solves last round's arm first and stops another arm at an iterate q below the best index known
+when its step is >= ``KLUCB_TOLERANCE``: the next iterate is lower by at least that much and the
+later ones lower still, except that the last step may be negative, but only by rounding at the
+root (below 2e-16 over 10^7 random (theta_hat, N~, beta), against the 1e-6 tolerance), so that
+arm's index is below q and it cannot be played. That leaves about 4 steps per arm, which the
+interleaving overlaps; d-KLUCB runs at 2.1M agent-steps/s at the bench setting (1.9M through its
+runner).
 """
 
 from __future__ import annotations
@@ -15,7 +38,8 @@ import numpy as np
 from numba import njit
 
 from delayed_bandits.queues import arrival_lists, enqueue, record
-from delayed_bandits.papers.vernade2017.policies import klucb_index, ucb_index
+from delayed_bandits.papers.vernade2017.policies import (KLUCB_TOLERANCE, klucb_index, klucb_step,
+                                                          poisson_kl, ucb_index)
 
 
 @njit(cache=True)
@@ -37,29 +61,47 @@ def delayed_index(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, t
     old = np.zeros(n_arms)  # censored: pulls at s <= t-1-m, weight tau_m
     o = np.zeros(n_arms)  # uncensored recursion state O_k(t)
     n_tilde = np.zeros(n_arms)
+    # KL: the arms' estimates, their Newton iterates (then indices), and which still search
+    theta_hats = np.zeros(n_arms)
+    value = np.zeros(n_arms)
+    active = np.zeros(n_arms, dtype=np.bool_)
     head, tail, link = arrival_lists(horizon)
-    # Appendix D estimators: cumulative counts of observed delays (censored), mean (uncensored).
-    cum = np.zeros(window + 1) if censored else np.zeros(1)
     n_obs = 0
-    mu_hat = 0.0
+    mu_hat = 0.0  # Appendix D, uncensored: the delays' mean by stochastic approximation
     recursion = (not censored) and q >= 0.0
     span = window if censored else horizon
+    # The weighted sum's pulls of arm k, oldest first: rounds[k, first[k]:last[k]], so that each
+    # arm's sum runs in a register, adding the weights in increasing s as the reference does.
+    rounds = np.empty((n_arms, 0 if recursion else horizon), dtype=np.int64)
+    first = np.zeros(n_arms, dtype=np.int64)
+    last = np.zeros(n_arms, dtype=np.int64)
+    # Appendix D, censored: the weight of age d is #{observed delays <= d} / n_obs, recomputed
+    # only in rounds with arrivals (the counts are integers, so any order sums them exactly).
+    estimated = estimate_cdf and censored
+    observed = np.zeros(window + 1 if estimated else 1)
+    weights = np.ones(window + 1) if estimated else tau
     out = np.zeros(checkpoints.shape[0])
     regret = 0.0
     ci = 0
     for t in range(1, horizon + 1):
         s = head[t]
+        arrived = s > 0
         while s > 0:
             a = actions[s - 1]
             successes[a] += 1.0
             d = delays[s - 1, a]
             n_obs += 1
-            if estimate_cdf and censored:
-                for j in range(d, window + 1):
-                    cum[j] += 1.0
-            step = n_obs ** (-gamma)
-            mu_hat = (1.0 - step) * mu_hat + step * d
+            if estimated:
+                observed[d] += 1.0
+            if recursion and estimate_cdf:
+                step = n_obs ** (-gamma)
+                mu_hat = (1.0 - step) * mu_hat + step * d
             s = link[s]
+        if estimated and arrived:
+            below = 0.0
+            for j in range(window + 1):
+                below += observed[j]
+                weights[j] = below / n_obs
         if t <= n_arms + wait:
             arm = (t - 1) % n_arms
         else:
@@ -69,26 +111,65 @@ def delayed_index(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, t
             else:
                 tau_old = 1.0 if estimate_cdf else tau[window if censored else 0]
                 for k in range(n_arms):
-                    n_tilde[k] = old[k] * tau_old if censored else 0.0
-                for s in range(max(1, t - span), t):
-                    age = t - 1 - s
-                    if estimate_cdf:
-                        w = cum[age] / n_obs if n_obs > 0 else 1.0
-                    else:
-                        w = tau[age]
-                    n_tilde[actions[s - 1]] += w
+                    total = old[k] * tau_old if censored else 0.0
+                    for i in range(first[k], last[k]):
+                        total += weights[t - 1 - rounds[k, i]]
+                    n_tilde[k] = total
             b = (1.0 + epsilon) * math.log(t)
             arm = 0
             best_index = -math.inf
-            for k in range(n_arms):
-                theta_hat = successes[k] / n_tilde[k] if n_tilde[k] > 0.0 else 0.0
-                if kl:
-                    index = klucb_index(theta_hat, n_tilde[k], b)
-                else:
+            if kl:
+                # klucb_index's Newton search for all arms at once, one step of each in turn: an
+                # arm's steps are a chain of dependent divisions and logs, and interleaving the
+                # arms lets the chains overlap. Last round's arm is solved first (its index is
+                # usually the largest); another arm stops as soon as its iterate q is below the
+                # best index known, ``bar``, with a step >= KLUCB_TOLERANCE still to take: its
+                # index will be below q (module docstring, Cost), so it cannot be played. The
+                # arms reaching the maximum are computed in full, so the argmax and its tie-break
+                # are the reference's.
+                for k in range(n_arms):
+                    theta_hats[k] = successes[k] / n_tilde[k] if n_tilde[k] > 0.0 else 0.0
+                c = actions[t - 2]
+                value[c] = klucb_index(theta_hats[c], n_tilde[c], b)
+                active[c] = False
+                bar = value[c]
+                searching = 0
+                for k in range(n_arms):
+                    if k == c:
+                        continue
+                    # where klucb_index searches; elsewhere it returns at once
+                    active[k] = n_tilde[k] > 0.0 and theta_hats[k] < 1.0 \
+                        and n_tilde[k] * poisson_kl(theta_hats[k], 1.0) > b
+                    if active[k]:
+                        value[k] = 1.0
+                        searching += 1
+                    else:
+                        value[k] = klucb_index(theta_hats[k], n_tilde[k], b)
+                        bar = max(bar, value[k])
+                while searching > 0:
+                    for k in range(n_arms):
+                        if active[k]:
+                            step = klucb_step(theta_hats[k], n_tilde[k], b, value[k])
+                            if value[k] < bar and step >= KLUCB_TOLERANCE:
+                                active[k] = False
+                                searching -= 1
+                            else:
+                                value[k] -= step
+                                if step < KLUCB_TOLERANCE:
+                                    active[k] = False
+                                    searching -= 1
+                                    bar = max(bar, value[k])
+                for k in range(n_arms):
+                    if value[k] > best_index:
+                        best_index = value[k]
+                        arm = k
+            else:
+                for k in range(n_arms):
+                    theta_hat = successes[k] / n_tilde[k] if n_tilde[k] > 0.0 else 0.0
                     index = ucb_index(theta_hat, pulls[k], n_tilde[k], b)
-                if index > best_index:
-                    best_index = index
-                    arm = k
+                    if index > best_index:
+                        best_index = index
+                        arm = k
         actions[t - 1] = arm
         pulls[arm] += 1.0
         regret += best - theta[arm]
@@ -97,8 +178,13 @@ def delayed_index(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, t
             q_now = mu_hat / (mu_hat + 1.0) if estimate_cdf else q
             for k in range(n_arms):
                 o[k] = q_now * (o[k] + (1.0 if k == arm else 0.0))
-        if censored and t - window >= 1:
-            old[actions[t - window - 1]] += 1.0
+        else:
+            rounds[arm, last[arm]] = t
+            last[arm] += 1
+            if t - span >= 1:  # censored: the pull at t - m weighs tau_m from round t + 1 on
+                a = actions[t - span - 1]
+                old[a] += 1.0
+                first[a] += 1
         d = delays[t - 1, arm]
         if uniforms[t - 1, arm] < theta[arm] and (not censored or d <= window) \
                 and d <= horizon - t - 1:

@@ -57,10 +57,16 @@ def klucb_index(theta_hat: float, n_tilde: float, b: float) -> float:
         return 1.0
     q = 1.0
     while True:
-        step = (n_tilde * poisson_kl(theta_hat, q) - b) / (n_tilde * (1.0 - theta_hat / q))
+        step = klucb_step(theta_hat, n_tilde, b, q)
         q -= step
         if step < KLUCB_TOLERANCE:
             return q
+
+
+@register_jitable  # plain Python here; compiled into the kernels, same arithmetic
+def klucb_step(theta_hat: float, n_tilde: float, b: float, q: float) -> float:
+    """``klucb_index``'s Newton step at q: f(q) / f'(q), f(q) = N~ d_Pois(theta_hat, q) - beta."""
+    return (n_tilde * poisson_kl(theta_hat, q) - b) / (n_tilde * (1.0 - theta_hat / q))
 
 
 def first_argmax(values: list[float]) -> int:
