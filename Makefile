@@ -13,6 +13,9 @@ $(VENV)/.installed: envs/requirements.txt pyproject.toml
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -r envs/requirements.txt
 	$(VENV)/bin/pip install --quiet --no-deps -e .
+	@# every kernel compiled once into numba's cache (src/**/__pycache__), about 20 s: otherwise
+	@# the first parallel jobs of a run (or test workers) each compile the same kernels
+	$(VENV)/bin/delayed-bandits bench --horizon 20 --replications 1 --reference-replications 1 > /dev/null
 	touch $@
 
 figures: setup  ## regenerate every figure at paper scale, with its claims

@@ -30,7 +30,7 @@ import numpy as np
 from delayed_bandits import delays
 from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.papers.arena.problem import Draw, conversions, pseudo_regret
-from delayed_bandits.papers.vernade2017.policies import run
+from delayed_bandits.references import run
 
 FEEDBACK = ("arm-labelled", "anonymous aggregate", "per-round loss", "none")
 """What an algorithm sees of the conversions (``docs/decisions.md``, "The arena")."""
@@ -101,7 +101,7 @@ def problem(draw: Draw) -> Problem:
 
 def policy_runners(factory: PolicyFactory, kernel: Kernel | None = None) -> tuple[Runner, Runner]:
     """(kernel, reference) runners of a policy on the arena's conversions: the reference plays
-    the policy through Vernade et al. 2017's loop (``vernade2017.policies.run``) with a generator
+    the policy through the shared loop (``references.run``) with a generator
     seeded by the replication's policy seed; the kernel, when given, takes the same inputs."""
 
     def reference(_: Any, draw: Draw, cp: np.ndarray, seed: int):

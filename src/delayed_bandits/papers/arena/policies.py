@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba.extending import register_jitable
 
-from delayed_bandits.papers.vernade2017.policies import first_argmax, run
+from delayed_bandits.references import first_argmax, run
 
 INDICES = ("ucb", "klucb", "ts")
 KLUCB_TOLERANCE = 1e-6

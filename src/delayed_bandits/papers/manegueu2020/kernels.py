@@ -1,6 +1,6 @@
 """Compiled kernel for Manegueu et al. 2020: Patient Bandits and Adapt-Patient, one replication.
 
-Same choices as ``delayed_bandits.papers.manegueu2020.policies.run_patient`` (index, estimates and
+Same choices as ``delayed_bandits.papers.manegueu2020.policies.PatientPolicy`` (index, estimates and
 window functions are the reference's own, compiled in). What differs is bookkeeping: arrivals are
 bucketed by the round they become usable, and the alpha estimator's counts
 #{s <= t - D_t : I_s = k, C_s = 1, D_s <= B} for B in {D_t, d_t} are kept for every arm and

@@ -9,10 +9,12 @@ for every past pull s < t, so a conversion is usable from round s + max(D_s, 1).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba.extending import register_jitable
+
+from delayed_bandits.references import first_argmax, run
 
 
 @register_jitable  # plain Python here; compiled into the kernels, same arithmetic
@@ -57,51 +59,69 @@ def windows(top_pulls: int, c: float, window_alpha: float) -> tuple[int, int]:
     return big, small
 
 
-def first_argmax(values: list[float]) -> int:
-    """Index of the largest value, the lowest index on ties."""
-    return max(range(len(values)), key=lambda k: (values[k], -k))
+@dataclass
+class PatientPolicy:
+    """Patient Bandits (Algorithm 1) with tail parameter ``alpha_tilde``, or Adapt-Patient
+    (Algorithm 2) when ``adapt`` is given, as a policy of ``references.run``: it knows a pull's
+    conversion only once it has arrived (``observe``), and records (t, alpha_hat_t, alpha_t), the
+    estimate used to choose the arm of round t, at each round of ``checkpoints``."""
+
+    n_arms: int
+    horizon: int
+    alpha_tilde: float
+    adapt: AdaptParams | None
+    checkpoints: frozenset[int]
+    actions: list[int] = field(default_factory=list)
+    arrived: list[tuple[int, int, int]] = field(default_factory=list)  # (s, arm, D_s)
+    trace: list[tuple[int, float, float]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.log_term = math.log(2.0 * self.n_arms * float(self.horizon) ** 3)
+        self.alpha_hat = self.alpha_t = self.alpha_tilde
+
+    def _estimate_alpha(self, t: int, pulls: list[int]) -> None:
+        """Section 6.3 on the most-pulled arm: m_{t,B} counts its conversions with D <= B among
+        its pulls s <= t - D_t, all of which have arrived by round t."""
+        adapt = self.adapt
+        top = first_argmax([float(p) for p in pulls])
+        if pulls[top] < 2:
+            return
+        big, small = windows(pulls[top], adapt.c, adapt.window_alpha)
+        known = [d for s, k, d in self.arrived if k == top and s <= t - big]
+        count_big = sum(1 for d in known if d <= big)
+        count_small = sum(1 for d in known if d <= small)
+        self.alpha_hat, self.alpha_t = alpha_estimates(
+            (count_big - count_small) / pulls[top], float(pulls[top]), self.log_term,
+            adapt.alpha_low, adapt.c, adapt.mu_low, adapt.lcb_constant)
+
+    def choose(self, t: int) -> int:
+        pulls = [self.actions.count(k) for k in range(self.n_arms)]
+        if self.adapt is not None:
+            self._estimate_alpha(t, pulls)
+            if t in self.checkpoints:
+                self.trace.append((t, self.alpha_hat, self.alpha_t))
+        initial = self.n_arms * (2 if self.adapt is not None else 1)  # Algorithm 2: each arm twice
+        if t <= initial:
+            return (t - 1) % self.n_arms
+        alpha = self.alpha_t if self.adapt is not None else self.alpha_tilde
+        seen = [sum(1 for _, k, _ in self.arrived if k == arm) for arm in range(self.n_arms)]
+        return first_argmax([patient_index(seen[k] / pulls[k], float(pulls[k]), alpha,
+                                           self.log_term) for k in range(self.n_arms)])
+
+    def played(self, t: int, arm: int) -> None:
+        self.actions.append(arm)
+
+    def observe(self, s: int, arm: int, delay: int) -> None:
+        self.arrived.append((s, arm, delay))
 
 
 def run_patient(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, alpha_tilde: float,
                 adapt: AdaptParams | None, checkpoints: np.ndarray
                 ) -> tuple[np.ndarray, list[tuple[int, float, float]]]:
-    """Patient Bandits with tail parameter ``alpha_tilde``, or Adapt-Patient when ``adapt`` is
-    given. Returns the arms played and, for Adapt-Patient, (t, alpha_hat_t, alpha_t) at each
-    checkpoint t (the estimate used to choose the arm of round t)."""
+    """``PatientPolicy`` through the shared loop with this paper's timing (eq. 1: the pull of
+    round s is seen from round s + max(D_s, 1)); returns the arms played and the trace."""
     horizon, n_arms = uniforms.shape
-    log_term = math.log(2.0 * n_arms * float(horizon) ** 3)
-    converted = uniforms < mu  # C of a pull of arm k at round t is converted[t - 1, k]
-    actions: list[int] = []
-    trace = []
-    wanted = set(int(t) for t in checkpoints)
-    alpha_hat = alpha_t = alpha_tilde
-    for t in range(1, horizon + 1):
-        pulls = [actions.count(k) for k in range(n_arms)]
-        if adapt is not None:
-            top = first_argmax([float(p) for p in pulls])
-            if pulls[top] >= 2:
-                big, small = windows(pulls[top], adapt.c, adapt.window_alpha)
-                # X_{s,D} is known at round t for pulls s <= t - D
-                seen = [(s, k) for s, k in enumerate(actions, 1) if k == top and s <= t - big]
-                count_big = sum(1 for s, k in seen if converted[s - 1, k] and delays[s - 1, k] <= big)
-                count_small = sum(1 for s, k in seen
-                                  if converted[s - 1, k] and delays[s - 1, k] <= small)
-                alpha_hat, alpha_t = alpha_estimates((count_big - count_small) / pulls[top],
-                                                     float(pulls[top]), log_term, adapt.alpha_low,
-                                                     adapt.c, adapt.mu_low, adapt.lcb_constant)
-            if t in wanted:
-                trace.append((t, alpha_hat, alpha_t))
-        initial = n_arms * (2 if adapt is not None else 1)  # Algorithm 2 pulls each arm twice
-        if t <= initial:
-            arm = (t - 1) % n_arms
-        else:
-            alpha = alpha_t if adapt is not None else alpha_tilde
-            indices = []
-            for k in range(n_arms):
-                # rewards seen by round t: pulls s < t with s + max(D_s, 1) <= t
-                seen_sum = sum(1 for s, a in enumerate(actions, 1) if a == k and converted[s - 1, k]
-                               and s + max(int(delays[s - 1, k]), 1) <= t)
-                indices.append(patient_index(seen_sum / pulls[k], float(pulls[k]), alpha, log_term))
-            arm = first_argmax(indices)
-        actions.append(arm)
-    return np.array(actions, dtype=np.int64), trace
+    policy = PatientPolicy(n_arms, horizon, alpha_tilde, adapt,
+                           frozenset(int(t) for t in checkpoints))
+    actions = run(policy, mu, uniforms, delays, None, usable=lambda s, d: s + max(d, 1))
+    return actions, policy.trace

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba.extending import register_jitable
 
+from delayed_bandits.references import first_argmax
+
 VARIANTS = ("odaaf", "odaaf-b", "odaaf-v")
 
 
@@ -65,11 +67,6 @@ def samples_required(m: int, horizon: int, variant: int, mean: float, var: float
     else:
         n = _n_of(a, b, delta, log_term, c_variance * delta * (mean + variance_weight * var))
     return max(1, int(math.ceil(n - 1e-9)))
-
-
-def first_argmax(values: list[float]) -> int:
-    """Index of the largest value, the lowest index on ties."""
-    return max(range(len(values)), key=lambda k: (values[k], -k))
 
 
 def run_odaaf(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, required, bridge: bool,

@@ -18,6 +18,7 @@ from delayed_bandits.environment import Realisation, draw
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.vernade2017 import kernels as k17
 from delayed_bandits.papers.vernade2017 import policies as p17
+from delayed_bandits.references import run
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def _delayed(censored: bool, kl: bool, estimate: bool) -> tuple[Runner, Runner]:
         window = st.window if censored else None
         policy = p17.DelayedIndexPolicy(st.n_arms, lambda d: float(st.delay.cdf(d)), window, kl,
                                       st.epsilon, estimate, st.gamma)
-        actions = p17.run(policy, st.theta, env.uniforms, env.delays, window)
+        actions = run(policy, st.theta, env.uniforms, env.delays, window)
         return _regret_at(st.theta, actions, cp), actions, None
 
     return kernel, reference
@@ -94,7 +95,7 @@ def _discarding(kl: bool) -> tuple[Runner, Runner]:
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         policy = p17.DiscardingPolicy(st.n_arms, float(st.delay.cdf(st.window)), st.window, kl,
                                       st.epsilon)
-        actions = p17.run(policy, st.theta, env.uniforms, env.delays, st.window)
+        actions = run(policy, st.theta, env.uniforms, env.delays, st.window)
         return _regret_at(st.theta, actions, cp), actions, None
 
     return kernel, reference

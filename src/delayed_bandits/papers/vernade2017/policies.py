@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 from numba.extending import register_jitable
+
+from delayed_bandits.references import first_argmax
 
 KLUCB_TOLERANCE = 1e-6
 
@@ -67,11 +69,6 @@ def klucb_index(theta_hat: float, n_tilde: float, b: float) -> float:
 def klucb_step(theta_hat: float, n_tilde: float, b: float, q: float) -> float:
     """``klucb_index``'s Newton step at q: f(q) / f'(q), f(q) = N~ d_Pois(theta_hat, q) - beta."""
     return (n_tilde * poisson_kl(theta_hat, q) - b) / (n_tilde * (1.0 - theta_hat / q))
-
-
-def first_argmax(values: list[float]) -> int:
-    """Index of the largest value, the lowest index on ties."""
-    return max(range(len(values)), key=lambda k: (values[k], -k))
 
 
 @dataclass
@@ -190,26 +187,3 @@ class DiscardingPolicy:
 
     def observe(self, s: int, arm: int, delay: int) -> None:
         self.arrivals.append((s, arm))
-
-
-def run(policy: Any, theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
-        window: int | None) -> np.ndarray:
-    """Play one replication with a reference policy (anything with choose(t), played(t, arm) and
-    observe(s, arm, delay), e.g. ``DelayedIndexPolicy``); returns the arms played (0-based).
-
-    A pull at round s converts iff uniforms[s-1, arm] < theta[arm]; the conversion reaches the
-    learner at the start of round s + D + 1, if D <= window (censored) and that round exists."""
-    horizon = uniforms.shape[0]
-    pending: dict[int, list[tuple[int, int, int]]] = {}
-    actions = []
-    for t in range(1, horizon + 1):
-        for s, arm, delay in pending.pop(t, []):
-            policy.observe(s, arm, delay)
-        arm = policy.choose(t)
-        policy.played(t, arm)
-        actions.append(arm)
-        delay = int(delays[t - 1, arm])
-        converted = uniforms[t - 1, arm] < theta[arm]
-        if converted and (window is None or delay <= window) and t + delay + 1 <= horizon:
-            pending.setdefault(t + delay + 1, []).append((t, arm, delay))
-    return np.array(actions, dtype=np.int64)

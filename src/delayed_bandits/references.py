@@ -1,0 +1,45 @@
+"""What the readable reference policies share: the lowest-index argmax, and the loop that plays a
+policy on arm-labelled delayed conversions.
+
+A policy of that feedback model (Vernade et al. 2017's, the arena's, yours: docs/extending.md) has
+three methods: ``choose(t)`` returns the arm (0-based) of round t = 1..T; ``played(t, arm)`` is
+told the pull; ``observe(s, arm, delay)`` is told, at the start of a round, that the pull of
+``arm`` at round s converted, ``delay`` rounds later.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+
+def first_argmax(values: list[float]) -> int:
+    """Index of the largest value, the lowest index on ties."""
+    return max(range(len(values)), key=lambda k: (values[k], -k))
+
+
+def run(policy: Any, theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
+        window: int | None, usable: Callable[[int, int], int] = lambda s, d: s + d + 1
+        ) -> np.ndarray:
+    """Play one replication with a reference policy (anything with choose(t), played(t, arm) and
+    observe(s, arm, delay), e.g. Vernade et al. 2017's ``DelayedIndexPolicy``); returns the arms
+    played (0-based).
+
+    A pull at round s converts iff uniforms[s-1, arm] < theta[arm]; the conversion reaches the
+    learner at the start of round ``usable(s, D)`` (s + D + 1, Vernade et al. 2017's timing, by
+    default), if D <= window (censored) and that round exists."""
+    horizon = uniforms.shape[0]
+    pending: dict[int, list[tuple[int, int, int]]] = {}
+    actions = []
+    for t in range(1, horizon + 1):
+        for s, arm, delay in pending.pop(t, []):
+            policy.observe(s, arm, delay)
+        arm = policy.choose(t)
+        policy.played(t, arm)
+        actions.append(arm)
+        delay = int(delays[t - 1, arm])
+        converted = uniforms[t - 1, arm] < theta[arm]
+        if converted and (window is None or delay <= window) and usable(t, delay) <= horizon:
+            pending.setdefault(usable(t, delay), []).append((t, arm, delay))
+    return np.array(actions, dtype=np.int64)
