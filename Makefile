@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: setup figures test test-cluster bench report lab
+.PHONY: setup figures test lint test-cluster bench report lab
 setup: $(VENV)/.installed
 
 # pip byte-compiles the packages, most of setup's time; keep it: where PYTHONDONTWRITEBYTECODE is
@@ -24,6 +24,11 @@ figures: setup  ## regenerate every figure at paper scale, with its claims
 # -n logical: one worker per logical CPU (-n auto counts physical cores where psutil is installed)
 test: setup  ## the test suite, one worker per CPU, each taking whole test files
 	pytest -q -n logical --dist loadfile
+
+lint: setup  ## ruff (checks and format) on src/ and tests/, snakefmt on the Snakefile and rules
+	ruff check src tests
+	ruff format --check src tests
+	snakefmt --check Snakefile workflow/rules
 
 test-cluster: setup  ## the smoke workflow on a single-node SLURM cluster set up here (root, Debian)
 	tests/cluster/slurm_smoke.sh
