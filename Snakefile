@@ -3,6 +3,7 @@
 # them (docs/architecture.md).
 configfile: "config/config.yaml"
 
+
 report: "workflow/report/workflow.rst"
 
 

@@ -23,15 +23,22 @@ def result_files(run: Path, prefixes: tuple[str, ...] = ("results", "figures")) 
     ``prefixes`` (e.g. ``results/vernade2017``, ``figures/vernade2017-``, or the smoke scale's
     ``smoke/results``), sorted."""
     tops = {prefix.split("/")[0] for prefix in prefixes}
-    found = (str(p.relative_to(run)) for top in sorted(tops)
-             for p in (run / top).rglob("*") if p.is_file() and not p.name.endswith(VOLATILE))
+    found = (
+        str(p.relative_to(run))
+        for top in sorted(tops)
+        for p in (run / top).rglob("*")
+        if p.is_file() and not p.name.endswith(VOLATILE)
+    )
     return sorted(p for p in found if p.startswith(prefixes))
 
 
 def same_file(a: Path, b: Path) -> bool:
     if a.suffix == ".parquet":
-        return pq.read_table(a).replace_schema_metadata().equals(
-            pq.read_table(b).replace_schema_metadata())
+        return (
+            pq.read_table(a)
+            .replace_schema_metadata()
+            .equals(pq.read_table(b).replace_schema_metadata())
+        )
     return a.read_bytes() == b.read_bytes()
 
 

@@ -28,6 +28,8 @@ def smoke_config() -> dict:
     from delayed_bandits import config as cfg
 
     return cfg.load(SMOKE_FILES)
+
+
 BIN = str(Path(sys.executable).parent)
 SNAKEMAKE_ENV = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
 
@@ -56,14 +58,24 @@ def plugin(folder: Path, files: dict[str, str]) -> dict[str, str]:
     folder.mkdir(parents=True)
     for name, text in files.items():
         (folder / name).write_text(textwrap.dedent(text).lstrip())
-    return dict(os.environ, PYTHONPATH=str(folder.parent), DELAYED_BANDITS_PAPERS=folder.name,
-                PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    return dict(
+        os.environ,
+        PYTHONPATH=str(folder.parent),
+        DELAYED_BANDITS_PAPERS=folder.name,
+        PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}",
+    )
 
 
 def snakemake(work: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
     """``snakemake ARGS --configfile config/smoke.yaml`` in ``work`` (targets go in ARGS)."""
-    return subprocess.run([f"{BIN}/snakemake", *args, "--configfile", "config/smoke.yaml"],
-                          cwd=work, env=SNAKEMAKE_ENV, capture_output=True, text=True, **kwargs)
+    return subprocess.run(
+        [f"{BIN}/snakemake", *args, "--configfile", "config/smoke.yaml"],
+        cwd=work,
+        env=SNAKEMAKE_ENV,
+        capture_output=True,
+        text=True,
+        **kwargs,
+    )
 
 
 @pytest.fixture(scope="session")

@@ -10,8 +10,9 @@ import numpy as np
 from delayed_bandits.algorithms import Algorithm
 
 
-def same_run(alg: Algorithm, setting: Any, env: Any, checkpoints: np.ndarray,
-             seed: int) -> tuple[np.ndarray, np.ndarray, Any, Any]:
+def same_run(
+    alg: Algorithm, setting: Any, env: Any, checkpoints: np.ndarray, seed: int
+) -> tuple[np.ndarray, np.ndarray, Any, Any]:
     """Assert identical actions (naming the first round that differs) and identical regret;
     returns (regret, actions, kernel events, reference events) for further checks."""
     regret_k, actions_k, events_k = alg.kernel(setting, env, checkpoints, seed)

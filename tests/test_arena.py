@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import SMOKE_FILES
 from delayed_bandits import config as cfg
 from delayed_bandits.environment import checkpoint_grid
 from delayed_bandits.errors import ConfigError
@@ -19,8 +20,6 @@ from delayed_bandits.papers.arena import experiment as arena
 from delayed_bandits.papers.arena import leaderboard
 from delayed_bandits.papers.arena.entrants import FIELDS, MATCHED, PUBLISHED
 from delayed_bandits.papers.arena.problem import conversions, per_round
-
-from conftest import SMOKE_FILES
 
 REPO = Path(__file__).resolve().parents[1]
 SMOKE = cfg.load(SMOKE_FILES, "arena")["papers"]["arena"]["regret"]
@@ -32,8 +31,9 @@ def _setting(name: str) -> arena.Setting:
     return arena.Setting.from_config(cfg.settings(SMOKE)[name], name)
 
 
-@pytest.mark.parametrize("regime", ["uniform_censored", "pareto03", "pareto_arm_censored",
-                                    "criteo"])
+@pytest.mark.parametrize(
+    "regime", ["uniform_censored", "pareto03", "pareto_arm_censored", "criteo"]
+)
 @pytest.mark.parametrize("algorithm", list(ENTRANTS))
 def test_kernel_takes_the_references_actions(regime: str, algorithm: str) -> None:
     st = _setting(f"{regime}-K3-large")
@@ -54,8 +54,9 @@ def test_kernel_takes_the_references_actions(regime: str, algorithm: str) -> Non
 
 def test_best_arm_position_is_drawn_per_replication_uniformly() -> None:
     st = _setting("pareto_arm-K3-large")
-    positions = [arena.draw_environment(np.random.SeedSequence(s), 50, st).setting.best
-                 for s in range(3000)]
+    positions = [
+        arena.draw_environment(np.random.SeedSequence(s), 50, st).setting.best for s in range(3000)
+    ]
     counts = np.bincount(positions, minlength=3)
     # each count is Binomial(3000, 1/3): SD 25.8; 4 SD either side
     assert np.all(np.abs(counts - 1000) < 4 * math.sqrt(3000 * (1 / 3) * (2 / 3))), counts
@@ -94,8 +95,12 @@ def test_grid_expands_every_regime_in_order() -> None:
     names = list(cfg.settings(FULL))
     cells = math.prod(len(axis["values"]) for axis in FULL["grid"])  # K x gap
     assert len(names) == len(FULL["settings"]) * cells
-    assert names[:4] == ["uniform-K2-small", "uniform-K2-large", "uniform-K10-small",
-                         "uniform-K10-large"]
+    assert names[:4] == [
+        "uniform-K2-small",
+        "uniform-K2-large",
+        "uniform-K10-small",
+        "uniform-K10-large",
+    ]
     assert cfg.listed_setting(FULL, "pareto_arm_censored-K10-small") == "pareto_arm_censored"
     assert cfg.seed_name(FULL, "uniform-K2-small") == "uniform-K2-small"  # own draws per cell
     st = arena.Setting.from_config(cfg.settings(FULL)["uniform-K10-small"], "x")
@@ -103,8 +108,10 @@ def test_grid_expands_every_regime_in_order() -> None:
 
 
 def test_per_arm_law_puts_the_first_entry_on_the_best_arm() -> None:
-    raw = {**cfg.settings(SMOKE)["pareto_arm-K3-large"],
-           "delay": {"kind": "per_arm", "arms": [{"kind": "pareto", "alpha": 0.3}] * 3}}
+    raw = {
+        **cfg.settings(SMOKE)["pareto_arm-K3-large"],
+        "delay": {"kind": "per_arm", "arms": [{"kind": "pareto", "alpha": 0.3}] * 3},
+    }
     with pytest.raises(ConfigError, match="two entries"):
         arena.Setting.from_config(raw, "bad")
     with pytest.raises(ConfigError, match="gap"):
@@ -142,8 +149,10 @@ def test_what_does_not_apply_and_why() -> None:
     for name in ("dew", "skipper", "doubling", "otflinucb", "otflints"):
         assert "depend on the arm" in ENTRANTS[name].applies(per_arm)
         assert ENTRANTS[name].applies(heavy) == ""
-    assert all(ENTRANTS[name].applies(per_arm) == ""
-               for name in ("d-ucb", "patient", "qpm-d", "odaaf", "ts", "klucb"))
+    assert all(
+        ENTRANTS[name].applies(per_arm) == ""
+        for name in ("d-ucb", "patient", "qpm-d", "odaaf", "ts", "klucb")
+    )
 
 
 def test_what_each_is_told() -> None:
@@ -178,28 +187,51 @@ def test_every_index_method_has_a_matched_row_and_each_field_one_of_each() -> No
 def test_qpmd_matched_base_explores_a_quarter_as_much() -> None:
     """QPM-D's base bonus sqrt(c log n / N): c = 2 (UCB1) published, 1/2 (f = log n) matched; on
     an easy problem with no delays the matched base pulls the worse arm less."""
-    raw = {**cfg.settings(SMOKE)["uniform-K3-large"], "delay": {"kind": "uniform", "low": 0,
-                                                                "high": 0}}
+    raw = {
+        **cfg.settings(SMOKE)["uniform-K3-large"],
+        "delay": {"kind": "uniform", "low": 0, "high": 0},
+    }
     st = arena.Setting.from_config(raw, "x")
     worse = {}
     for name in ("qpm-d", "qpm-d-matched"):
         draws = [arena.draw_environment(np.random.SeedSequence(s), 3000, st) for s in range(4)]
-        worse[name] = np.mean([np.sum(ENTRANTS[name].kernel(st, d, np.array([3000]), 0)[1]
-                                      != d.setting.best) for d in draws])
+        worse[name] = np.mean(
+            [
+                np.sum(ENTRANTS[name].kernel(st, d, np.array([3000]), 0)[1] != d.setting.best)
+                for d in draws
+            ]
+        )
     assert worse["qpm-d-matched"] < 0.6 * worse["qpm-d"], worse
 
 
 TINY = {
-    "horizon": 100, "replications": 4, "checkpoints": 2, "leaderboard_at": [50, 100],
+    "horizon": 100,
+    "replications": 4,
+    "checkpoints": 2,
+    "leaderboard_at": [50, 100],
     "algorithms": ["d-ucb", "patient", "odaaf", "qpm-d", "qpm-d-matched", "uniform"],
-    "grid": [{"key": "n_arms", "values": [2], "names": ["K2"]},
-             {"key": "gap", "values": [0.2], "names": ["large"]}],
+    "grid": [
+        {"key": "n_arms", "values": [2], "names": ["K2"]},
+        {"key": "gap", "values": [0.2], "names": ["large"]},
+    ],
     "settings": {
-        "heavy": {"delay": {"kind": "pareto", "alpha": 0.3}, "censored": False, "window": 20,
-                  "base_mean": 0.4, "alpha_tilde": 0.3},
-        "arm": {"delay": {"kind": "per_arm", "arms": [{"kind": "pareto", "alpha": 0.3},
-                                                      {"kind": "pareto", "alpha": 1.0}]},
-                "censored": True, "window": 20, "base_mean": 0.4, "alpha_tilde": 0.3},
+        "heavy": {
+            "delay": {"kind": "pareto", "alpha": 0.3},
+            "censored": False,
+            "window": 20,
+            "base_mean": 0.4,
+            "alpha_tilde": 0.3,
+        },
+        "arm": {
+            "delay": {
+                "kind": "per_arm",
+                "arms": [{"kind": "pareto", "alpha": 0.3}, {"kind": "pareto", "alpha": 1.0}],
+            },
+            "censored": True,
+            "window": 20,
+            "base_mean": 0.4,
+            "alpha_tilde": 0.3,
+        },
     },
 }
 BASE = np.array([10.0, 12.0, 14.0, 16.0])  # per replication
@@ -207,20 +239,41 @@ BASE = np.array([10.0, 12.0, 14.0, 16.0])  # per replication
 
 def _raw(regrets: dict[tuple[str, str], np.ndarray]) -> pd.DataFrame:
     """Replications at t = 50 (half the regret) and t = 100."""
-    return pd.concat([pd.DataFrame({"setting": s, "algorithm": a, "replication": range(4),
-                                    "t": t, "regret": r * t / 100})
-                      for (s, a), r in regrets.items() for t in (50, 100)], ignore_index=True)
+    return pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "setting": s,
+                    "algorithm": a,
+                    "replication": range(4),
+                    "t": t,
+                    "regret": r * t / 100,
+                }
+            )
+            for (s, a), r in regrets.items()
+            for t in (50, 100)
+        ],
+        ignore_index=True,
+    )
 
 
-RAW = _raw({("heavy-K2-large", "d-ucb"): BASE + 20, ("heavy-K2-large", "patient"): BASE,
-            # one more per replication: above the best by 1 with a paired SE of 0, not tied;
-            # unpaired, its SE (1.3) would have hidden it
-            ("heavy-K2-large", "qpm-d-matched"): BASE + 1,
-            ("heavy-K2-large", "qpm-d"): BASE + np.array([0.0, 2.0, -2.0, 1.0]),  # 0.25 ± 0.85
-            ("heavy-K2-large", "uniform"): BASE + 40,
-            ("arm-K2-large", "d-ucb"): BASE + 20, ("arm-K2-large", "patient"): BASE - 8,
-            ("arm-K2-large", "odaaf"): BASE + 2, ("arm-K2-large", "qpm-d"): BASE - 6,
-            ("arm-K2-large", "qpm-d-matched"): BASE - 6.5, ("arm-K2-large", "uniform"): BASE + 40})
+RAW = _raw(
+    {
+        ("heavy-K2-large", "d-ucb"): BASE + 20,
+        ("heavy-K2-large", "patient"): BASE,
+        # one more per replication: above the best by 1 with a paired SE of 0, not tied;
+        # unpaired, its SE (1.3) would have hidden it
+        ("heavy-K2-large", "qpm-d-matched"): BASE + 1,
+        ("heavy-K2-large", "qpm-d"): BASE + np.array([0.0, 2.0, -2.0, 1.0]),  # 0.25 ± 0.85
+        ("heavy-K2-large", "uniform"): BASE + 40,
+        ("arm-K2-large", "d-ucb"): BASE + 20,
+        ("arm-K2-large", "patient"): BASE - 8,
+        ("arm-K2-large", "odaaf"): BASE + 2,
+        ("arm-K2-large", "qpm-d"): BASE - 6,
+        ("arm-K2-large", "qpm-d-matched"): BASE - 6.5,
+        ("arm-K2-large", "uniform"): BASE + 40,
+    }
+)
 
 
 def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> None:
@@ -235,7 +288,9 @@ def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> N
     assert math.isnan(heavy.loc["odaaf", "regret"]) and math.isnan(heavy.loc["odaaf", "rank"])
     assert heavy.loc["patient", "rank"] == 1 and heavy.loc["patient", "tied_best"]
     assert heavy.loc["qpm-d-matched", "diff"] == pytest.approx(1.0)
-    assert heavy.loc["qpm-d-matched", "se_diff"] == 0 and not heavy.loc["qpm-d-matched", "tied_best"]
+    assert (
+        heavy.loc["qpm-d-matched", "se_diff"] == 0 and not heavy.loc["qpm-d-matched", "tied_best"]
+    )
     assert heavy.loc["d-ucb", "ratio"] == pytest.approx(33.0 / 13.0)
     published = leaderboard.view(board, 100, PUBLISHED)
     tied = published[published.setting == "heavy-K2-large"].set_index("algorithm")
@@ -247,8 +302,9 @@ def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> N
     assert arm.loc["qpm-d-matched", "exploration"] == "f(n) = log n"
     # a curve that applies but has no replications is an error, not a blank cell
     with pytest.raises(ConfigError, match="arm-K2-large/qpm-d"):
-        leaderboard.build(RAW[~((RAW.setting == "arm-K2-large") & (RAW.algorithm == "qpm-d"))],
-                          TINY)
+        leaderboard.build(
+            RAW[~((RAW.setting == "arm-K2-large") & (RAW.algorithm == "qpm-d"))], TINY
+        )
 
     wins = leaderboard.wins(board).set_index(["horizon", "field", "algorithm"])
     assert wins.loc[(100, MATCHED, "patient"), "wins"] == 2
@@ -291,8 +347,10 @@ def test_a_regime_can_draw_its_delays_from_a_file_of_samples(tmp_path: Path) -> 
     its draws come from the sample, and the file is an input of the jobs that simulate it."""
     sample = tmp_path / "delays.txt"
     sample.write_text("\n".join(["0", "3", "3", "250"]) + "\n")
-    raw = {**cfg.settings(SMOKE)["geometric100_censored-K3-large"],
-           "delay": {"kind": "sample", "path": str(sample)}}
+    raw = {
+        **cfg.settings(SMOKE)["geometric100_censored-K3-large"],
+        "delay": {"kind": "sample", "path": str(sample)},
+    }
     st = arena.Setting.from_config(raw, "mine")
     draw = arena.draw_environment(np.random.SeedSequence(0), 4000, st)
     assert set(np.unique(draw.realisation.delays)) == {0, 3, 250}
@@ -300,8 +358,9 @@ def test_a_regime_can_draw_its_delays_from_a_file_of_samples(tmp_path: Path) -> 
     cp = np.array([4000])
     for name in ("ts", "odaaf"):  # references that are fast at T = 4000
         algo = ENTRANTS[name]
-        np.testing.assert_array_equal(algo.kernel(st, draw, cp, 1)[1],
-                                      algo.reference(st, draw, cp, 1)[1])
+        np.testing.assert_array_equal(
+            algo.kernel(st, draw, cp, 1)[1], algo.reference(st, draw, cp, 1)[1]
+        )
     sample.write_text("3\n-1\n")
     with pytest.raises(ConfigError, match=r"mine\.delay\.path: .* line 2: delay -1 is negative"):
         arena.Setting.from_config(raw, "mine")

@@ -10,10 +10,21 @@ import pytest
 from scipy.optimize import brentq
 
 from delayed_bandits import delays, environment
-from delayed_bandits.papers.arena.kernels import (INDEX_CODES, KLUCB, TS, UCB,
-                                                  run_ignores_delays_kernel)
-from delayed_bandits.papers.arena.policies import (KLUCB_TOLERANCE, bernoulli_kl, exploration,
-                                                   klucb_index, run_ignores_delays, ucb_index)
+from delayed_bandits.papers.arena.kernels import (
+    INDEX_CODES,
+    KLUCB,
+    TS,
+    UCB,
+    run_ignores_delays_kernel,
+)
+from delayed_bandits.papers.arena.policies import (
+    KLUCB_TOLERANCE,
+    bernoulli_kl,
+    exploration,
+    klucb_index,
+    run_ignores_delays,
+    ucb_index,
+)
 
 POLICIES = {  # (index, coefficient, loglog)
     "ucb-1": ("ucb", 1.0, 0.0),
@@ -23,8 +34,11 @@ POLICIES = {  # (index, coefficient, loglog)
     "ts": ("ts", 0.0, 0.0),
 }
 # The best arm is neither first nor last, so neither tie-breaking rule nor luck can fake a match.
-MEANS = {2: np.array([0.3, 0.45]), 3: np.array([0.4, 0.55, 0.3]),
-         10: np.array([0.05, 0.12, 0.3, 0.08, 0.25, 0.2, 0.15, 0.28, 0.1, 0.22])}
+MEANS = {
+    2: np.array([0.3, 0.45]),
+    3: np.array([0.4, 0.55, 0.3]),
+    10: np.array([0.05, 0.12, 0.3, 0.08, 0.25, 0.2, 0.15, 0.28, 0.1, 0.22]),
+}
 HORIZONS = {2: 400, 3: 800, 10: 1500}
 DELAY_MEANS = (0.0, 5.0, 200.0)
 
@@ -41,16 +55,19 @@ def test_kernel_takes_reference_actions(policy: str, n_arms: int, delay_mean: fl
     index, coefficient, loglog = POLICIES[policy]
     mu, horizon = MEANS[n_arms], HORIZONS[n_arms]
     seed = 1000 * n_arms + int(delay_mean)
-    env = environment.draw(np.random.SeedSequence(seed), horizon, n_arms,
-                           delays.Geometric(delay_mean))
+    env = environment.draw(
+        np.random.SeedSequence(seed), horizon, n_arms, delays.Geometric(delay_mean)
+    )
     checkpoints = environment.checkpoint_grid(horizon, 20)
-    regret, actions = run_ignores_delays_kernel(mu, env.uniforms, env.delays, index, coefficient,
-                                                loglog, seed, checkpoints)
+    regret, actions = run_ignores_delays_kernel(
+        mu, env.uniforms, env.delays, index, coefficient, loglog, seed, checkpoints
+    )
     reference = run_ignores_delays(mu, env.uniforms, env.delays, index, coefficient, loglog, seed)
     mismatch = np.flatnonzero(actions != reference)
     assert mismatch.size == 0, f"first different action at round {mismatch[:1] + 1}"
-    np.testing.assert_allclose(regret, np.cumsum(mu.max() - mu[actions])[checkpoints - 1],
-                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(
+        regret, np.cumsum(mu.max() - mu[actions])[checkpoints - 1], rtol=0, atol=1e-9
+    )
     # every arm is played, and the best the most once feedback flows: a comparison that means
     # something
     counts = np.bincount(actions, minlength=n_arms)
@@ -63,8 +80,12 @@ def test_kernel_takes_reference_actions(policy: str, n_arms: int, delay_mean: fl
 
 P_GRID = (0.0, 1e-3, 0.01, 0.1, 0.37, 0.5, 0.8, 0.999)
 N_GRID = (1, 2, 5, 30, 1000, 100_000)
-F_GRID = (exploration(2, 1.0, 0.0), exploration(100, 1.0, 3.0), exploration(10**5, 1.0, 0.0),
-          exploration(10**5, 4.0, 0.0))
+F_GRID = (
+    exploration(2, 1.0, 0.0),
+    exploration(100, 1.0, 3.0),
+    exploration(10**5, 1.0, 0.0),
+    exploration(10**5, 4.0, 0.0),
+)
 
 
 def _exact_klucb(p: float, n: float, f: float) -> float:
@@ -132,13 +153,15 @@ def test_klucb_pruning_never_hides_the_index_above_the_bar() -> None:
 
 # ---- UCB ----------------------------------------------------------------------------------------
 
+
 def test_ucb_coefficient_4_is_auers_ucb1() -> None:
     for t in (2, 3, 17, 1000, 10**6):
         for n in (1, 4, 333):
             for p in (0.0, 0.25, 1.0):
                 expected = p + math.sqrt(2.0 * math.log(t) / n)
                 assert ucb_index(p, float(n), exploration(t, 4.0, 0.0)) == pytest.approx(
-                    expected, rel=1e-14)
+                    expected, rel=1e-14
+                )
 
 
 def test_ucb1_run_matches_a_textbook_ucb1() -> None:
@@ -170,6 +193,7 @@ def test_without_conversions_the_index_policies_play_round_robin(index: str) -> 
 
 
 # ---- Thompson sampling --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("seed", range(5))
 def test_ts_concentrates_on_the_best_arm(seed: int) -> None:

@@ -14,9 +14,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from delayed_bandits.papers.arena.entrants import Entrant, from_policy
-
 from conftest import BIN, copy_workflow, plugin
+from delayed_bandits.papers.arena.entrants import Entrant, from_policy
 
 TOY = '''
     """A toy arena entrant: epsilon-greedy on the conversions seen so far (tests)."""
@@ -46,8 +45,9 @@ TOY = '''
     ENTRANTS = [from_policy("toy-greedy", "ε-greedy (toy)", "epsilon-greedy, epsilon = 0.1",
                             EpsilonGreedy)]
 '''
-OVERLAY = {"papers": {"arena": {"regret": {
-    "algorithms": ["ucb1-matched", "ts", "toy-greedy", "uniform"]}}}}
+OVERLAY = {
+    "papers": {"arena": {"regret": {"algorithms": ["ucb1-matched", "ts", "toy-greedy", "uniform"]}}}
+}
 
 
 @pytest.fixture
@@ -60,9 +60,22 @@ def test_a_policy_from_outside_the_package_joins_the_arena(tmp_path: Path, toy: 
     (tmp_path / "work").mkdir()
     work = copy_workflow(tmp_path / "work")
     (work / "mine.yaml").write_text(yaml.safe_dump(OVERLAY, allow_unicode=True))
-    run = subprocess.run([f"{BIN}/snakemake", "--cores", "2", "arena", "--configfile",
-                          "config/smoke.yaml", "mine.yaml"], cwd=work, env=toy,
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            f"{BIN}/snakemake",
+            "--cores",
+            "2",
+            "arena",
+            "--configfile",
+            "config/smoke.yaml",
+            "mine.yaml",
+        ],
+        cwd=work,
+        env=toy,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     board = pd.read_csv(work / "smoke/results/arena/regret/leaderboard.csv")
     mine = board[board.algorithm == "toy-greedy"]
@@ -73,7 +86,10 @@ def test_a_policy_from_outside_the_package_joins_the_arena(tmp_path: Path, toy: 
     assert (mine.knows == "nothing").all() and (mine.feedback == "arm-labelled").all()
     assert (work / "smoke/figures/arena-regret.png").stat().st_size > 20_000
     # it ran on the same replications as the others: same paired rows in the shards
-    raw = pd.concat(pd.read_parquet(p) for p in (work / "smoke/results/arena/regret").glob("rep*-*[0-9].parquet"))
+    raw = pd.concat(
+        pd.read_parquet(p)
+        for p in (work / "smoke/results/arena/regret").glob("rep*-*[0-9].parquet")
+    )
     last = raw[raw.t == raw.t.max()]
     reps = last.groupby("algorithm").replication.apply(lambda r: tuple(sorted(r)))
     assert reps.nunique() == 1
@@ -82,9 +98,15 @@ def test_a_policy_from_outside_the_package_joins_the_arena(tmp_path: Path, toy: 
 def test_an_entrant_taking_a_built_in_id_is_refused(tmp_path: Path, toy: dict[str, str]):
     folder = tmp_path / "plugins" / "toy_entrant"
     (folder / "__init__.py").write_text(
-        textwrap.dedent(TOY).lstrip().replace('"toy-greedy"', '"ts"'))
-    run = subprocess.run([sys.executable, "-c", "import delayed_bandits.papers.arena.experiment"],
-                         env=toy, capture_output=True, text=True, timeout=120)
+        textwrap.dedent(TOY).lstrip().replace('"toy-greedy"', '"ts"')
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", "import delayed_bandits.papers.arena.experiment"],
+        env=toy,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode != 0
     assert "arena algorithm ids ['ts'] are declared twice" in run.stderr
 
@@ -115,8 +137,15 @@ def test_an_entrant_declares_feedback_and_fields_it_can_have() -> None:
 def test_a_policy_runs_on_the_replications_draw() -> None:
     from delayed_bandits.papers.arena import experiment as arena
 
-    raw = {"n_arms": 4, "gap": 0.2, "base_mean": 0.4, "window": 20, "censored": False,
-           "alpha_tilde": 0.5, "delay": {"kind": "geometric", "mean": 5}}
+    raw = {
+        "n_arms": 4,
+        "gap": 0.2,
+        "base_mean": 0.4,
+        "window": 20,
+        "censored": False,
+        "alpha_tilde": 0.5,
+        "delay": {"kind": "geometric", "mean": 5},
+    }
     st = arena.Setting.from_config(raw, "x")
     draw = arena.draw_environment(np.random.SeedSequence(3), 100, st)
     entrant = from_policy("x", "X", "x", _First)

@@ -10,20 +10,26 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import CONFIG, SMOKE
 from delayed_bandits import plotting
 from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena import plots as arena
 
-from conftest import CONFIG, SMOKE
-
 FIG_CFG = {"title": "Arena (made up)", "horizon": 1000}
 # the censored regime comes first here, to check that the figures move it after the others
-REGIMES = [("geometric10-censored", "Geometric(10), m = 50", True),
-           ("geometric10", "Geometric(10)", False), ("pareto0.5", "Pareto(0.5)", False)]
-ALGORITHMS = [("ucb", "UCB", "arm-labelled"), ("odaaf", "ODAAF", "anonymous aggregate"),
-              ("dew", "DEW", "per-round loss"), ("patient", "Patient", "arm-labelled"),
-              ("ucb1", "UCB1", "arm-labelled")]  # the last at its paper's constant only
+REGIMES = [
+    ("geometric10-censored", "Geometric(10), m = 50", True),
+    ("geometric10", "Geometric(10)", False),
+    ("pareto0.5", "Pareto(0.5)", False),
+]
+ALGORITHMS = [
+    ("ucb", "UCB", "arm-labelled"),
+    ("odaaf", "ODAAF", "anonymous aggregate"),
+    ("dew", "DEW", "per-round loss"),
+    ("patient", "Patient", "arm-labelled"),
+    ("ucb1", "UCB1", "arm-labelled"),
+]  # the last at its paper's constant only
 NOT_APPLICABLE = ("odaaf", "pareto0.5")  # ODAAF needs a finite mean delay
 
 
@@ -35,35 +41,66 @@ def _board() -> pd.DataFrame:
     for n_arms in (2, 10):
         for gap in ("small", "large"):
             for r, (regime, regime_label, censored) in enumerate(REGIMES):
-                regrets = {alg: np.nan if (alg, regime) == NOT_APPLICABLE
-                           else 10.0 * n_arms * (1 + a) * (1 + r)
-                           for a, (alg, _, _) in enumerate(ALGORITHMS)}
+                regrets = {
+                    alg: np.nan
+                    if (alg, regime) == NOT_APPLICABLE
+                    else 10.0 * n_arms * (1 + a) * (1 + r)
+                    for a, (alg, _, _) in enumerate(ALGORITHMS)
+                }
                 best = np.nanmin(list(regrets.values()))
                 ranks = pd.Series(regrets).rank(method="min")
                 for alg, label, feedback in ALGORITHMS:
                     applicable = not np.isnan(regrets[alg])
-                    rows.append({
-                        "setting": f"{regime}-K{n_arms}-{gap}", "regime": regime,
-                        "regime_label": regime_label, "delay": regime.split("-")[0],
-                        "censored": censored, "window": 50 if censored else None,
-                        "n_arms": n_arms, "gap": gap, "algorithm": alg, "label": label,
-                        "feedback": feedback, "knows": "E[τ]", "applicable": applicable,
-                        "reason": "" if applicable else "needs a finite mean delay",
-                        "regret": regrets[alg], "se": regrets[alg] / 10,
-                        "n_runs": 20 if applicable else np.nan, "rank": ranks[alg],
-                        "ratio": regrets[alg] / best, "horizon": FIG_CFG["horizon"],
-                        "tied_best": alg == "ucb" or (alg == "odaaf" and r == 0),
-                        "section": "published" if alg == "ucb1" else "matched"})
+                    rows.append(
+                        {
+                            "setting": f"{regime}-K{n_arms}-{gap}",
+                            "regime": regime,
+                            "regime_label": regime_label,
+                            "delay": regime.split("-")[0],
+                            "censored": censored,
+                            "window": 50 if censored else None,
+                            "n_arms": n_arms,
+                            "gap": gap,
+                            "algorithm": alg,
+                            "label": label,
+                            "feedback": feedback,
+                            "knows": "E[τ]",
+                            "applicable": applicable,
+                            "reason": "" if applicable else "needs a finite mean delay",
+                            "regret": regrets[alg],
+                            "se": regrets[alg] / 10,
+                            "n_runs": 20 if applicable else np.nan,
+                            "rank": ranks[alg],
+                            "ratio": regrets[alg] / best,
+                            "horizon": FIG_CFG["horizon"],
+                            "tied_best": alg == "ucb" or (alg == "odaaf" and r == 0),
+                            "section": "published" if alg == "ucb1" else "matched",
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
 def _summary(board: pd.DataFrame) -> pd.DataFrame:
     """Curves rising to each applicable algorithm's regret at T, 5 checkpoints."""
     t = np.linspace(200, FIG_CFG["horizon"], 5).astype(int)
-    return pd.concat([pd.DataFrame({"setting": row.setting, "algorithm": row.algorithm, "t": t,
-                                    "mean": row.regret * t / t[-1], "se": row.se * t / t[-1],
-                                    "q05": 0.0, "q95": 0.0, "n_runs": 20})
-                      for row in board[board.applicable].itertuples()], ignore_index=True)
+    return pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "setting": row.setting,
+                    "algorithm": row.algorithm,
+                    "t": t,
+                    "mean": row.regret * t / t[-1],
+                    "se": row.se * t / t[-1],
+                    "q05": 0.0,
+                    "q95": 0.0,
+                    "n_runs": 20,
+                }
+            )
+            for row in board[board.applicable].itertuples()
+        ],
+        ignore_index=True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +116,11 @@ def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
     fig = arena.heatmap(board, FIG_CFG, FIG_CFG["horizon"])
     panels = [ax for ax in fig.axes if ax.get_title().startswith("K = ")]
     assert [ax.get_title() for ax in panels] == [
-        "K = 2, small gap", "K = 2, large gap", "K = 10, small gap", "K = 10, large gap"]
+        "K = 2, small gap",
+        "K = 2, large gap",
+        "K = 10, small gap",
+        "K = 10, large gap",
+    ]
     assert len(_texts(fig, "n/a")) == 4  # one per problem
     assert len(_texts(fig, "1.0")) == 4 * len(REGIMES)  # UCB, the best everywhere
     bold = [t.get_text() for t in panels[0].texts if t.get_fontweight() == "bold"]
@@ -89,9 +130,17 @@ def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
     rules = [list(line.get_ydata()) for line in panels[0].lines]
     assert [4, 4] in rules  # the rule above it (the other is between uncensored and censored)
     assert [t.get_text() for t in panels[0].get_xticklabels()] == [
-        "Geometric(10)", "Pareto(0.5)", "Geometric(10), m = 50"]  # the censored regime last
+        "Geometric(10)",
+        "Pareto(0.5)",
+        "Geometric(10), m = 50",
+    ]  # the censored regime last
     assert [t.get_text() for t in panels[0].get_yticklabels()] == [
-        "UCB", f"ODAAF {arena.MARK}", "DEW", "Patient", "UCB1"]
+        "UCB",
+        f"ODAAF {arena.MARK}",
+        "DEW",
+        "Patient",
+        "UCB1",
+    ]
     assert arena.BAR_LABEL in [ax.get_ylabel() for ax in fig.axes]
     assert "T = 1,000" in fig.get_suptitle() and "20 runs" in fig.get_suptitle()
     assert any("anonymous aggregate" in t.get_text() for t in _texts(fig, "Cell"))
@@ -100,23 +149,40 @@ def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
 def test_curves_a_page_per_problem_with_a_legend_by_family(board: pd.DataFrame) -> None:
     pages = arena.curves(_summary(board), board, FIG_CFG)
     assert len(pages) == 4  # one per (K, gap)
-    for i, (page, problem) in enumerate(zip(pages, ["K = 2, small gap", "K = 2, large gap",
-                                                    "K = 10, small gap", "K = 10, large gap"]), 1):
+    for i, (page, problem) in enumerate(
+        zip(
+            pages,
+            ["K = 2, small gap", "K = 2, large gap", "K = 10, small gap", "K = 10, large gap"],
+        ),
+        1,
+    ):
         assert list(page.get_size_inches()) == list(arena.PAGE)
         assert f"{problem} (page {i} of 4" in page.get_suptitle()
         panels = [ax for ax in page.axes if ax.lines]
         # a row per delay law: geometric10 uncensored and censored, pareto0.5 uncensored only
         assert [ax.get_title() for ax in panels] == [
-            "Geometric(10)", "Geometric(10), m = 50", "Pareto(0.5)"]
+            "Geometric(10)",
+            "Geometric(10), m = 50",
+            "Pareto(0.5)",
+        ]
         assert panels[1].get_facecolor()[:3] == pytest.approx((0.94,) * 3)  # censored: grey
         assert all(ax.get_yscale() == "log" for ax in panels)
         assert sum(len(ax.lines) for ax in panels) == len(board[board.applicable]) // 4
         assert panels[0].get_shared_y_axes().joined(panels[0], panels[1])
         legend = next(ax.get_legend() for ax in page.axes if ax.get_legend())
         texts = [t.get_text() for t in legend.get_texts() if t.get_text()]
-        assert texts == ["Pike-Burke et al. 2018:", "Manegueu et al. 2020:", "Thune et al. 2019:",
-                         "at their papers' constants:", "other entrants:",
-                         f"ODAAF {arena.MARK}", "Patient", "DEW", "UCB1", "UCB"]
+        assert texts == [
+            "Pike-Burke et al. 2018:",
+            "Manegueu et al. 2020:",
+            "Thune et al. 2019:",
+            "at their papers' constants:",
+            "other entrants:",
+            f"ODAAF {arena.MARK}",
+            "Patient",
+            "DEW",
+            "UCB1",
+            "UCB",
+        ]
         note = next(t.get_text() for ax in page.axes for t in ax.texts)
         assert f"ODAAF {arena.MARK} under Pareto(0.5)" in note
         page.canvas.draw()
@@ -129,16 +195,19 @@ def test_curves_a_page_per_problem_with_a_legend_by_family(board: pd.DataFrame) 
 
 
 def test_curve_styles_colour_a_family_and_dash_its_members() -> None:
-    rows = [{"algorithm": a, "label": a.upper(), "feedback": "arm-labelled",
-             "section": "matched"} for a in ("d-ucb", "d-klucb", "discarding-ucb", "ts")]
+    rows = [
+        {"algorithm": a, "label": a.upper(), "feedback": "arm-labelled", "section": "matched"}
+        for a in ("d-ucb", "d-klucb", "discarding-ucb", "ts")
+    ]
     styles = arena.curve_styles(pd.DataFrame(rows))
     assert styles["d-ucb"][0] == styles["d-klucb"][0] == styles["discarding-ucb"][0]
     assert len({styles[a][1] for a in ("d-ucb", "d-klucb", "discarding-ucb")}) == 3
     assert styles["ts"][0] != styles["d-ucb"][0]
 
 
-@pytest.mark.parametrize("ratio, text", [(1.0, "1.0"), (3.24, "3.2"), (9.96, "10"),
-                                         (41.3, "41"), (12_345.0, "12k")])
+@pytest.mark.parametrize(
+    "ratio, text", [(1.0, "1.0"), (3.24, "3.2"), (9.96, "10"), (41.3, "41"), (12_345.0, "12k")]
+)
 def test_ratio_text(ratio: float, text: str) -> None:
     assert arena.ratio_text(ratio) == text
 
@@ -148,17 +217,23 @@ def test_ratio_ticks() -> None:
     assert arena.ratio_ticks(0.4, 3.0) == [0.5, 1, 2]
 
 
-def test_plot_kinds_draw_the_leaderboard_and_save(board: pd.DataFrame, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plot_kinds_draw_the_leaderboard_and_save(
+    board: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # the made-up board stands in for what the leaderboard table shows
     monkeypatch.setattr(arena.leaderboard, "display", lambda table, horizon=None: board)
-    assert set(plotting.views("arena")) == {plotting.GENERIC, "arena", "arena_early",
-                                            "arena_curves"}
+    assert set(plotting.views("arena")) == {
+        plotting.GENERIC,
+        "arena",
+        "arena_early",
+        "arena_curves",
+    }
     tables = {"summary": _summary(board), "leaderboard": board}
     for kind in ("arena", "arena_early", "arena_curves"):
         out = tmp_path / f"{kind}.png"
-        plotting.plot_figure(tables, "arena", "regret", FIG_CFG, [out, out.with_suffix(".pdf")],
-                             kind=kind)
+        plotting.plot_figure(
+            tables, "arena", "regret", FIG_CFG, [out, out.with_suffix(".pdf")], kind=kind
+        )
         assert out.read_bytes()[:4] == b"\x89PNG" and out.stat().st_size > 5000
         pages = len(re.findall(rb"/Type /Page\b", out.with_suffix(".pdf").read_bytes()))
         assert pages == (4 if kind == "arena_curves" else 1)  # the curves: a page per problem
@@ -171,9 +246,24 @@ def test_unknown_kind_names_the_available_ones() -> None:
 
 def test_cli_plot_rejects_an_unknown_kind_before_reading(tmp_path: Path, capsys) -> None:
     out = tmp_path / "x.png"
-    code = main(["plot", "--config", str(CONFIG), str(SMOKE), "--paper", "manegueu2020", "--figure", "fig2",
-                 "--summary", str(tmp_path / "absent.csv"), "--kind", "heatmap",
-                 "--out", str(out)])
+    code = main(
+        [
+            "plot",
+            "--config",
+            str(CONFIG),
+            str(SMOKE),
+            "--paper",
+            "manegueu2020",
+            "--figure",
+            "fig2",
+            "--summary",
+            str(tmp_path / "absent.csv"),
+            "--kind",
+            "heatmap",
+            "--out",
+            str(out),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2
     assert "'heatmap'" in err and "regret, alpha_sweep, gap_sweep, alpha_trace" in err

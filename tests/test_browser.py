@@ -25,9 +25,16 @@ import pytest
 
 from conftest import snakemake
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 HARNESS = """<!doctype html><html><body>
 <iframe id="page" src="{page}" style="width:1400px;height:1000px"></iframe>
@@ -58,12 +65,18 @@ def chromium() -> str:
     if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True, timeout=600)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], env=env,
-                       capture_output=True, timeout=1200)
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "chromium"],
+            env=env,
+            capture_output=True,
+            timeout=1200,
+        )
         found = shutil.which("chromium")
     if found is None:
-        pytest.fail("chromium is not installed and could not be installed here: "
-                    "apt-get install chromium (Debian), then rerun")
+        pytest.fail(
+            "chromium is not installed and could not be installed here: "
+            "apt-get install chromium (Debian), then rerun"
+        )
     return found
 
 
@@ -74,8 +87,9 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 def _embedded_images(html: str) -> list[str]:
     """The PNG figures a page embeds as data (the report keeps them base64-encoded)."""
-    return sorted(set(re.findall(r"data:image/png[^\"',;]*(?:;[^\"',;]*)*?;base64,[A-Za-z0-9+/=]+",
-                                 html)))
+    return sorted(
+        set(re.findall(r"data:image/png[^\"',;]*(?:;[^\"',;]*)*?;base64,[A-Za-z0-9+/=]+", html))
+    )
 
 
 def _open(chromium: str, root: Path, page: str, images: list[str]) -> dict:
@@ -87,8 +101,12 @@ def _open(chromium: str, root: Path, page: str, images: list[str]) -> dict:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/_harness.html"
-        dom = subprocess.run([chromium, *CHROMIUM_FLAGS, "--virtual-time-budget=20000",
-                              "--dump-dom", url], capture_output=True, text=True, timeout=180)
+        dom = subprocess.run(
+            [chromium, *CHROMIUM_FLAGS, "--virtual-time-budget=20000", "--dump-dom", url],
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
     finally:
         server.shutdown()
     found = re.search(r'<pre id="result">(.*?)</pre>', dom.stdout, re.DOTALL)
@@ -111,8 +129,9 @@ def test_a_rendered_notebook_shows_every_figure(smoke_run: Path, chromium: str) 
 
 
 @pytest.mark.slow
-def test_the_report_opens_and_every_figure_loads(smoke_run: Path, chromium: str,
-                                                 tmp_path: Path) -> None:
+def test_the_report_opens_and_every_figure_loads(
+    smoke_run: Path, chromium: str, tmp_path: Path
+) -> None:
     run = snakemake(smoke_run, "--report", "report-browser.html")
     assert run.returncode == 0, run.stderr[-2000:]
     html = (smoke_run / "report-browser.html").read_text()

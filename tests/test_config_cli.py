@@ -18,14 +18,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from delayed_bandits import algorithms
+from conftest import CONFIG, SMOKE, SMOKE_FILES, smoke_config
+from delayed_bandits import algorithms, kinds
 from delayed_bandits import config as cfg
-from delayed_bandits import kinds
 from delayed_bandits.cli import main
 from delayed_bandits.delays import KINDS
 from delayed_bandits.errors import ConfigError
-
-from conftest import CONFIG, SMOKE, SMOKE_FILES, smoke_config
 
 REPO = Path(__file__).resolve().parents[1]
 _VENV_BIN = REPO / ".venv" / "bin"
@@ -61,6 +59,7 @@ def _write(path: Path, config: dict[str, Any]) -> Path:
 # --------------------------------------------------------------------------------------------
 # 1. The shipped configs
 # --------------------------------------------------------------------------------------------
+
 
 def test_shipped_config_validates() -> None:
     raw = _yaml(CONFIG)
@@ -124,13 +123,29 @@ REJECTED: dict[str, tuple[Mutation, list[str]]] = {
     ),
     "unknown-figure-key": (
         lambda c: _fig(c).update(horizn=10),
-        ["papers.vernade2017.fig1", "'horizn'", "allowed keys:", "horizon", "replications",
-         "algorithms", "settings", "checkpoints"],
+        [
+            "papers.vernade2017.fig1",
+            "'horizn'",
+            "allowed keys:",
+            "horizon",
+            "replications",
+            "algorithms",
+            "settings",
+            "checkpoints",
+        ],
     ),
     "unknown-setting-key": (
         lambda c: _setting(c).update(mu=3),
-        ["papers.vernade2017.fig1.settings.thetaH", "'mu'", "allowed keys:", "theta", "delay",
-         "window", "epsilon", "gamma"],
+        [
+            "papers.vernade2017.fig1.settings.thetaH",
+            "'mu'",
+            "allowed keys:",
+            "theta",
+            "delay",
+            "window",
+            "epsilon",
+            "gamma",
+        ],
     ),
     "density-figure-with-algorithms": (
         lambda c: c["papers"]["vernade2020"]["fig2"].update(algorithms=["otflinucb"]),
@@ -138,7 +153,8 @@ REJECTED: dict[str, tuple[Mutation, list[str]]] = {
     ),
     "density-figure-without-a-quantile-table": (
         lambda c: c["papers"]["vernade2020"]["fig2"]["settings"]["heavy"].update(
-            delay={"kind": "geometric", "mean": 100}),
+            delay={"kind": "geometric", "mean": 100}
+        ),
         ["papers.vernade2020.fig2", "quantile table of log10 delays"],
     ),
     "horizon-string": (
@@ -211,7 +227,8 @@ REJECTED: dict[str, tuple[Mutation, list[str]]] = {
     ),
     "per-arm-delay-for-vernade": (
         lambda c: _setting(c).update(
-            delay={"kind": "per_arm", "arms": [{"kind": "geometric", "mean": 5}] * 3}),
+            delay={"kind": "per_arm", "arms": [{"kind": "geometric", "mean": 5}] * 3}
+        ),
         ["papers.vernade2017.fig1.settings.thetaH.delay", "one delay law"],
     ),
 }
@@ -284,9 +301,11 @@ def test_shards_cover_every_replication_once(replications: int, size: int) -> No
 # 3. CLI: exit code 2, a message naming the argument and what is allowed, nothing written
 # --------------------------------------------------------------------------------------------
 
+
 def _cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([CLI, *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [CLI, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
 
 
 def _leftovers(directory: Path) -> list[Path]:
@@ -318,8 +337,14 @@ def test_cli_validate_missing_file_exits_2(tmp_path: Path) -> None:
 
 
 def _simulate_args(out: Path, config: str | None = None, **override: str) -> list[str]:
-    args = {"paper": PAPER, "figure": "fig1", "setting": "thetaH", "algorithm": "d-ucb",
-            "reps": "0-1", "out": str(out)}
+    args = {
+        "paper": PAPER,
+        "figure": "fig1",
+        "setting": "thetaH",
+        "algorithm": "d-ucb",
+        "reps": "0-1",
+        "out": str(out),
+    }
     args.update(override)
     files = [config] if config else [str(CONFIG), str(SMOKE)]
     return ["simulate", "--config", *files] + [x for k, v in args.items() for x in (f"--{k}", v)]
@@ -330,17 +355,25 @@ BAD_SIMULATE: dict[str, tuple[dict[str, str], list[str]]] = {
     "reps-not-a-range": ({"reps": "x"}, ["argument --reps", "FIRST-LAST", "'x'"]),
     "reps-three-parts": ({"reps": "1-2-3"}, ["argument --reps", "FIRST-LAST", "'1-2-3'"]),
     "reps-beyond-replications": (
-        {"reps": "4-6"}, ["--reps 4-6", "< 6", "papers.vernade2017.fig1.replications"]),
+        {"reps": "4-6"},
+        ["--reps 4-6", "< 6", "papers.vernade2017.fig1.replications"],
+    ),
     "setting-unknown": (
         {"setting": "thetaZ"},
-        ["setting 'thetaZ'", "thetaH, thetaL", "papers.vernade2017.fig1.settings"]),
+        ["setting 'thetaZ'", "thetaH, thetaL", "papers.vernade2017.fig1.settings"],
+    ),
     "algorithm-unknown": (
         {"algorithm": "thompson"},
-        ["algorithm 'thompson'", "d-ucb, d-klucb, ud-ucb, ud-klucb",
-         "papers.vernade2017.fig1.algorithms"]),
+        [
+            "algorithm 'thompson'",
+            "d-ucb, d-klucb, ud-ucb, ud-klucb",
+            "papers.vernade2017.fig1.algorithms",
+        ],
+    ),
     "algorithm-not-in-figure": (
         {"algorithm": "discarding-ucb"},
-        ["algorithm 'discarding-ucb'", "d-ucb, d-klucb, ud-ucb, ud-klucb"]),
+        ["algorithm 'discarding-ucb'", "d-ucb, d-klucb, ud-ucb, ud-klucb"],
+    ),
     "paper-unknown": ({"paper": "nobody2020"}, ["paper 'nobody2020'", "vernade2017"]),
     "figure-unknown": ({"figure": "fig9"}, ["figure 'fig9'", "fig1, fig2, fig3"]),
 }
@@ -395,8 +428,21 @@ def test_cli_plot_rejects_unsupported_extension(tmp_path: Path) -> None:
     summary = tmp_path / "summary.csv"
     summary.write_text("setting,algorithm,t,mean\n")
     out = tmp_path / "x.svg"
-    result = _cli("plot", "--config", CONFIG, SMOKE, "--paper", PAPER, "--figure", "fig1",
-                  "--summary", summary, "--out", out, cwd=tmp_path)
+    result = _cli(
+        "plot",
+        "--config",
+        CONFIG,
+        SMOKE,
+        "--paper",
+        PAPER,
+        "--figure",
+        "fig1",
+        "--summary",
+        summary,
+        "--out",
+        out,
+        cwd=tmp_path,
+    )
     assert result.returncode == 2
     assert "--out" in result.stderr and "x.svg" in result.stderr
     assert ".pdf" in result.stderr and ".png" in result.stderr
@@ -408,6 +454,7 @@ def test_cli_plot_rejects_unsupported_extension(tmp_path: Path) -> None:
 # 4-5. Snakemake: a bad config fails before any job runs; --lint passes
 # --------------------------------------------------------------------------------------------
 
+
 def _workflow_copy(root: Path) -> Path:
     shutil.copy2(REPO / "Snakefile", root / "Snakefile")
     for name in ("workflow", "config", "envs"):
@@ -418,8 +465,9 @@ def _workflow_copy(root: Path) -> Path:
 
 def _snakemake(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    return subprocess.run([SNAKEMAKE, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=180)
+    return subprocess.run(
+        [SNAKEMAKE, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=180
+    )
 
 
 def _no_outputs(root: Path) -> None:
@@ -452,19 +500,32 @@ def test_snakemake_rejects_bad_config_before_any_job(tmp_path: Path) -> None:
 
 def test_snakemake_hands_command_line_overrides_to_the_jobs(tmp_path: Path) -> None:
     root = _workflow_copy(tmp_path)
-    result = _snakemake("--configfile", "config/smoke.yaml", "--config", "seed=3", "-n", "-p",
-                        "--cores", "1", "smoke/results/vernade2017/fig2/summary.csv", cwd=root)
+    result = _snakemake(
+        "--configfile",
+        "config/smoke.yaml",
+        "--config",
+        "seed=3",
+        "-n",
+        "-p",
+        "--cores",
+        "1",
+        "smoke/results/vernade2017/fig2/summary.csv",
+        cwd=root,
+    )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
-    assert ("delayed-bandits simulate --config config/config.yaml config/smoke.yaml "
-            """--override '{"seed": 3}' --paper vernade2017""") in output
+    assert (
+        "delayed-bandits simulate --config config/config.yaml config/smoke.yaml "
+        """--override '{"seed": 3}' --paper vernade2017"""
+    ) in output
     _no_outputs(root)
 
 
 def test_snakemake_checks_command_line_overrides_before_any_job(tmp_path: Path) -> None:
     root = _workflow_copy(tmp_path)
-    result = _snakemake("--configfile", "config/smoke.yaml", "--config", "seed=-1", "-n",
-                        "--cores", "1", cwd=root)
+    result = _snakemake(
+        "--configfile", "config/smoke.yaml", "--config", "seed=-1", "-n", "--cores", "1", cwd=root
+    )
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert "config key 'seed'" in output and "minimum" in output
@@ -474,8 +535,11 @@ def test_snakemake_checks_command_line_overrides_before_any_job(tmp_path: Path) 
 
 def test_an_override_reaches_the_numbers(tmp_path: Path) -> None:
     shards = {}
-    for name, extra in (("base", []), ("seed3", ["--override", '{"seed": 3}']),
-                        ("same", ["--override", '{"seed": 7}'])):
+    for name, extra in (
+        ("base", []),
+        ("seed3", ["--override", '{"seed": 3}']),
+        ("same", ["--override", '{"seed": 7}']),
+    ):
         out = tmp_path / name / "shard.parquet"
         assert main([*_simulate_args(out), *extra]) == 0
         shards[name] = pd.read_parquet(out)

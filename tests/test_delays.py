@@ -33,14 +33,18 @@ from delayed_bandits.delays import (
 )
 from delayed_bandits.errors import ConfigError
 
-N = 200_000          # draws per distribution
-Z = 5.0              # number of standard errors allowed
-EPS = 1e-12          # slack for p in {0, 1} / zero-variance cases (float round-off only)
+N = 200_000  # draws per distribution
+Z = 5.0  # number of standard errors allowed
+EPS = 1e-12  # slack for p in {0, 1} / zero-variance cases (float round-off only)
 SEED_BASE = 20240517
 
 # A Criteo-like quantile table: log10 of the delay in seconds, rescaled by 0.01 (delays 0..3163).
-LOG_TABLE = Empirical(probs=(0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0),
-                      values=(1.0, 2.0, 2.7, 3.3, 4.0, 4.8, 5.5), scale=0.01, log10=True)
+LOG_TABLE = Empirical(
+    probs=(0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0),
+    values=(1.0, 2.0, 2.7, 3.3, 4.0, 4.8, 5.5),
+    scale=0.01,
+    log10=True,
+)
 LIN_TABLE = Empirical(probs=(0.0, 0.5, 0.8, 1.0), values=(0.0, 10.0, 12.5, 40.0))
 LIN_TABLE_SCALED = Empirical(probs=(0.0, 0.25, 1.0), values=(2.0, 30.0, 90.0), scale=0.5)
 # A table with an atom (repeated value) that is *not* on an integer boundary.
@@ -73,7 +77,7 @@ CASES = {
 NAMES = list(CASES)
 SEEDS = {name: i for i, name in enumerate(NAMES)}
 PARETO = [n for n in NAMES if n.startswith("pareto")]
-LIGHT = [n for n in NAMES if not n.startswith("pareto")]   # all moments finite
+LIGHT = [n for n in NAMES if not n.startswith("pareto")]  # all moments finite
 
 
 def rng_for(name: str, stream: int = 0) -> np.random.Generator:
@@ -148,6 +152,7 @@ def pmf_moments(dist, upper: int) -> tuple[float, float, np.ndarray]:
 # 1. Empirical frequencies against cdf
 # ---------------------------------------------------------------------------------------------
 
+
 def check_points(dist) -> list[int]:
     pts = {-1, 0, 1, 2}
     for p in (0.05, 0.25, 0.5, 0.75, 0.95, 0.999):
@@ -173,10 +178,12 @@ def test_closed_form_cdfs():
     """cdf against independent formulas / scipy."""
     d = np.arange(0, 400)
     np.testing.assert_allclose(Poisson(12.0).cdf(d), stats.poisson.cdf(d, 12.0), rtol=0, atol=1e-14)
-    np.testing.assert_allclose(HalfNormal(20.0).cdf(d), stats.halfnorm.cdf(d + 1, scale=20.0),
-                               rtol=0, atol=1e-14)
-    np.testing.assert_allclose(Exponential(50.0).cdf(d), stats.expon.cdf(d + 1, scale=50.0),
-                               rtol=0, atol=1e-14)
+    np.testing.assert_allclose(
+        HalfNormal(20.0).cdf(d), stats.halfnorm.cdf(d + 1, scale=20.0), rtol=0, atol=1e-14
+    )
+    np.testing.assert_allclose(
+        Exponential(50.0).cdf(d), stats.expon.cdf(d + 1, scale=50.0), rtol=0, atol=1e-14
+    )
     # Truncation at B renormalises: P(D <= d | D <= B).
     for b in (75, 250):
         dd = np.arange(0, b + 1)
@@ -186,13 +193,15 @@ def test_closed_form_cdfs():
     for a in (0.3, 1.0, 2.5, 3.5):
         # 1 - cdf carries an absolute (not relative) round-off of a few ulp of 1.
         np.testing.assert_allclose(1.0 - Pareto(a).cdf(d), (d + 1.0) ** -a, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(Uniform(5, 25).cdf(d)[:30],
-                               np.clip((np.arange(30) - 4) / 21, 0, 1), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(
+        Uniform(5, 25).cdf(d)[:30], np.clip((np.arange(30) - 4) / 21, 0, 1), rtol=0, atol=1e-15
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # 2. Mean and variance
 # ---------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", LIGHT)
 def test_moments_match_pmf_from_cdf(name):
@@ -291,8 +300,10 @@ def test_pareto_moments(alpha):
         assert dist.variance > 0
 
 
-@pytest.mark.parametrize("name", ["empirical-log10", "empirical-linear", "empirical-linear-scaled",
-                                  "empirical-atom-offgrid"])
+@pytest.mark.parametrize(
+    "name",
+    ["empirical-log10", "empirical-linear", "empirical-linear-scaled", "empirical-atom-offgrid"],
+)
 def test_empirical_moments_by_quantile_integration(name):
     """E[D^k] = int_0^1 floor(scale * g(Q(u)))^k du via a midpoint sum over M points; the
     integrand is monotone, so the error is at most (f(1) - f(0)) / M."""
@@ -345,6 +356,7 @@ def test_pareto_infinite_mean_tail_is_heavy(alpha):
 # 3. Properties
 # ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=60, deadline=None)
 @given(a=st.integers(-1, 10**9), b=st.integers(-1, 10**9))
@@ -358,7 +370,9 @@ def test_cdf_monotone_and_in_unit_interval(name, a, b):
 @pytest.mark.parametrize("name", NAMES)
 def test_cdf_grid_monotone_and_limits(name):
     dist = CASES[name]
-    grid = np.unique(np.concatenate([np.arange(-1, 5000), np.logspace(0, 18, 200).astype(np.int64)]))
+    grid = np.unique(
+        np.concatenate([np.arange(-1, 5000), np.logspace(0, 18, 200).astype(np.int64)])
+    )
     c = dist.cdf(grid)
     assert c.shape == grid.shape
     assert np.all(np.isfinite(c))
@@ -479,6 +493,7 @@ def test_per_arm_arm_count_mismatch_raises():
 # 4. from_spec
 # ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "spec,expected",
     [
@@ -492,11 +507,26 @@ def test_per_arm_arm_count_mismatch_raises():
         ({"kind": "halfnormal", "sigma": 4}, HalfNormal(4.0)),
         ({"kind": "pareto", "alpha": 0.3}, Pareto(0.3)),
         ({"kind": "empirical", "probs": [0, 0.5, 0.8, 1], "values": [0, 10, 12.5, 40]}, LIN_TABLE),
-        ({"kind": "empirical", "probs": [0, 0.1, 0.3, 0.5, 0.7, 0.9, 1],
-          "values": [1, 2, 2.7, 3.3, 4, 4.8, 5.5], "scale": 0.01, "log10": True}, LOG_TABLE),
-        ({"kind": "per_arm", "arms": [{"kind": "geometric", "mean": 1},
-                                      {"kind": "uniform", "low": 1, "high": 2}]},
-         PerArm((Geometric(1.0), Uniform(1, 2)))),
+        (
+            {
+                "kind": "empirical",
+                "probs": [0, 0.1, 0.3, 0.5, 0.7, 0.9, 1],
+                "values": [1, 2, 2.7, 3.3, 4, 4.8, 5.5],
+                "scale": 0.01,
+                "log10": True,
+            },
+            LOG_TABLE,
+        ),
+        (
+            {
+                "kind": "per_arm",
+                "arms": [
+                    {"kind": "geometric", "mean": 1},
+                    {"kind": "uniform", "low": 1, "high": 2},
+                ],
+            },
+            PerArm((Geometric(1.0), Uniform(1, 2))),
+        ),
     ],
 )
 def test_from_spec_builds(spec, expected):
@@ -541,19 +571,41 @@ def test_from_spec_geometric_q():
         ({"kind": "empirical", "probs": [1], "values": [3]}, ["equal length >= 2"]),
         ({"kind": "empirical", "values": [0, 1]}, ["probs and values"]),
         ({"kind": "empirical", "probs": 0.5, "values": [0, 1]}, ["probs and values"]),
-        ({"kind": "empirical", "probs": [0.1, 1], "values": [0, 1]}, ["probs must rise from 0 to 1"]),
-        ({"kind": "empirical", "probs": [0, 0.9], "values": [0, 1]}, ["probs must rise from 0 to 1"]),
-        ({"kind": "empirical", "probs": [0, 0.6, 0.4, 1], "values": [0, 1, 2, 3]}, ["probs must rise"]),
-        ({"kind": "empirical", "probs": [0, 0.5, 1], "values": [0, 2, 1]}, ["values must not decrease"]),
+        (
+            {"kind": "empirical", "probs": [0.1, 1], "values": [0, 1]},
+            ["probs must rise from 0 to 1"],
+        ),
+        (
+            {"kind": "empirical", "probs": [0, 0.9], "values": [0, 1]},
+            ["probs must rise from 0 to 1"],
+        ),
+        (
+            {"kind": "empirical", "probs": [0, 0.6, 0.4, 1], "values": [0, 1, 2, 3]},
+            ["probs must rise"],
+        ),
+        (
+            {"kind": "empirical", "probs": [0, 0.5, 1], "values": [0, 2, 1]},
+            ["values must not decrease"],
+        ),
         ({"kind": "empirical", "probs": [0, 1], "values": [0, 1], "scale": -0.01}, ["delay.scale"]),
         ({"kind": "empirical", "probs": [0, 1], "values": [0, 1], "bins": 3}, ["'bins'"]),
         ({"kind": "per_arm", "arms": []}, ["delay.arms", "non-empty"]),
         ({"kind": "per_arm"}, ["delay.arms", "non-empty"]),
-        ({"kind": "per_arm", "arms": [{"kind": "geometric", "mean": 1},
-                                      {"kind": "geometric", "mean": -1}]}, ["delay.arms[1].mean"]),
+        (
+            {
+                "kind": "per_arm",
+                "arms": [{"kind": "geometric", "mean": 1}, {"kind": "geometric", "mean": -1}],
+            },
+            ["delay.arms[1].mean"],
+        ),
         ({"kind": "per_arm", "arms": [{"kind": "nope"}]}, ["delay.arms[0].kind", *KINDS]),
-        ({"kind": "per_arm", "arms": [{"kind": "per_arm", "arms": [{"kind": "poisson", "rate": 1}]}]},
-         ["cannot be nested"]),
+        (
+            {
+                "kind": "per_arm",
+                "arms": [{"kind": "per_arm", "arms": [{"kind": "poisson", "rate": 1}]}],
+            },
+            ["cannot be nested"],
+        ),
     ],
 )
 def test_from_spec_errors(spec, fragments):
@@ -593,9 +645,13 @@ ATOM_AT_ZERO = Empirical(probs=(0.0, 0.2, 1.0), values=(0.0, 0.0, 10.0))
 
 
 def test_atom_tables_are_accepted_by_from_spec():
-    assert from_spec({"kind": "empirical", "probs": [0, 0.3, 0.6, 1],
-                      "values": [0, 5, 5, 20]}) == ATOM_ON_GRID
-    assert from_spec({"kind": "empirical", "probs": [0, 0.2, 1], "values": [0, 0, 10]}) == ATOM_AT_ZERO
+    assert (
+        from_spec({"kind": "empirical", "probs": [0, 0.3, 0.6, 1], "values": [0, 5, 5, 20]})
+        == ATOM_ON_GRID
+    )
+    assert (
+        from_spec({"kind": "empirical", "probs": [0, 0.2, 1], "values": [0, 0, 10]}) == ATOM_AT_ZERO
+    )
 
 
 def test_empirical_atom_on_grid_cdf():
@@ -619,9 +675,9 @@ def test_empirical_atom_on_grid_frequencies():
 # 5. Geometric parameterisation
 # ---------------------------------------------------------------------------------------------
 
+
 @settings(max_examples=200, deadline=None)
-@given(mu=st.floats(1e-3, 1e4, allow_nan=False, allow_infinity=False),
-       d=st.integers(0, 100_000))
+@given(mu=st.floats(1e-3, 1e4, allow_nan=False, allow_infinity=False), d=st.integers(0, 100_000))
 def test_geometric_q_and_survival(mu, d):
     g = Geometric(mu)
     assert g.q == mu / (mu + 1.0)
@@ -701,12 +757,12 @@ def test_sample_cdf_mean_variance_are_the_samples(tmp_path):
     law, x = build_sample(tmp_path), np.array(SAMPLE_DELAYS)
     grid = np.arange(-3, x.max() + 4)
     np.testing.assert_array_equal(law.cdf(grid), [np.mean(x <= d) for d in grid])
-    np.testing.assert_array_equal(law.cdf(grid + 0.5), law.cdf(grid))   # floors
+    np.testing.assert_array_equal(law.cdf(grid + 0.5), law.cdf(grid))  # floors
     assert float(law.cdf(12)) == np.mean(x <= 12)
     assert float(law.cdf(-1)) == 0.0 and float(law.cdf(10**30)) == 1.0
     assert float(law.cdf(math.inf)) == 1.0
     assert law.mean == pytest.approx(np.mean(x), rel=1e-15)
-    assert law.variance == pytest.approx(np.var(x), rel=1e-14)   # the law's: divides by n
+    assert law.variance == pytest.approx(np.var(x), rel=1e-14)  # the law's: divides by n
     np.testing.assert_allclose(cdf_table(law, 300), [np.mean(x <= d) for d in range(301)])
 
 
@@ -746,8 +802,9 @@ def test_sample_sampling_is_reproducible(tmp_path):
 
 def test_sample_as_an_arm_of_per_arm_and_pooled(tmp_path):
     path = sample_file(tmp_path, "".join(f"{d}\n" for d in SAMPLE_DELAYS))
-    law = from_spec({"kind": "per_arm", "arms": [sample_spec(path),
-                                                 {"kind": "geometric", "mean": 5}]}, WHERE)
+    law = from_spec(
+        {"kind": "per_arm", "arms": [sample_spec(path), {"kind": "geometric", "mean": 5}]}, WHERE
+    )
     assert isinstance(law, PerArm) and isinstance(law.arms[0], Sample)
     table = sample_table(law, np.random.default_rng([SEED_BASE, 9002]), 50_000, 2)
     assert table.shape == (50_000, 2)
@@ -756,8 +813,9 @@ def test_sample_as_an_arm_of_per_arm_and_pooled(tmp_path):
 
     pooled = Pooled(law.arms)
     x, grid = np.array(SAMPLE_DELAYS), np.arange(0, 60)
-    np.testing.assert_allclose(pooled.cdf(grid),
-                               (np.array([np.mean(x <= d) for d in grid]) + Geometric(5.0).cdf(grid)) / 2)
+    np.testing.assert_allclose(
+        pooled.cdf(grid), (np.array([np.mean(x <= d) for d in grid]) + Geometric(5.0).cdf(grid)) / 2
+    )
     assert pooled.mean == pytest.approx((np.mean(x) + 5.0) / 2)
     second = (np.var(x) + np.mean(x) ** 2 + 30.0 + 25.0) / 2
     assert pooled.variance == pytest.approx(second - pooled.mean**2)
@@ -778,8 +836,14 @@ def test_sample_single_law_table_and_capped(tmp_path):
 
 @pytest.mark.parametrize(
     "text",
-    ["12\n0\n7\n", "12\n0\n7", "  12\t\n0 \n\t7\n", "12\r\n0\r\n7\r\n", "\ufeff12\n0\n7\n",
-     "012\n00\n7\n"],
+    [
+        "12\n0\n7\n",
+        "12\n0\n7",
+        "  12\t\n0 \n\t7\n",
+        "12\r\n0\r\n7\r\n",
+        "\ufeff12\n0\n7\n",
+        "012\n00\n7\n",
+    ],
 )
 def test_sample_file_layouts_accepted(tmp_path, text):
     law = from_spec(sample_spec(sample_file(tmp_path, text.encode("utf-8"))), WHERE)
@@ -788,16 +852,22 @@ def test_sample_file_layouts_accepted(tmp_path, text):
 
 def test_sample_missing_file(tmp_path):
     path = str(tmp_path / "nope" / "delays.txt")
-    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: .*{re.escape(repr(path))}"
-                                          r".*does not exist.*relative path is read from the "
-                                          r"working directory.*repository root"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"^{re.escape(WHERE)}\.path: .*{re.escape(repr(path))}"
+        r".*does not exist.*relative path is read from the "
+        r"working directory.*repository root",
+    ):
         from_spec(sample_spec(path), WHERE)
 
 
 def test_sample_missing_relative_file_names_the_working_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ConfigError, match=rf"{re.escape(WHERE)}\.path: .*'logs/delays\.txt' does "
-                                          rf"not exist.*{re.escape(str(tmp_path))}"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"{re.escape(WHERE)}\.path: .*'logs/delays\.txt' does "
+        rf"not exist.*{re.escape(str(tmp_path))}",
+    ):
         from_spec(sample_spec("logs/delays.txt"), WHERE)
 
 
@@ -810,15 +880,21 @@ def test_sample_relative_path_is_read_from_the_working_directory(tmp_path, monke
 
 
 def test_sample_directory(tmp_path):
-    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: .* is a directory; "
-                                          r"expected a file of delays, one delay per line"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"^{re.escape(WHERE)}\.path: .* is a directory; "
+        r"expected a file of delays, one delay per line",
+    ):
         from_spec(sample_spec(str(tmp_path)), WHERE)
 
 
 @pytest.mark.parametrize("text", ["", "\n", "  \n\n", "\ufeff"])
 def test_sample_empty_file(tmp_path, text):
-    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: delay sample file .* holds "
-                                          r"no delays; expected one delay per line"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"^{re.escape(WHERE)}\.path: delay sample file .* holds "
+        r"no delays; expected one delay per line",
+    ):
         from_spec(sample_spec(sample_file(tmp_path, text.encode("utf-8"))), WHERE)
 
 
@@ -827,44 +903,57 @@ def test_sample_empty_file(tmp_path, text):
     [
         ("1\n2\n12.0\n", 3, "'12.0'"),
         ("abc\n", 1, "'abc'"),
-        ("delay\n5\n", 1, "'delay'"),            # a header
-        ("# from the logs\n5\n", 1, "'# from the logs'"),   # a comment
+        ("delay\n5\n", 1, "'delay'"),  # a header
+        ("# from the logs\n5\n", 1, "'# from the logs'"),  # a comment
         ("5\n1e3\n", 2, "'1e3'"),
         ("5\n+12\n", 2, "'+12'"),
         ("5\n1_000\n", 2, "'1_000'"),
         ("5\n12 13\n", 2, "'12 13'"),
         ("5\n6\n12,5\n", 3, "'12,5'"),
-        ("5\n\u0661\u0662\n", 2, "'\u0661\u0662'"),   # digits, but not ASCII ones
+        ("5\n\u0661\u0662\n", 2, "'\u0661\u0662'"),  # digits, but not ASCII ones
         ("5\n" + "x" * 100 + "\n", 2, "'" + "x" * 37 + "...'"),
     ],
 )
 def test_sample_line_not_an_integer(tmp_path, text, line, shown):
     path = sample_file(tmp_path, text)
-    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: delay sample file "
-                                          rf"{re.escape(repr(path))} line {line}: "
-                                          rf"{re.escape(shown)} is not an integer; expected one "
-                                          r"delay per line, a non-negative integer written in "
-                                          r"digits like 12 \(not 12\.0"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"^{re.escape(WHERE)}\.path: delay sample file "
+        rf"{re.escape(repr(path))} line {line}: "
+        rf"{re.escape(shown)} is not an integer; expected one "
+        r"delay per line, a non-negative integer written in "
+        r"digits like 12 \(not 12\.0",
+    ):
         from_spec(sample_spec(path), WHERE)
 
 
-@pytest.mark.parametrize("text,line", [("5\n\n7\n", 2), ("5\n7\n\n", 3), ("\n5\n", 1),
-                                       ("5\n  \t\n7\n", 2)])
+@pytest.mark.parametrize(
+    "text,line", [("5\n\n7\n", 2), ("5\n7\n\n", 3), ("\n5\n", 1), ("5\n  \t\n7\n", 2)]
+)
 def test_sample_blank_line(tmp_path, text, line):
-    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: delay sample file .* "
-                                          rf"line {line} is blank; .*missing value"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"^{re.escape(WHERE)}\.path: delay sample file .* "
+        rf"line {line} is blank; .*missing value",
+    ):
         from_spec(sample_spec(sample_file(tmp_path, text)), WHERE)
 
 
 def test_sample_negative_delay(tmp_path):
-    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: delay sample file .* "
-                                          r"line 4: delay -3 is negative; delays must be >= 0"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"^{re.escape(WHERE)}\.path: delay sample file .* "
+        r"line 4: delay -3 is negative; delays must be >= 0",
+    ):
         from_spec(sample_spec(sample_file(tmp_path, "1\n2\n3\n-3\n")), WHERE)
 
 
 def test_sample_delay_too_large(tmp_path):
-    with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.path: .* line 2: delay "
-                                          rf"{MAX_DELAY + 1} exceeds the largest delay allowed"):
+    with pytest.raises(
+        ConfigError,
+        match=rf"^{re.escape(WHERE)}\.path: .* line 2: delay "
+        rf"{MAX_DELAY + 1} exceeds the largest delay allowed",
+    ):
         from_spec(sample_spec(sample_file(tmp_path, f"1\n{MAX_DELAY + 1}\n")), WHERE)
 
 
@@ -877,10 +966,15 @@ def test_sample_not_utf8(tmp_path):
     "spec,pattern",
     [
         ({"kind": "sample"}, rf"^{re.escape(WHERE)}: missing key 'path' for delay kind 'sample'"),
-        ({"kind": "sample", "path": "x", "mean": 3},
-         rf"^{re.escape(WHERE)}: unknown key\(s\) \['mean'\] for kind 'sample'; allowed: \['path'\]"),
+        (
+            {"kind": "sample", "path": "x", "mean": 3},
+            rf"^{re.escape(WHERE)}: unknown key\(s\) \['mean'\] for kind 'sample'; allowed: \['path'\]",
+        ),
         ({"kind": "sample", "path": 5}, rf"^{re.escape(WHERE)}\.path: expected the path of a file"),
-        ({"kind": "sample", "path": ""}, rf"^{re.escape(WHERE)}\.path: expected the path of a file"),
+        (
+            {"kind": "sample", "path": ""},
+            rf"^{re.escape(WHERE)}\.path: expected the path of a file",
+        ),
     ],
 )
 def test_sample_spec_errors(spec, pattern):
@@ -891,8 +985,10 @@ def test_sample_spec_errors(spec, pattern):
 def test_sample_error_inside_per_arm_names_the_arm(tmp_path):
     path = sample_file(tmp_path, "1\nx\n")
     with pytest.raises(ConfigError, match=rf"^{re.escape(WHERE)}\.arms\[1\]\.path: .* line 2"):
-        from_spec({"kind": "per_arm", "arms": [{"kind": "geometric", "mean": 1},
-                                               sample_spec(path)]}, WHERE)
+        from_spec(
+            {"kind": "per_arm", "arms": [{"kind": "geometric", "mean": 1}, sample_spec(path)]},
+            WHERE,
+        )
 
 
 def test_sample_edited_file_is_read_again(tmp_path):
@@ -906,9 +1002,15 @@ def test_sample_edited_file_is_read_again(tmp_path):
 def test_files_lists_every_sample_path():
     assert files({"kind": "geometric", "mean": 5}) == []
     assert files(sample_spec("logs/a.txt")) == ["logs/a.txt"]
-    nested = {"kind": "per_arm", "arms": [sample_spec("logs/a.txt"), {"kind": "uniform", "low": 0,
-                                                                      "high": 3},
-                                          sample_spec("logs/b.txt"), sample_spec("logs/a.txt")]}
+    nested = {
+        "kind": "per_arm",
+        "arms": [
+            sample_spec("logs/a.txt"),
+            {"kind": "uniform", "low": 0, "high": 3},
+            sample_spec("logs/b.txt"),
+            sample_spec("logs/a.txt"),
+        ],
+    }
     assert files(nested) == ["logs/a.txt", "logs/b.txt"]
     assert files({"kind": "nope"}) == []
 
@@ -917,11 +1019,15 @@ def test_describe_sample(tmp_path):
     path = sample_file(tmp_path, "".join(f"{d % 97}\n" for d in range(1234)))
     assert describe(sample_spec(path)) == f"sample of 1,234 delays from {path}"
     assert describe(sample_spec(sample_file(tmp_path, "4\n", "one.txt"))).startswith(
-        "sample of 1 delay from ")
-    assert describe({"kind": "per_arm", "arms": [sample_spec(path), {"kind": "geometric",
-                                                                     "mean": 5}]}) \
+        "sample of 1 delay from "
+    )
+    assert (
+        describe({"kind": "per_arm", "arms": [sample_spec(path), {"kind": "geometric", "mean": 5}]})
         == f"[sample of 1,234 delays from {path}, geometric(mean=5)]"
-    assert describe(sample_spec(str(tmp_path / "gone.txt"))) == f"sample from {tmp_path / 'gone.txt'}"
+    )
+    assert (
+        describe(sample_spec(str(tmp_path / "gone.txt"))) == f"sample from {tmp_path / 'gone.txt'}"
+    )
 
 
 def test_example_sample_file_is_valid():
@@ -933,8 +1039,12 @@ def test_example_sample_file_is_valid():
 
 @pytest.mark.parametrize(
     "spec,valid",
-    [({"kind": "sample", "path": "logs/delays.txt"}, True), ({"kind": "sample"}, False),
-     ({"kind": "sample", "path": ""}, False), ({"kind": "sample", "path": 3}, False)],
+    [
+        ({"kind": "sample", "path": "logs/delays.txt"}, True),
+        ({"kind": "sample"}, False),
+        ({"kind": "sample", "path": ""}, False),
+        ({"kind": "sample", "path": 3}, False),
+    ],
 )
 def test_sample_in_the_config_schema(spec, valid):
     base = config_module.schemas()["config.schema.yaml"]

@@ -82,8 +82,12 @@ def test_artifact_evaluation_covers_every_figure():
     """docs/artifact-evaluation.md has a command for every configured figure's claims."""
     text = (ROOT / "docs" / "artifact-evaluation.md").read_text(encoding="utf-8")
     cfg = dbconfig.load(ROOT / "config" / "config.yaml")
-    missing = [f"{paper}/{fig}" for paper, figs in cfg["papers"].items() for fig in figs
-               if f"results/{paper}/{fig}/claims.json" not in text]
+    missing = [
+        f"{paper}/{fig}"
+        for paper, figs in cfg["papers"].items()
+        for fig in figs
+        if f"results/{paper}/{fig}/claims.json" not in text
+    ]
     assert not missing, f"figures without a command in docs/artifact-evaluation.md: {missing}"
 
 
@@ -91,12 +95,15 @@ def test_citation_lists_every_reproduced_paper():
     """CITATION.cff cites each reproduced paper: its authors (the registration's title starts with
     their family names, then the venue and year) under a reference of that year."""
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
-    cited = {(ref["year"], tuple(a["family-names"] for a in ref["authors"]))
-             for ref in cff["references"]}
+    cited = {
+        (ref["year"], tuple(a["family-names"] for a in ref["authors"])) for ref in cff["references"]
+    }
     checked = 0
     for paper in papers.ids():
-        match = re.match(r"^(?P<authors>[^()]+?), (?P<venue>[A-Za-z]+) (?P<year>\d{4}) \(",
-                         papers.get(paper).title)
+        match = re.match(
+            r"^(?P<authors>[^()]+?), (?P<venue>[A-Za-z]+) (?P<year>\d{4}) \(",
+            papers.get(paper).title,
+        )
         if match is None:
             continue  # not a paper (the arena)
         authors = tuple(match["authors"].split(", "))
@@ -137,8 +144,9 @@ def test_documented_commands_run_verbatim(tmp_path: Path) -> None:
         args = shlex.split(command)
         if args[0] == "snakemake" and "-n" not in args and "--unlock" not in args:
             args.insert(1, "-n")
-        run = subprocess.run(args, cwd=work, env=SNAKEMAKE_ENV, capture_output=True, text=True,
-                             timeout=300)
+        run = subprocess.run(
+            args, cwd=work, env=SNAKEMAKE_ENV, capture_output=True, text=True, timeout=300
+        )
         assert run.returncode == 0, f"{command}:\n{run.stderr[-2000:]}"
         if "-p" in args:
             assert "delayed-bandits " in run.stdout + run.stderr, command
@@ -155,6 +163,8 @@ def test_an_overlay_changing_a_delay_kind_replaces_the_law() -> None:
     assert before["kind"] == "geometric" and "mean" in before
     assert after == {"kind": "pareto", "alpha": 1.5}
     # the same kind with a new parameter still merges key by key
-    same = dbconfig.merge({"delay": {"kind": "exponential", "mean": 5, "bound": 30}},
-                          {"delay": {"kind": "exponential", "mean": 7}})
+    same = dbconfig.merge(
+        {"delay": {"kind": "exponential", "mean": 5, "bound": 30}},
+        {"delay": {"kind": "exponential", "mean": 7}},
+    )
     assert same == {"delay": {"kind": "exponential", "mean": 7, "bound": 30}}

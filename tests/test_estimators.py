@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from numba import njit
 
 from delayed_bandits import delays
-from delayed_bandits.papers.vernade2017 import lower_bounds
 from delayed_bandits.papers.vernade2017 import claims as c17
 from delayed_bandits.papers.vernade2017 import experiment as e17
+from delayed_bandits.papers.vernade2017 import lower_bounds
 from delayed_bandits.papers.vernade2017 import policies as p17
 
 # The kernels compile the reference's index functions; these wrappers run the compiled versions.
@@ -57,7 +57,7 @@ def test_ucb_index_formula() -> None:
 
 def test_lower_bound_constants() -> None:
     theta = np.array([0.1, 0.05, 0.03])
-    lr = (0.05 / lower_bounds.bernoulli_kl(0.05, 0.1) + 0.07 / lower_bounds.bernoulli_kl(0.03, 0.1))
+    lr = 0.05 / lower_bounds.bernoulli_kl(0.05, 0.1) + 0.07 / lower_bounds.bernoulli_kl(0.03, 0.1)
     assert lower_bounds.uncensored_constant(theta) == pytest.approx(lr)
     # Section 4.1: d(tau p, tau q) / tau grows with tau (convexity, Lemma 15), so the constant
     # falls as tau_m grows: a smaller m or a longer mean delay makes the problem harder.
@@ -69,7 +69,8 @@ def test_lower_bound_constants() -> None:
 def _figure1() -> dict:
     root = Path(__file__).resolve().parents[1]
     return yaml.safe_load((root / "config" / "config.yaml").read_text())["papers"]["vernade2017"][
-        "fig1"]
+        "fig1"
+    ]
 
 
 def test_censored_lower_bound_on_the_pseudo_regret_scale() -> None:
@@ -92,7 +93,8 @@ def test_censored_lower_bound_on_the_pseudo_regret_scale() -> None:
     lines = dict(e17.reference_lines("fig1", fig["settings"]["thetaL"]))
     assert lines["lower bound, censored (Thm 3 / τ_m)"] == pytest.approx(pseudo, rel=1e-12)
     assert lines["lower bound, uncensored (Thm 4)"] == pytest.approx(
-        lower_bounds.uncensored_constant(theta), rel=1e-12)
+        lower_bounds.uncensored_constant(theta), rel=1e-12
+    )
 
 
 def test_theorem11_claim_compares_pseudo_regret_with_pseudo_regret() -> None:
@@ -107,8 +109,9 @@ def test_theorem11_claim_compares_pseudo_regret_with_pseudo_regret() -> None:
             half = end - 6.0 * math.log(2.0) if alg == "d-klucb" else 99.0
             for t, value in ((horizon // 2, half), (horizon, end)):
                 rows.append((setting, alg, t, value, 0.005, value, value, 100))
-    summary = pd.DataFrame(rows, columns=["setting", "algorithm", "t", "mean", "se", "q05", "q95",
-                                          "n_runs"])
+    summary = pd.DataFrame(
+        rows, columns=["setting", "algorithm", "t", "mean", "se", "q05", "q95", "n_runs"]
+    )
     found = {c.id: c for c in c17.fig1({"summary": summary}, fig)}
     claim = found["fig1-d-klucb-near-optimal-rate"]
     assert claim.holds

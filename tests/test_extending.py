@@ -38,8 +38,15 @@ def _folder_items() -> dict[str, str]:
 
 
 def test_the_paper_checklist_names_the_folder_files() -> None:
-    assert set(_folder_items()) == {"__init__.py", "experiment.py", "policies.py", "kernels.py",
-                                    "schema.yaml", "claims.py", "plots.py"}
+    assert set(_folder_items()) == {
+        "__init__.py",
+        "experiment.py",
+        "policies.py",
+        "kernels.py",
+        "schema.yaml",
+        "claims.py",
+        "plots.py",
+    }
 
 
 @pytest.mark.parametrize("paper", [p for p in BUILT_IN if p != "arena"])
@@ -50,7 +57,9 @@ def test_every_paper_has_the_files_and_names_of_the_checklist(paper: str) -> Non
             continue
         assert path.is_file(), f"{paper}: no {name}, which docs/extending.md lists"
     registration = papers.get(paper)
-    for field in re.findall(r"`(\w+)`", _folder_items()["__init__.py"].split("PAPER = Paper(...)")[1]):
+    for field in re.findall(
+        r"`(\w+)`", _folder_items()["__init__.py"].split("PAPER = Paper(...)")[1]
+    ):
         assert hasattr(registration, field), f"Paper has no field {field!r}"
     experiment = registration.experiment()
     for name in ("Setting", "draw_environment", "ALGORITHMS", "BENCH"):
@@ -65,8 +74,9 @@ def test_every_paper_has_the_files_and_names_of_the_checklist(paper: str) -> Non
 def test_every_schema_declares_only_its_own_keys(paper: str) -> None:
     """The common figure keys listed on the page are those of figure_common, and a paper schema
     refers to it and closes itself with unevaluatedProperties."""
-    listed = re.findall(r"`(\w+)`", _folder_items()["schema.yaml"].split("The common ones (")[1]
-                        .split(")")[0])
+    listed = re.findall(
+        r"`(\w+)`", _folder_items()["schema.yaml"].split("The common ones (")[1].split(")")[0]
+    )
     base = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
     common = base["$defs"]["figure_common"]["properties"]
     assert set(listed) == set(common)
@@ -85,9 +95,10 @@ def test_the_shared_reference_interface_exists() -> None:
 def test_the_arena_checklist_names_what_the_arena_reads() -> None:
     section = _section("A new arena algorithm")
     assert "ENTRANTS = [from_policy(" in section and hasattr(entrants, "from_policy")
-    assert "getattr(module, \"ENTRANTS\"" in inspect.getsource(arena_experiment)
+    assert 'getattr(module, "ENTRANTS"' in inspect.getsource(arena_experiment)
     assert "`BUILT_IN`" in section and hasattr(arena_experiment, "BUILT_IN")
     keywords = re.findall(r"`(\w+)`", section.split("`Entrant` fields:")[1].split(")")[0])
     fields = {f.name for f in dataclasses.fields(entrants.Entrant)}
-    assert keywords and set(keywords) <= fields | set(inspect.signature(entrants.from_policy)
-                                                          .parameters)
+    assert keywords and set(keywords) <= fields | set(
+        inspect.signature(entrants.from_policy).parameters
+    )

@@ -16,10 +16,18 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from compare_runs import differences, same_file
-from conftest import (BIN, CONFIG, SMOKE, SNAKEMAKE_ENV, config_files, copy_workflow, smoke_config,
-                      snakemake)
 
+from compare_runs import differences, same_file
+from conftest import (
+    BIN,
+    CONFIG,
+    SMOKE,
+    SNAKEMAKE_ENV,
+    config_files,
+    copy_workflow,
+    smoke_config,
+    snakemake,
+)
 from delayed_bandits import algorithms
 from delayed_bandits.cli import main
 
@@ -27,10 +35,30 @@ ROOT = Path(__file__).resolve().parents[1]
 FIG = ["--config", str(CONFIG), str(SMOKE), "--paper", "vernade2017", "--figure", "fig2"]
 
 
-def _simulate(out: Path, reps: str = "0-2", algorithm: str = "d-ucb", config: Path | None = None) -> int:
-    return main(["simulate", "--config", *config_files(config), "--paper", "vernade2017", "--figure", "fig2",
-                 "--setting", "thetaL", "--algorithm", algorithm, "--reps", reps,
-                 "--out", str(out), "--events", str(out.with_suffix(".events.parquet"))])
+def _simulate(
+    out: Path, reps: str = "0-2", algorithm: str = "d-ucb", config: Path | None = None
+) -> int:
+    return main(
+        [
+            "simulate",
+            "--config",
+            *config_files(config),
+            "--paper",
+            "vernade2017",
+            "--figure",
+            "fig2",
+            "--setting",
+            "thetaL",
+            "--algorithm",
+            algorithm,
+            "--reps",
+            reps,
+            "--out",
+            str(out),
+            "--events",
+            str(out.with_suffix(".events.parquet")),
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +68,18 @@ def tables(tmp_path_factory) -> Path:
     fig = smoke_config()["papers"]["vernade2017"]["fig2"]
     for algorithm in fig["algorithms"]:
         assert _simulate(work / f"{algorithm}/rep0-2.parquet", algorithm=algorithm) == 0
-    assert main(["aggregate", *FIG, "--out", str(work / "summary.csv"),
-                 *map(str, sorted(work.glob("*/rep0-2.parquet")))]) == 0
+    assert (
+        main(
+            [
+                "aggregate",
+                *FIG,
+                "--out",
+                str(work / "summary.csv"),
+                *map(str, sorted(work.glob("*/rep0-2.parquet"))),
+            ]
+        )
+        == 0
+    )
     return work
 
 
@@ -50,7 +88,7 @@ def _broken_copy(src: Path, dest: Path, cut: int) -> Path:
     of replications)."""
     dest.mkdir(parents=True, exist_ok=True)
     data = src.read_bytes()
-    (dest / src.name).write_bytes(data[:len(data) - cut])
+    (dest / src.name).write_bytes(data[: len(data) - cut])
     return dest / src.name
 
 
@@ -66,8 +104,9 @@ def _assert_refused(capsys, code: int, path: Path, out: Path, why: str) -> None:
 def test_truncated_shard_is_refused(tables: Path, tmp_path: Path, capsys, cut: int) -> None:
     bad = _broken_copy(tables / "d-ucb/rep0-2.parquet", tmp_path / "d-ucb", cut)
     out = tmp_path / "summary.csv"
-    code = main(["aggregate", *FIG, "--out", str(out), str(bad),
-                 str(tables / "d-klucb/rep0-2.parquet")])
+    code = main(
+        ["aggregate", *FIG, "--out", str(out), str(bad), str(tables / "d-klucb/rep0-2.parquet")]
+    )
     _assert_refused(capsys, code, bad, out, "corrupt or truncated")
 
 
@@ -77,13 +116,24 @@ def test_shard_missing_a_replication_is_refused(tables: Path, tmp_path: Path, ca
     shard[shard.replication != 1].to_parquet(bad, index=False)
     out = tmp_path / "summary.csv"
     code = main(["aggregate", *FIG, "--out", str(out), str(bad)])
-    _assert_refused(capsys, code, bad, out, "holds replications 0-2 (2 runs), its name promises "
-                                            "0-2 (3 runs)")
+    _assert_refused(
+        capsys, code, bad, out, "holds replications 0-2 (2 runs), its name promises 0-2 (3 runs)"
+    )
 
 
 def _claims(tables: Path, summary: Path, out: Path) -> int:
-    return main(["claims", *FIG, "--summary", str(summary), "--out", str(out),
-                 "--events", *map(str, sorted(tables.glob("*/rep0-2.events.parquet")))])
+    return main(
+        [
+            "claims",
+            *FIG,
+            "--summary",
+            str(summary),
+            "--out",
+            str(out),
+            "--events",
+            *map(str, sorted(tables.glob("*/rep0-2.events.parquet"))),
+        ]
+    )
 
 
 def test_intact_tables_pass(tables: Path, tmp_path: Path) -> None:
@@ -91,12 +141,15 @@ def test_intact_tables_pass(tables: Path, tmp_path: Path) -> None:
     assert (tmp_path / "claims.json").exists()
 
 
-@pytest.mark.parametrize("cut, why", [
-    (3, "its last line is cut short"),  # inside the last line
-    (None, "its curves have different checkpoints"),  # whole lines of the last curve
-    ("curve", "no rows for thetaL/discarding-ucb"),  # exactly one whole curve
-    ("all", "EmptyDataError"),
-])
+@pytest.mark.parametrize(
+    "cut, why",
+    [
+        (3, "its last line is cut short"),  # inside the last line
+        (None, "its curves have different checkpoints"),  # whole lines of the last curve
+        ("curve", "no rows for thetaL/discarding-ucb"),  # exactly one whole curve
+        ("all", "EmptyDataError"),
+    ],
+)
 def test_truncated_summary_is_refused(tables: Path, tmp_path: Path, capsys, cut, why) -> None:
     text = (tables / "summary.csv").read_text()
     lines = text.splitlines(keepends=True)
@@ -117,8 +170,18 @@ def test_truncated_summary_is_refused(tables: Path, tmp_path: Path, capsys, cut,
 def test_corrupt_events_table_is_refused(tables: Path, tmp_path: Path, capsys) -> None:
     bad = _broken_copy(tables / "d-ucb/rep0-2.events.parquet", tmp_path, 50)
     out = tmp_path / "claims.json"
-    code = main(["claims", *FIG, "--summary", str(tables / "summary.csv"), "--out", str(out),
-                 "--events", str(bad)])
+    code = main(
+        [
+            "claims",
+            *FIG,
+            "--summary",
+            str(tables / "summary.csv"),
+            "--out",
+            str(out),
+            "--events",
+            str(bad),
+        ]
+    )
     _assert_refused(capsys, code, bad, out, "corrupt or truncated")
 
 
@@ -131,8 +194,11 @@ def test_failing_kernel_leaves_no_output(tmp_path: Path, monkeypatch) -> None:
         raise ValueError("window must be positive")
 
     registry = algorithms.registry
-    monkeypatch.setattr(algorithms, "registry", lambda paper: {
-        **registry(paper), "d-ucb": replace(algo, kernel=broken)})
+    monkeypatch.setattr(
+        algorithms,
+        "registry",
+        lambda paper: {**registry(paper), "d-ucb": replace(algo, kernel=broken)},
+    )
     out = tmp_path / "rep0-2.parquet"
     with pytest.raises(ValueError, match="window must be positive"):
         _simulate(out)
@@ -149,10 +215,29 @@ def test_out_of_memory_leaves_no_output_and_says_why(tmp_path: Path) -> None:
     out = tmp_path / "results" / "rep0-0.parquet"
     log = tmp_path / "rep0-0.log"
     with log.open("w") as handle:
-        run = subprocess.run([f"{BIN}/delayed-bandits", "simulate", "--config", str(path),
-                              "--paper", "vernade2017", "--figure", "fig2", "--setting", "thetaL",
-                              "--algorithm", "d-ucb", "--reps", "0-0", "--out", str(out)],
-                             stdout=handle, stderr=subprocess.STDOUT, env=SNAKEMAKE_ENV)
+        run = subprocess.run(
+            [
+                f"{BIN}/delayed-bandits",
+                "simulate",
+                "--config",
+                str(path),
+                "--paper",
+                "vernade2017",
+                "--figure",
+                "fig2",
+                "--setting",
+                "thetaL",
+                "--algorithm",
+                "d-ucb",
+                "--reps",
+                "0-0",
+                "--out",
+                str(out),
+            ],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            env=SNAKEMAKE_ENV,
+        )
     assert run.returncode == 1
     text = log.read_text()
     assert "out of memory" in text and "no output was written" in text and "mem_mb" in text, text
@@ -182,14 +267,19 @@ def _job_count(log: str, rule: str) -> int:
 
 
 @pytest.mark.slow
-def test_killed_run_resumes_and_recomputes_only_the_unfinished(tmp_path: Path,
-                                                               smoke_run: Path) -> None:
+def test_killed_run_resumes_and_recomputes_only_the_unfinished(
+    tmp_path: Path, smoke_run: Path
+) -> None:
     work = copy_workflow(tmp_path)
     shards = work / "smoke/results" / TARGET
-    proc = subprocess.Popen([f"{BIN}/snakemake", "--cores", "2", TARGET,
-                             "--configfile", "config/smoke.yaml"], cwd=work, env=SNAKEMAKE_ENV,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [f"{BIN}/snakemake", "--cores", "2", TARGET, "--configfile", "config/smoke.yaml"],
+        cwd=work,
+        env=SNAKEMAKE_ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 600
     try:
         while len(list(shards.rglob("rep*[0-9].parquet"))) < KILL_AFTER:
@@ -237,8 +327,9 @@ def test_killed_run_resumes_and_recomputes_only_the_unfinished(tmp_path: Path,
 
 
 @pytest.mark.slow
-def test_corrupt_shard_stops_the_workflow_until_regenerated(tmp_path: Path,
-                                                            smoke_run: Path) -> None:
+def test_corrupt_shard_stops_the_workflow_until_regenerated(
+    tmp_path: Path, smoke_run: Path
+) -> None:
     work = copy_workflow(tmp_path)
     for kind in ("smoke", ".snakemake"):
         subprocess.run(["cp", "-a", str(smoke_run / kind), str(work)], check=True)

@@ -10,16 +10,12 @@ from delayed_bandits import algorithms, delays, environment, seeds
 from delayed_bandits.papers.vernade2017.experiment import Setting
 
 SETTINGS = {
-    "geometric-high": Setting(np.array([0.5, 0.4, 0.3]),
-                                                    delays.Geometric(20.0), 40, 0.0, 1.0),
-    "geometric-low": Setting(np.array([0.1, 0.05, 0.03]),
-                                                   delays.Geometric(20.0), 40, 0.1, 0.6),
+    "geometric-high": Setting(np.array([0.5, 0.4, 0.3]), delays.Geometric(20.0), 40, 0.0, 1.0),
+    "geometric-low": Setting(np.array([0.1, 0.05, 0.03]), delays.Geometric(20.0), 40, 0.1, 0.6),
     # Non-geometric laws exercise the buffer path of the uncensored kernel (no recursion), and
     # Pareto has tau(0) = 0, so N~ can be 0 right after the first pulls (infinite index).
-    "uniform": Setting(np.array([0.3, 0.5]), delays.Uniform(3, 30), 25,
-                                             0.0, 1.0),
-    "pareto": Setting(np.array([0.6, 0.4, 0.5, 0.45]), delays.Pareto(0.8),
-                                            30, 0.0, 1.0),
+    "uniform": Setting(np.array([0.3, 0.5]), delays.Uniform(3, 30), 25, 0.0, 1.0),
+    "pareto": Setting(np.array([0.6, 0.4, 0.5, 0.45]), delays.Pareto(0.8), 30, 0.0, 1.0),
 }
 HORIZON = 500
 CHECKPOINTS = environment.checkpoint_grid(HORIZON, 25)

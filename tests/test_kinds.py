@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import CONFIG, SMOKE_FILES
 from delayed_bandits import config, kinds, papers, plotting
 from delayed_bandits.errors import ConfigError
-
-from conftest import CONFIG, SMOKE_FILES
 
 
 @pytest.mark.parametrize("paper", papers.ids())

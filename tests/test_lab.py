@@ -50,12 +50,14 @@ class Lab:
 
     def request(self, path: str, method: str = "GET", body: dict | None = None):
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url(path), data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            self.url(path), data=data, method=method, headers={"Content-Type": "application/json"}
+        )
         with NO_PROXY.open(req, timeout=30) as resp:
             raw = resp.read()
-            return resp.status, (json.loads(raw) if raw and "json" in
-                                 resp.headers.get("Content-Type", "") else raw)
+            return resp.status, (
+                json.loads(raw) if raw and "json" in resp.headers.get("Content-Type", "") else raw
+            )
 
     def api(self, path: str, method: str = "GET", body: dict | None = None):
         return self.request(f"api/{path}", method, body)[1]
@@ -96,9 +98,16 @@ def lab(tmp_path):
     root.mkdir()
     for nb in NOTEBOOKS.glob("*.ipynb"):
         shutil.copy(nb, root / nb.name)
-    dirs = {name: tmp_path / name.lower() for name in
-            ("JUPYTER_RUNTIME_DIR", "JUPYTER_DATA_DIR", "JUPYTER_CONFIG_DIR", "IPYTHONDIR",
-             "TMPDIR")}
+    dirs = {
+        name: tmp_path / name.lower()
+        for name in (
+            "JUPYTER_RUNTIME_DIR",
+            "JUPYTER_DATA_DIR",
+            "JUPYTER_CONFIG_DIR",
+            "IPYTHONDIR",
+            "TMPDIR",
+        )
+    }
     for d in dirs.values():
         d.mkdir()
     env = dict(os.environ, **{k: str(v) for k, v in dirs.items()})
@@ -107,11 +116,24 @@ def lab(tmp_path):
     log = tmp_path / "lab.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
-             f"--port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-             f"--ServerApp.root_dir={root}", *(["--allow-root"] if os.geteuid() == 0 else [])],
-            cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=out,
-            stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "jupyterlab",
+                "--no-browser",
+                "--ip=127.0.0.1",
+                f"--port={port}",
+                "--ServerApp.port_retries=0",
+                f"--IdentityProvider.token={token}",
+                f"--ServerApp.root_dir={root}",
+                *(["--allow-root"] if os.geteuid() == 0 else []),
+            ],
+            cwd=tmp_path,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     server = Lab(proc, port, token, log)
     try:
         yield server
@@ -124,17 +146,37 @@ async def _execute(lab: Lab, kernel_id: str, codes: list[str]) -> list[str]:
     """Each code's stdout, run in turn on the kernel over its websocket (the JSON protocol)."""
     session, outputs = uuid.uuid4().hex, []
     ws = await websocket_connect(
-        lab.url(f"api/kernels/{kernel_id}/channels?session_id={session}", "ws"))
+        lab.url(f"api/kernels/{kernel_id}/channels?session_id={session}", "ws")
+    )
     try:
         for code in codes:
             msg_id = uuid.uuid4().hex
-            ws.write_message(json.dumps({
-                "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "test",
-                           "session": session, "date": "", "version": "5.3"},
-                "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
-                "content": {"code": code, "silent": False, "store_history": False,
-                            "user_expressions": {}, "allow_stdin": False,
-                            "stop_on_error": True}}))
+            ws.write_message(
+                json.dumps(
+                    {
+                        "header": {
+                            "msg_id": msg_id,
+                            "msg_type": "execute_request",
+                            "username": "test",
+                            "session": session,
+                            "date": "",
+                            "version": "5.3",
+                        },
+                        "parent_header": {},
+                        "metadata": {},
+                        "channel": "shell",
+                        "buffers": [],
+                        "content": {
+                            "code": code,
+                            "silent": False,
+                            "store_history": False,
+                            "user_expressions": {},
+                            "allow_stdin": False,
+                            "stop_on_error": True,
+                        },
+                    }
+                )
+            )
             stdout, reply, idle = [], None, False
             while reply is None or not idle:
                 raw = await ws.read_message()
@@ -176,20 +218,27 @@ def test_lab_serves_and_runs_the_notebooks(lab):
         nbformat.validate(served)
         cells = nbformat.read(NOTEBOOKS / name, as_version=4).cells  # served with "trusted"
         assert [(c.cell_type, c.source) for c in served.cells] == [
-            (c.cell_type, c.source) for c in cells], name
+            (c.cell_type, c.source) for c in cells
+        ], name
 
     # Open RUN as JupyterLab does: a session, whose kernel starts in the notebook's folder.
     notebook = nbformat.read(NOTEBOOKS / RUN, as_version=4)
     kernel_name = notebook.metadata.kernelspec.name
     assert kernel_name in lab.api("kernelspecs")["kernelspecs"]
-    session = lab.api("sessions", "POST", {"path": RUN, "type": "notebook", "name": RUN,
-                                           "kernel": {"name": kernel_name}})
+    session = lab.api(
+        "sessions",
+        "POST",
+        {"path": RUN, "type": "notebook", "name": RUN, "kernel": {"name": kernel_name}},
+    )
     kernel_id = session["kernel"]["id"]
     cells = [c.source for c in notebook.cells if c.cell_type == "code"][:2]
-    probe = ("import os, sys, delayed_bandits\n"
-             "print(sys.prefix, os.getcwd(), delayed_bandits.__name__, sep='\\n')")
-    outputs = asyncio.run(asyncio.wait_for(_execute(lab, kernel_id, [*cells, probe]),
-                                           EXECUTE_TIMEOUT))
+    probe = (
+        "import os, sys, delayed_bandits\n"
+        "print(sys.prefix, os.getcwd(), delayed_bandits.__name__, sep='\\n')"
+    )
+    outputs = asyncio.run(
+        asyncio.wait_for(_execute(lab, kernel_id, [*cells, probe]), EXECUTE_TIMEOUT)
+    )
     assert "my_policies" in outputs[0]
     assert outputs[1].startswith("dc-ts: ")  # the entrant the first cell declared
     prefix, cwd, package = outputs[2].splitlines()

@@ -81,13 +81,15 @@ def imports(name: str, path: Path, known: set[str]) -> list[tuple[str, int]]:
             if node.level:  # relative: from the importing module's package, up level - 1
                 base = name.split(".")
                 base = base if is_package else base[:-1]
-                base = base[:len(base) - (node.level - 1)]
+                base = base[: len(base) - (node.level - 1)]
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module or ""
             # ``from a import b``: the module a.b when b is one, else a name of module a
-            targets = [f"{module}.{alias.name}" if f"{module}.{alias.name}" in known else module
-                       for alias in node.names]
+            targets = [
+                f"{module}.{alias.name}" if f"{module}.{alias.name}" in known else module
+                for alias in node.names
+            ]
         for target in targets:
             if target != PACKAGE and not target.startswith(PACKAGE + "."):
                 continue
@@ -129,7 +131,7 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
                 on_path.discard(node)
                 done.add(node)
             elif nxt in on_path:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             elif nxt not in done:
                 path.append(nxt)
                 on_path.add(nxt)
@@ -139,10 +141,11 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
 
 def layer_of(module: str) -> int | None:
     """Index in ``LAYERS`` of the module's layer (None: in no layer)."""
-    short = module[len(PACKAGE) + 1:] if module != PACKAGE else PACKAGE
+    short = module[len(PACKAGE) + 1 :] if module != PACKAGE else PACKAGE
     for index, (_, patterns) in enumerate(LAYERS):
-        if any(fnmatch.fnmatchcase(short, p) and short.count(".") == p.count(".")
-               for p in patterns):
+        if any(
+            fnmatch.fnmatchcase(short, p) and short.count(".") == p.count(".") for p in patterns
+        ):
             return index
     return None
 
@@ -156,17 +159,21 @@ def upward(edges: dict[str, set[str]], where: dict[Edge, Where]) -> list[str]:
             high = layer_of(target)
             if low is not None and high is not None and high > low:
                 file, line = where[(module, target)]
-                bad.append(f"{file}:{line}: {module} ({LAYERS[low][0]}) imports {target} "
-                           f"({LAYERS[high][0]})")
+                bad.append(
+                    f"{file}:{line}: {module} ({LAYERS[low][0]}) imports {target} "
+                    f"({LAYERS[high][0]})"
+                )
     return bad
 
 
 def _describe(cycle: list[str], where: dict[Edge, Where]) -> str:
-    return "\n".join(f"  {a} -> {b}   ({':'.join(map(str, where[(a, b)]))})"
-                     for a, b in pairwise(cycle))
+    return "\n".join(
+        f"  {a} -> {b}   ({':'.join(map(str, where[(a, b)]))})" for a, b in pairwise(cycle)
+    )
 
 
 # -- the checks on synthetic graphs: they find what they should ------------------------------------
+
 
 def test_the_cycle_detector_finds_a_cycle_and_only_then():
     cyclic = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"a"}}
@@ -200,41 +207,55 @@ def test_imports_in_functions_relative_imports_and_parent_packages_are_edges(tmp
 def test_an_import_from_a_higher_layer_is_named_with_its_line():
     low, high = f"{PACKAGE}.errors", f"{PACKAGE}.cli"
     edges = {low: {high}, high: {low}}
-    where = {(low, high): ("src/delayed_bandits/errors.py", 7),
-             (high, low): ("src/delayed_bandits/cli.py", 3)}
+    where = {
+        (low, high): ("src/delayed_bandits/errors.py", 7),
+        (high, low): ("src/delayed_bandits/cli.py", 3),
+    }
     assert upward(edges, where) == [
-        ("src/delayed_bandits/errors.py:7: delayed_bandits.errors (foundations) imports "
-         "delayed_bandits.cli (commands)")]
+        (
+            "src/delayed_bandits/errors.py:7: delayed_bandits.errors (foundations) imports "
+            "delayed_bandits.cli (commands)"
+        )
+    ]
 
 
 # -- the package -----------------------------------------------------------------------------------
 
+
 def test_the_package_has_no_import_cycle():
     edges, where = graph()
     cycle = find_cycle(edges)
-    assert cycle is None, ("import cycle in src/delayed_bandits (module- and function-level "
-                           "imports both count):\n" + _describe(cycle, where))
+    assert cycle is None, (
+        "import cycle in src/delayed_bandits (module- and function-level "
+        "imports both count):\n" + _describe(cycle, where)
+    )
 
 
 def test_every_module_has_a_layer():
     missing = sorted(m for m in modules() if layer_of(m) is None)
-    assert not missing, (f"modules in no layer of tests/test_layers.py LAYERS: "
-                         f"{', '.join(missing)}; add each to the lowest layer it may sit in")
+    assert not missing, (
+        f"modules in no layer of tests/test_layers.py LAYERS: "
+        f"{', '.join(missing)}; add each to the lowest layer it may sit in"
+    )
 
 
 def test_no_module_imports_from_a_higher_layer():
     bad = upward(*graph())
-    assert not bad, ("imports from a higher layer (tests/test_layers.py LAYERS):\n  "
-                     + "\n  ".join(bad))
+    assert not bad, "imports from a higher layer (tests/test_layers.py LAYERS):\n  " + "\n  ".join(
+        bad
+    )
 
 
-@pytest.mark.parametrize("module, layer", [
-    (f"{PACKAGE}.errors", "foundations"),
-    (f"{PACKAGE}.papers", "registry"),
-    (f"{PACKAGE}.papers.arena", "registry"),
-    (f"{PACKAGE}.papers.arena.experiment", "papers' modules"),
-    (f"{PACKAGE}.cli", "commands"),
-])
+@pytest.mark.parametrize(
+    "module, layer",
+    [
+        (f"{PACKAGE}.errors", "foundations"),
+        (f"{PACKAGE}.papers", "registry"),
+        (f"{PACKAGE}.papers.arena", "registry"),
+        (f"{PACKAGE}.papers.arena.experiment", "papers' modules"),
+        (f"{PACKAGE}.cli", "commands"),
+    ],
+)
 def test_the_layers_place_packages_and_their_modules_apart(module, layer):
     index = layer_of(module)
     assert index is not None and LAYERS[index][0] == layer

@@ -32,15 +32,14 @@ import pandas as pd
 import pytest
 import yaml
 
+from conftest import smoke_config
 from delayed_bandits import algorithms, config, delays, environment, seeds
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.manegueu2020.experiment import TRACE_COLUMNS, Setting, draw_environment
 from delayed_bandits.papers.manegueu2020 import kernels as kmg
 from delayed_bandits.papers.manegueu2020 import policies as pmg
+from delayed_bandits.papers.manegueu2020.experiment import TRACE_COLUMNS, Setting, draw_environment
 from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
-
-from conftest import smoke_config
 
 PAPER = "manegueu2020"
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,21 +52,35 @@ R, N = 0.0, 0.9  # uniforms: a conversion (R < mu) or none (N >= mu), for mu = 0
 # Independent re-derivations used by several tests
 # --------------------------------------------------------------------------------------------
 
+
 def _adapt_array(p: pmg.AdaptParams) -> np.ndarray:
     return np.array([p.alpha_low, p.c, p.mu_low, p.lcb_constant, p.window_alpha])
 
 
-def run_kernel(mu, uniforms, delay_table, alpha_tilde: float, adapt: pmg.AdaptParams | None,
-               checkpoints: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def run_kernel(
+    mu,
+    uniforms,
+    delay_table,
+    alpha_tilde: float,
+    adapt: pmg.AdaptParams | None,
+    checkpoints: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The compiled kernel called directly: (actions, regret at checkpoints, trace rows)."""
     mu = np.asarray(mu, dtype=np.float64)
     actions = np.zeros(uniforms.shape[0], dtype=np.int64)
     trace = np.zeros((len(checkpoints), 3))
     params = adapt if adapt is not None else pmg.AdaptParams()
-    regret = kmg.patient(mu, np.ascontiguousarray(uniforms, dtype=np.float64),
-                         np.ascontiguousarray(delay_table, dtype=np.int64), alpha_tilde,
-                         adapt is not None, _adapt_array(params),
-                         np.asarray(checkpoints, dtype=np.int64), actions, trace)
+    regret = kmg.patient(
+        mu,
+        np.ascontiguousarray(uniforms, dtype=np.float64),
+        np.ascontiguousarray(delay_table, dtype=np.int64),
+        alpha_tilde,
+        adapt is not None,
+        _adapt_array(params),
+        np.asarray(checkpoints, dtype=np.int64),
+        actions,
+        trace,
+    )
     return actions, regret, trace
 
 
@@ -91,7 +104,7 @@ def patient_independent(mu, uniforms, delay_table, alphas, initial: int) -> np.n
             alpha = float(alphas[t - 1])
             best, arm = -math.inf, 0
             for k in range(n_arms):
-                seen = int(np.count_nonzero(usable_from[k, :n_conv[k]] <= t))
+                seen = int(np.count_nonzero(usable_from[k, : n_conv[k]] <= t))
                 n = float(pulls[k])
                 index = seen / n + math.sqrt(2.0 * log_term / n) + 2.0 * n ** (-min(alpha, 0.5))
                 if index > best:  # strict: the lowest index wins ties
@@ -126,11 +139,14 @@ def alpha_trace_independent(mu, uniforms, delay_table, actions, p: pmg.AdaptPara
             big = tbar // 2
             small = max(1, int(math.floor((p.c / 2.0) ** (1.0 / p.window_alpha) * big)))
             mask = (actions[past] == top) & converted[past] & (rounds[past] <= t - big)
-            diff = (np.count_nonzero(mask & (delay[past] <= big))
-                    - np.count_nonzero(mask & (delay[past] <= small))) / tbar
+            diff = (
+                np.count_nonzero(mask & (delay[past] <= big))
+                - np.count_nonzero(mask & (delay[past] <= small))
+            ) / tbar
             alpha_hat = min(-math.log(diff) / math.log(tbar), 1.0) if diff > 0 else 1.0
-            width = math.log(p.lcb_constant * math.sqrt(log_term) / (p.c * p.mu_low)) \
-                / math.log(tbar)
+            width = math.log(p.lcb_constant * math.sqrt(log_term) / (p.c * p.mu_low)) / math.log(
+                tbar
+            )
             alpha_t = max(p.alpha_low, alpha_hat - width)
         rows.append((int(t), alpha_hat, alpha_t))
     return pd.DataFrame(rows, columns=TRACE_COLUMNS)
@@ -173,10 +189,10 @@ def test_pareto_sampler_matches_its_cdf(alpha: float) -> None:
         freq = float(np.mean(x <= d))
         assert abs(freq - p) <= Z * math.sqrt(p * (1 - p) / N_DRAWS) + EPS, (d, freq, p)
     for d in (1, 2, 3, 7):  # point masses d^-alpha - (d + 1)^-alpha
-        p = d ** -alpha - (d + 1.0) ** -alpha
+        p = d**-alpha - (d + 1.0) ** -alpha
         freq = float(np.mean(x == d))
         assert abs(freq - p) <= Z * math.sqrt(p * (1 - p) / N_DRAWS), (d, freq, p)
-    assert float(law.cdf(3)) == pytest.approx(1 - 4.0 ** -alpha)  # hand: 1 - 4^-alpha
+    assert float(law.cdf(3)) == pytest.approx(1 - 4.0**-alpha)  # hand: 1 - 4^-alpha
 
 
 def test_scaled_pareto_sampler_matches_its_cdf() -> None:
@@ -184,7 +200,7 @@ def test_scaled_pareto_sampler_matches_its_cdf() -> None:
     for d >= 1: D = 0 with probability 1 - 0.7 * 2^-0.3 = 0.4314 and never D = 1."""
     law = delays.ScaledPareto(0.3, 0.7)
     x = law.sample(np.random.default_rng([2020, 83]), N_DRAWS)
-    p0 = 1.0 - 0.7 * 2.0 ** -0.3
+    p0 = 1.0 - 0.7 * 2.0**-0.3
     assert p0 == pytest.approx(0.43142, abs=1e-5)
     assert float(law.cdf(0)) == pytest.approx(p0, rel=1e-12)
     assert float(law.cdf(1)) == float(law.cdf(0)), "P(D = 1) must be 0"
@@ -203,13 +219,14 @@ def test_scaled_pareto_sampler_matches_its_cdf() -> None:
     # (m / (m + 1))^0.3 (Section 8.3 writes (1 + x)^-alpha where eq. 6 has m^-alpha).
     m = np.arange(1, 10_000)
     surv = 1.0 - law.cdf(m)
-    assert np.all(0.7 * 2**-0.3 * m ** -0.3 <= surv + EPS) and np.all(surv <= m ** -0.3 + EPS)
-    assert np.all(surv < 0.7 * m ** -0.3)
+    assert np.all(0.7 * 2**-0.3 * m**-0.3 <= surv + EPS) and np.all(surv <= m**-0.3 + EPS)
+    assert np.all(surv < 0.7 * m**-0.3)
 
 
 def test_per_arm_delays_draw_one_law_per_column() -> None:
-    st = Setting(np.array([0.6, 0.8]),
-                 delays.PerArm((delays.ScaledPareto(0.3, 0.7), delays.Pareto(0.3))))
+    st = Setting(
+        np.array([0.6, 0.8]), delays.PerArm((delays.ScaledPareto(0.3, 0.7), delays.Pareto(0.3)))
+    )
     env = draw_environment(np.random.SeedSequence(5), 50_000, st)
     assert env.delays.shape == (50_000, 2) and env.uniforms.shape == (50_000, 2)
     assert np.mean(env.delays[:, 0] == 0) > 0.4 and env.delays[:, 1].min() >= 1
@@ -229,34 +246,37 @@ def test_patient_index_by_hand() -> None:
     assert pmg.patient_index(0.25, 16.0, 0.25, LOG_TERM) == pytest.approx(2.912436, abs=1e-6)
     # alpha above 1/2 is capped: 2 * 16^-1/2 = 0.5, for 0.5 and 0.8 alike
     assert pmg.patient_index(0.25, 16.0, 0.8, LOG_TERM) == pytest.approx(2.412436, abs=1e-6)
-    assert pmg.patient_index(0.25, 16.0, 0.5, LOG_TERM) == pmg.patient_index(0.25, 16.0, 0.8,
-                                                                             LOG_TERM)
+    assert pmg.patient_index(0.25, 16.0, 0.5, LOG_TERM) == pmg.patient_index(
+        0.25, 16.0, 0.8, LOG_TERM
+    )
     # one pull: 0 + sqrt(2 * 22.10956) + 2 = 8.649746
     assert pmg.patient_index(0.0, 1.0, 0.1, LOG_TERM) == pytest.approx(8.649746, abs=1e-6)
     # alpha = 0.1, 1024 pulls: 0.5 + sqrt(44.21912 / 1024) + 2 * 1024^-0.1 = 0.5 + 0.207805 + 1
     assert pmg.patient_index(0.5, 1024.0, 0.1, LOG_TERM) == pytest.approx(1.707805, abs=1e-6)
     # the bias term: smaller alpha_tilde, larger index (more optimism)
-    assert pmg.patient_index(0.5, 100.0, 0.05, LOG_TERM) > pmg.patient_index(0.5, 100.0, 0.3,
-                                                                              LOG_TERM)
+    assert pmg.patient_index(0.5, 100.0, 0.05, LOG_TERM) > pmg.patient_index(
+        0.5, 100.0, 0.3, LOG_TERM
+    )
 
 
 def test_alpha_estimates_by_hand() -> None:
     args = (LOG_TERM, 0.1, 0.7, 0.6, 24.0)  # log term, alpha_low, c, mu_low, lcb constant
     # diff = 100^-0.3 -> alpha_hat = -log(diff) / log 100 = 0.3; the width
     # log(24 sqrt(22.10956) / 0.42) / log 100 = log(268.69) / 4.60517 = 1.21462 -> alpha_low
-    alpha_hat, alpha_t = pmg.alpha_estimates(100.0 ** -0.3, 100.0, *args)
+    alpha_hat, alpha_t = pmg.alpha_estimates(100.0**-0.3, 100.0, *args)
     assert alpha_hat == pytest.approx(0.3, abs=1e-12)
     assert alpha_t == 0.1
     width = math.log(24 * math.sqrt(LOG_TERM) / 0.42) / math.log(100)
     assert width == pytest.approx(1.21462, abs=1e-5)
     # an lcb constant making the width 0.1: 0.42 * 100^0.1 / sqrt(log term)
     lcb = 0.42 * 100.0**0.1 / math.sqrt(LOG_TERM)
-    alpha_hat, alpha_t = pmg.alpha_estimates(100.0 ** -0.3, 100.0, LOG_TERM, 0.1, 0.7, 0.6, lcb)
+    alpha_hat, alpha_t = pmg.alpha_estimates(100.0**-0.3, 100.0, LOG_TERM, 0.1, 0.7, 0.6, lcb)
     assert alpha_t == pytest.approx(0.2, abs=1e-12)
     # width 0: alpha_t = alpha_hat
     lcb = 0.42 / math.sqrt(LOG_TERM)
     assert pmg.alpha_estimates(0.05, 1000.0, LOG_TERM, 0.1, 0.7, 0.6, lcb) == pytest.approx(
-        (-math.log(0.05) / math.log(1000), -math.log(0.05) / math.log(1000)), abs=1e-12)
+        (-math.log(0.05) / math.log(1000), -math.log(0.05) / math.log(1000)), abs=1e-12
+    )
     # no positive difference: alpha_hat = 1 (and alpha_t = max(alpha_low, 1 - width))
     for diff in (0.0, -0.01):
         alpha_hat, alpha_t = pmg.alpha_estimates(diff, 100.0, *args)
@@ -266,20 +286,23 @@ def test_alpha_estimates_by_hand() -> None:
     # diff = 1/T_bar exactly gives 1
     assert pmg.alpha_estimates(1 / 64, 64.0, *args)[0] == pytest.approx(1.0, abs=1e-12)
     # the width shrinks as T_bar grows: alpha_t leaves alpha_low for large T_bar
-    lo = pmg.alpha_estimates(10**8 ** -0.3, 1e8, LOG_TERM, 0.1, 0.7, 0.6, 24.0)[1]
+    lo = pmg.alpha_estimates(10**8**-0.3, 1e8, LOG_TERM, 0.1, 0.7, 0.6, 24.0)[1]
     assert lo == pytest.approx(max(0.1, 0.3 - math.log(268.69) / math.log(1e8)), abs=1e-4)
 
 
-@pytest.mark.parametrize("tbar,c,window_alpha,expected", [
-    (2, 0.7, 0.1, (1, 1)),
-    (3, 0.7, 0.1, (1, 1)),
-    (7, 0.7, 1.0, (3, 1)),  # 0.35 * 3 = 1.05 -> 1
-    (100, 0.7, 0.1, (50, 1)),  # 0.35^10 * 50 = 0.0014 -> clamped to 1
-    (1000, 0.7, 1.0, (500, 175)),  # 0.35 * 500
-    (1001, 0.7, 0.5, (500, 61)),  # 0.35^2 * 500 = 61.25
-    (10000, 0.7, 0.3, (5000, 151)),  # 0.35^(10/3) = 0.030206 -> 151.03
-    (10000, 1.0, 1.0, (5000, 2500)),
-])
+@pytest.mark.parametrize(
+    "tbar,c,window_alpha,expected",
+    [
+        (2, 0.7, 0.1, (1, 1)),
+        (3, 0.7, 0.1, (1, 1)),
+        (7, 0.7, 1.0, (3, 1)),  # 0.35 * 3 = 1.05 -> 1
+        (100, 0.7, 0.1, (50, 1)),  # 0.35^10 * 50 = 0.0014 -> clamped to 1
+        (1000, 0.7, 1.0, (500, 175)),  # 0.35 * 500
+        (1001, 0.7, 0.5, (500, 61)),  # 0.35^2 * 500 = 61.25
+        (10000, 0.7, 0.3, (5000, 151)),  # 0.35^(10/3) = 0.030206 -> 151.03
+        (10000, 1.0, 1.0, (5000, 2500)),
+    ],
+)
 def test_windows_by_hand(tbar, c, window_alpha, expected) -> None:
     assert pmg.windows(tbar, c, window_alpha) == expected
 
@@ -294,12 +317,13 @@ def test_windows_satisfy_the_section_6_3_condition() -> None:
                 assert big == tbar // 2 and 1 <= small <= max(big, 1)
                 if math.floor((c / 2) ** (1 / window_alpha) * big) >= 1:
                     for alpha in (window_alpha, window_alpha + 0.2, 1.5):
-                        assert big ** -alpha <= (c / 2) * small ** -alpha * (1 + 1e-12)
+                        assert big**-alpha <= (c / 2) * small**-alpha * (1 + 1e-12)
 
 
 # --------------------------------------------------------------------------------------------
 # 3. The observation model on hand-made realisations
 # --------------------------------------------------------------------------------------------
+
 
 def _alternating(n: int) -> list[int]:
     return [t % 2 for t in range(n)]
@@ -325,14 +349,18 @@ def test_a_conversion_is_usable_from_s_plus_max_d_1(delay: int) -> None:
     expected = _alternating(flip - 1) + [1]
     cp = np.array([horizon])
     for alpha_tilde in (0.05, 0.3, 0.8):
-        actions_r, _ = pmg.run_patient(np.array([0.5, 0.5]), uniforms, delay_table, alpha_tilde,
-                                       None, cp)
+        actions_r, _ = pmg.run_patient(
+            np.array([0.5, 0.5]), uniforms, delay_table, alpha_tilde, None, cp
+        )
         actions_k, _, _ = run_kernel([0.5, 0.5], uniforms, delay_table, alpha_tilde, None, cp)
         np.testing.assert_array_equal(actions_k, actions_r)
         assert actions_r[:flip].tolist() == expected, (alpha_tilde, actions_r[:flip].tolist())
         np.testing.assert_array_equal(
-            actions_r, patient_independent([0.5, 0.5], uniforms, delay_table,
-                                           np.full(horizon, alpha_tilde), 2))
+            actions_r,
+            patient_independent(
+                [0.5, 0.5], uniforms, delay_table, np.full(horizon, alpha_tilde), 2
+            ),
+        )
 
 
 @pytest.mark.parametrize("delay", [28, 29, 2**62])
@@ -364,7 +392,8 @@ def test_conversion_with_delay_zero_at_the_last_round_is_harmless() -> None:
     actions_k, _, _ = run_kernel(mu, uniforms, delay_table, 0.3, None, np.array([horizon]))
     np.testing.assert_array_equal(actions_k, actions_r)
     np.testing.assert_array_equal(
-        actions_r, patient_independent(mu, uniforms, delay_table, np.full(horizon, 0.3), 2))
+        actions_r, patient_independent(mu, uniforms, delay_table, np.full(horizon, 0.3), 2)
+    )
 
 
 def test_alpha_estimator_counts_only_pulls_at_least_d_t_old() -> None:
@@ -398,8 +427,9 @@ def test_alpha_estimator_counts_only_pulls_at_least_d_t_old() -> None:
     assert out[13] == pytest.approx(math.log(4) / math.log(12), abs=1e-12)
     assert all(b == 0.1 for _, _, b in trace_r)  # the width is large: alpha_t = alpha_low
     independent = alpha_trace_independent(mu, uniforms, delay_table, actions_r, params)
-    np.testing.assert_allclose(independent.alpha_hat.to_numpy()[2:], [out[t] for t in cp[2:]],
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        independent.alpha_hat.to_numpy()[2:], [out[t] for t in cp[2:]], rtol=1e-12
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -450,8 +480,8 @@ def test_count_difference_matches_its_expectation(law_name: str, window: str) ->
     assert abs(counts.mean() - expected) <= Z * se, (counts.mean(), expected, se)
     # the same in the estimator's units: E[m_D - m_d] = mu (tau(D) - tau(d)) (t - D) / T_bar
     assert counts.mean() / tbar == pytest.approx(
-        mu * (float(law.cdf(big)) - float(law.cdf(small))) * eligible / tbar,
-        abs=Z * se / tbar)
+        mu * (float(law.cdf(big)) - float(law.cdf(small))) * eligible / tbar, abs=Z * se / tbar
+    )
     literal = mu * (float(law.cdf(big)) * eligible - float(law.cdf(small)) * (horizon - small))
     assert abs(literal - expected) > 20 * se
 
@@ -493,11 +523,17 @@ TRACE_CASES = {
     "section83-w0.1": (*SECTION83, 2000, pmg.AdaptParams(window_alpha=0.1)),
     "section83-w0.3": (*SECTION83, 2000, pmg.AdaptParams(window_alpha=0.3)),
     # a small lcb constant lets alpha_t move above alpha_low, so it steers the arm choice
-    "section83-w0.3-narrow": (*SECTION83, 2000,
-                              pmg.AdaptParams(window_alpha=0.3, lcb_constant=0.1)),
-    "three-arms-w0.1": ((0.5, 0.7, 0.65), delays.PerArm((delays.Pareto(1.0), delays.Pareto(0.3),
-                                                          delays.ScaledPareto(0.5, 0.9))),
-                        1500, pmg.AdaptParams(window_alpha=0.1, lcb_constant=0.1)),
+    "section83-w0.3-narrow": (
+        *SECTION83,
+        2000,
+        pmg.AdaptParams(window_alpha=0.3, lcb_constant=0.1),
+    ),
+    "three-arms-w0.1": (
+        (0.5, 0.7, 0.65),
+        delays.PerArm((delays.Pareto(1.0), delays.Pareto(0.3), delays.ScaledPareto(0.5, 0.9))),
+        1500,
+        pmg.AdaptParams(window_alpha=0.1, lcb_constant=0.1),
+    ),
 }
 
 
@@ -523,8 +559,11 @@ def test_adapt_patient_trace_kernel_reference_and_rederivation(case: str) -> Non
     pd.testing.assert_frame_equal(events_r, independent, check_exact=False, rtol=1e-12)
     # actions: Patient Bandits with alpha_t of each round, each arm pulled twice first
     np.testing.assert_array_equal(
-        actions_r, patient_independent(st.mu, env.uniforms, env.delays,
-                                       events_r.alpha_t.to_numpy(), 2 * st.n_arms))
+        actions_r,
+        patient_independent(
+            st.mu, env.uniforms, env.delays, events_r.alpha_t.to_numpy(), 2 * st.n_arms
+        ),
+    )
     # the estimate is not trivial: it moves, and below 1 most of the time
     late = events_r[events_r.t > horizon // 2]
     assert late.alpha_hat.nunique() > 10 and (late.alpha_hat < 1).mean() > 0.5
@@ -539,9 +578,11 @@ def test_adapt_patient_trace_kernel_reference_and_rederivation(case: str) -> Non
 PROBLEMS = {
     # name: (mu, per-arm delays, horizon)
     "two-arms": ((0.6, 0.8), delays.PerArm((delays.Pareto(1.0), delays.Pareto(0.3))), 2000),
-    "three-arms": ((0.5, 0.6, 0.55),
-                   delays.PerArm((delays.Pareto(0.3), delays.Pareto(1.0), delays.Pareto(0.6))),
-                   1500),
+    "three-arms": (
+        (0.5, 0.6, 0.55),
+        delays.PerArm((delays.Pareto(0.3), delays.Pareto(1.0), delays.Pareto(0.6))),
+        1500,
+    ),
 }
 RUNS = {
     # name: (registry id, setting overrides)
@@ -587,14 +628,18 @@ def test_kernel_matches_reference(problem: str, run: str) -> None:
         assert events_k is None and events_r is None
     if algorithm == "patient":  # and an independent run of Algorithm 1
         np.testing.assert_array_equal(
-            actions_k, patient_independent(st.mu, env.uniforms, env.delays,
-                                           np.full(horizon, st.alpha_tilde), st.n_arms))
+            actions_k,
+            patient_independent(
+                st.mu, env.uniforms, env.delays, np.full(horizon, st.alpha_tilde), st.n_arms
+            ),
+        )
 
 
 @pytest.mark.parametrize("window", [10, 50])
 @pytest.mark.parametrize("problem", list(PROBLEMS))
-def test_waiting_ducb_cycles_for_m_plus_k_rounds_then_uses_its_index(problem: str,
-                                                                     window: int) -> None:
+def test_waiting_ducb_cycles_for_m_plus_k_rounds_then_uses_its_index(
+    problem: str, window: int
+) -> None:
     """Section 8.2's D-UCB waits m + K rounds: its first m + K actions cycle through the arms,
     in the kernel and in the reference, whatever the draws; afterwards it leaves the cycle (the
     index takes over), and it does not play as Vernade et al.'s D-UCB, which uses its index from
@@ -610,10 +655,11 @@ def test_waiting_ducb_cycles_for_m_plus_k_rounds_then_uses_its_index(problem: st
     np.testing.assert_array_equal(actions[:wait], np.arange(wait) % st.n_arms)
     cycle = np.arange(horizon) % st.n_arms
     assert np.any(actions[wait:] != cycle[wait:])
-    nowait = Setting(np.array(mu), law, assumed_delay=MemoPareto(0.7), window=window,
-                     ducb_wait=False)
+    nowait = Setting(
+        np.array(mu), law, assumed_delay=MemoPareto(0.7), window=window, ducb_wait=False
+    )
     _, actions_nowait, _ = alg.kernel(nowait, env, cp, 0)
-    np.testing.assert_array_equal(actions_nowait[:st.n_arms], np.arange(st.n_arms))
+    np.testing.assert_array_equal(actions_nowait[: st.n_arms], np.arange(st.n_arms))
     assert np.any(actions_nowait[:wait] != cycle[:wait])
 
 
@@ -631,16 +677,18 @@ def test_alpha_tilde_and_window_change_the_runs() -> None:
         seen[run] = (actions, None if events is None else events.alpha_hat.to_numpy())
     runs = list(seen)
     for i, a in enumerate(runs):
-        for b in runs[i + 1:]:
+        for b in runs[i + 1 :]:
             (act_a, hat_a), (act_b, hat_b) = seen[a], seen[b]
-            differ = np.any(act_a != act_b) or (hat_a is not None and hat_b is not None
-                                                and np.any(hat_a != hat_b))
+            differ = np.any(act_a != act_b) or (
+                hat_a is not None and hat_b is not None and np.any(hat_a != hat_b)
+            )
             assert differ, (a, b)
 
 
 # --------------------------------------------------------------------------------------------
 # 6. Config: sweeps, paired environments, variants, validation
 # --------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def smoke() -> dict:
@@ -668,8 +716,9 @@ def test_sweeps_expand_to_setting_ids(smoke, full) -> None:
     assert [fig2[s]["alpha_tilde"] for s in fig2] == [0.05, 0.3, 0.5]
     assert all(fig2[s]["mu"] == [0.5, 0.55] for s in fig2)
     fig3 = config.settings(smoke["papers"][PAPER]["fig3"])
-    assert list(fig3) == [f"{a}-{i:02d}" for a in ("a02", "a03", "a04", "a05", "a08")
-                          for i in range(3)]
+    assert list(fig3) == [
+        f"{a}-{i:02d}" for a in ("a02", "a03", "a04", "a05", "a08") for i in range(3)
+    ]
     assert [fig3[f"a03-{i:02d}"]["gap"] for i in range(3)] == [0.05, 0.2, 0.5]
     assert fig3["a08-01"]["alpha_tilde"] == 0.8 and fig3["a08-01"]["mu_base"] == 0.4
     st = Setting.from_config(fig3["a05-02"], "x")
@@ -722,10 +771,12 @@ def test_paired_sweep_cells_share_their_environments(smoke, figure, setting, val
     # the environments themselves: same seeds along a paired sweep
     fig = smoke["papers"][PAPER][figure]
     for r in range(3):
-        s1 = seeds.replication_seeds(smoke["seed"], PAPER, figure,
-                                     config.seed_name(fig, first), r)[0]
-        s2 = seeds.replication_seeds(smoke["seed"], PAPER, figure,
-                                     config.seed_name(fig, second), r)[0]
+        s1 = seeds.replication_seeds(smoke["seed"], PAPER, figure, config.seed_name(fig, first), r)[
+            0
+        ]
+        s2 = seeds.replication_seeds(
+            smoke["seed"], PAPER, figure, config.seed_name(fig, second), r
+        )[0]
         assert s1.entropy == s2.entropy and s1.spawn_key == s2.spawn_key
 
 
@@ -829,7 +880,8 @@ def test_validation_rejects_means_outside_the_unit_interval(smoke) -> None:
 def test_validation_rejects_a_per_arm_delay_of_the_wrong_length(smoke) -> None:
     cfg = copy.deepcopy(smoke)
     cfg["papers"][PAPER]["fig5"]["settings"]["heterogeneous"]["delay"]["arms"].append(
-        {"kind": "pareto", "alpha": 0.5})
+        {"kind": "pareto", "alpha": 0.5}
+    )
     _reject(cfg, f"papers.{PAPER}.fig5.settings.heterogeneous", "3 delay laws for 2 arms")
 
 
@@ -837,12 +889,16 @@ def test_validation_rejects_a_per_arm_delay_of_the_wrong_length(smoke) -> None:
 # 7. Determinism across shards
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("figure,setting,algorithm", [
-    ("fig6", "section83", "adapt-patient"),
-    ("fig7", "section83", "adapt-patient-true-alpha"),
-    ("fig6", "section83", "patient-03"),
-    ("fig5", "heterogeneous", "ducb-50"),
-])
+
+@pytest.mark.parametrize(
+    "figure,setting,algorithm",
+    [
+        ("fig6", "section83", "adapt-patient"),
+        ("fig7", "section83", "adapt-patient-true-alpha"),
+        ("fig6", "section83", "patient-03"),
+        ("fig5", "heterogeneous", "ducb-50"),
+    ],
+)
 def test_shards_are_independent_of_split(smoke, figure, setting, algorithm) -> None:
     whole = run_shard(smoke, PAPER, figure, setting, algorithm, 0, 5)
     parts = [run_shard(smoke, PAPER, figure, setting, algorithm, a, b) for a, b in ((0, 2), (3, 5))]
@@ -852,8 +908,11 @@ def test_shards_are_independent_of_split(smoke, figure, setting, algorithm) -> N
     regret, events = whole
     assert sorted(regret.replication.unique()) == list(range(6))
     assert regret.groupby("replication").regret.last().nunique() > 1
-    n_cp = len(environment.checkpoint_grid(smoke["papers"][PAPER][figure]["horizon"],
-                                           smoke["papers"][PAPER][figure]["checkpoints"]))
+    n_cp = len(
+        environment.checkpoint_grid(
+            smoke["papers"][PAPER][figure]["horizon"], smoke["papers"][PAPER][figure]["checkpoints"]
+        )
+    )
     if algorithm.startswith("adapt-patient"):
         assert list(events.columns) == ["replication"] + TRACE_COLUMNS
         assert events.groupby("replication").size().tolist() == [n_cp] * 6
@@ -861,22 +920,27 @@ def test_shards_are_independent_of_split(smoke, figure, setting, algorithm) -> N
     else:
         assert list(events.columns) == ["replication"] and events.empty
     again = run_shard(smoke, PAPER, figure, setting, algorithm, 4, 4)
-    pd.testing.assert_frame_equal(again[0], regret[regret.replication == 4]
-                                  .reset_index(drop=True))
+    pd.testing.assert_frame_equal(again[0], regret[regret.replication == 4].reset_index(drop=True))
 
 
 # --------------------------------------------------------------------------------------------
 # 8. Claim rules on made-up summaries
 # --------------------------------------------------------------------------------------------
 
+
 def _gap_sweep(curves: dict[str, tuple[float, list[float]]], se: float) -> tuple[dict, dict]:
     """Figure 3-like tables: ``curves`` maps a setting to (alpha_2, mean regret at each gap)."""
     gaps = [0.1, 0.2, 0.3]
-    fig = {"horizon": 3000, "sweep": {"key": "gap", "values": gaps, "environment": False},
-           "settings": {name: {"alpha_tilde": a, "mu_base": 0.4}
-                        for name, (a, _) in curves.items()}}
-    rows = [(f"{name}-{i:02d}", "patient", 3000, m, se, 200)
-            for name, (_, means) in curves.items() for i, m in enumerate(means)]
+    fig = {
+        "horizon": 3000,
+        "sweep": {"key": "gap", "values": gaps, "environment": False},
+        "settings": {name: {"alpha_tilde": a, "mu_base": 0.4} for name, (a, _) in curves.items()},
+    }
+    rows = [
+        (f"{name}-{i:02d}", "patient", 3000, m, se, 200)
+        for name, (_, means) in curves.items()
+        for i, m in enumerate(means)
+    ]
     summary = pd.DataFrame(rows, columns=["setting", "algorithm", "t", "mean", "se", "n_runs"])
     return {"summary": summary}, fig
 
@@ -888,17 +952,28 @@ def test_fig3_peak_positions_tie_within_2_se(runner_up: float, ordered: bool) ->
     3 below it, the peak of alpha_2 = 0.5 is at a larger gap and the claim fails."""
     from delayed_bandits.papers.manegueu2020.claims import fig3
 
-    tables, fig = _gap_sweep({"a02": (0.2, [5.0, 10.0, 6.0]), "a05": (0.5, [3.0, runner_up, 8.0])},
-                             se=0.5)
+    tables, fig = _gap_sweep(
+        {"a02": (0.2, [5.0, 10.0, 6.0]), "a05": (0.5, [3.0, runner_up, 8.0])}, se=0.5
+    )
     heights, places = fig3(tables, fig)
     assert heights.holds is True
     assert places.holds is ordered
     assert ("tied: 0.20, 0.30" in places.measured) is ordered
 
 
-@pytest.mark.parametrize("growth,linear,verdict", [
-    (0.3, False, True), (0.3, True, False), (0.7, False, None), (0.7, True, None),
-    (0.9, False, False), (0.9, True, True), (0.6, False, True), (0.8, True, True)])
+@pytest.mark.parametrize(
+    "growth,linear,verdict",
+    [
+        (0.3, False, True),
+        (0.3, True, False),
+        (0.7, False, None),
+        (0.7, True, None),
+        (0.9, False, False),
+        (0.9, True, True),
+        (0.6, False, True),
+        (0.8, True, True),
+    ],
+)
 def test_growth_verdict_has_an_inconclusive_band(growth: float, linear: bool, verdict) -> None:
     from delayed_bandits.papers.manegueu2020 import claims as cm
 
@@ -906,18 +981,31 @@ def test_growth_verdict_has_an_inconclusive_band(growth: float, linear: bool, ve
 
 
 def test_fig5_reports_an_undecided_growth_as_inconclusive(tmp_path) -> None:
-    from delayed_bandits.papers.manegueu2020 import claims as cm
     from delayed_bandits.claims import to_json, to_markdown
+    from delayed_bandits.papers.manegueu2020 import claims as cm
 
-    half, end = {"patient-01": 10.0, "patient-05": 10.0, "ducb-10": 10.0}, \
-        {"patient-01": 17.0, "patient-05": 13.0, "ducb-10": 20.0}
+    half, end = (
+        {"patient-01": 10.0, "patient-05": 10.0, "ducb-10": 10.0},
+        {"patient-01": 17.0, "patient-05": 13.0, "ducb-10": 20.0},
+    )
     summary = pd.DataFrame(
-        [("heterogeneous", a, t, v[a], 0.1, 200) for t, v in ((5000, half), (10000, end))
-         for a in half], columns=["setting", "algorithm", "t", "mean", "se", "n_runs"])
-    fig = {"horizon": 10000, "algorithms": list(half), "settings": {"heterogeneous": {}},
-           "variants": {"patient-01": {"algorithm": "patient"},
-                        "patient-05": {"algorithm": "patient"},
-                        "ducb-10": {"algorithm": "d-ucb"}}}
+        [
+            ("heterogeneous", a, t, v[a], 0.1, 200)
+            for t, v in ((5000, half), (10000, end))
+            for a in half
+        ],
+        columns=["setting", "algorithm", "t", "mean", "se", "n_runs"],
+    )
+    fig = {
+        "horizon": 10000,
+        "algorithms": list(half),
+        "settings": {"heterogeneous": {}},
+        "variants": {
+            "patient-01": {"algorithm": "patient"},
+            "patient-05": {"algorithm": "patient"},
+            "ducb-10": {"algorithm": "d-ucb"},
+        },
+    }
     found = {c.id: c for c in cm.fig5({"summary": summary}, fig)}
     assert found["fig5-patient-01-sublinear"].holds is None
     assert "T = 10000 cannot tell" in found["fig5-patient-01-sublinear"].note

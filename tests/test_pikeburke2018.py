@@ -18,17 +18,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import SMOKE_FILES, smoke_config
 from delayed_bandits import algorithms, config, delays, environment, seeds
 from delayed_bandits.aggregate import ratio_of_means
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.pikeburke2018.experiment import (EVENT_COLUMNS, Setting, coefficient_band,
-                                                       draw_environment)
 from delayed_bandits.papers.pikeburke2018 import kernels as kpb
 from delayed_bandits.papers.pikeburke2018 import policies as ppb
+from delayed_bandits.papers.pikeburke2018.experiment import (
+    EVENT_COLUMNS,
+    Setting,
+    coefficient_band,
+    draw_environment,
+)
 from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
-
-from conftest import SMOKE_FILES, smoke_config
 
 PAPER = "pikeburke2018"
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,8 +43,10 @@ BRIDGED = {"odaaf": False, "odaaf-b": True, "odaaf-v": True}  # Section 5: ODAAF
 # Independent re-derivations used by several tests
 # --------------------------------------------------------------------------------------------
 
-def aggregate_observations(mu: np.ndarray, uniforms: np.ndarray, delay_table: np.ndarray,
-                           actions: np.ndarray) -> np.ndarray:
+
+def aggregate_observations(
+    mu: np.ndarray, uniforms: np.ndarray, delay_table: np.ndarray, actions: np.ndarray
+) -> np.ndarray:
     """X_0..X_T of Section 2: X_t = sum of the rewards of plays l with l + tau_l = t; rewards
     due after T are never observed."""
     horizon = len(actions)
@@ -52,8 +57,9 @@ def aggregate_observations(mu: np.ndarray, uniforms: np.ndarray, delay_table: np
     return np.bincount(due[keep], minlength=horizon + 1).astype(np.float64)
 
 
-def check_odaaf_run(mu, uniforms, delay_table, actions, events: pd.DataFrame, required,
-                    bridge: bool, leader: bool) -> list[int]:
+def check_odaaf_run(
+    mu, uniforms, delay_table, actions, events: pd.DataFrame, required, bridge: bool, leader: bool
+) -> list[int]:
     """Re-derive Algorithm 1 from the realisation and the played actions: every Step 1 plays
     the active arms in index order up to N_m samples each, every elimination follows from the
     X_t averages over T_j(m), the bridge (if any) plays N_m - N_{m-1} rounds of the leader (or the
@@ -66,14 +72,17 @@ def check_odaaf_run(mu, uniforms, delay_table, actions, events: pd.DataFrame, re
     rounds: dict[int, list[int]] = {j: [] for j in active}
     pos, previous, tolerance = 0, 0, 0.5
     for i, (m, step1_end, bridge_end, n_active, eliminated) in enumerate(
-            events[EVENT_COLUMNS].to_numpy().tolist()):
+        events[EVENT_COLUMNS].to_numpy().tolist()
+    ):
         assert m == i + 1
         needed = required(m)
-        expected = np.concatenate([np.full(max(needed - len(rounds[j]), 0), j, dtype=np.int64)
-                                   for j in active])
+        expected = np.concatenate(
+            [np.full(max(needed - len(rounds[j]), 0), j, dtype=np.int64) for j in active]
+        )
         assert step1_end == pos + len(expected), f"phase {m}: Step 1 ends at the wrong round"
-        np.testing.assert_array_equal(actions[pos:step1_end], expected,
-                                      err_msg=f"phase {m}: Step 1 plays")
+        np.testing.assert_array_equal(
+            actions[pos:step1_end], expected, err_msg=f"phase {m}: Step 1 plays"
+        )
         for r in range(pos, step1_end):
             rounds[int(actions[r])].append(r + 1)
         means = {j: x[rounds[j]].sum() / len(rounds[j]) for j in active}
@@ -94,10 +103,11 @@ def check_odaaf_run(mu, uniforms, delay_table, actions, events: pd.DataFrame, re
         previous = needed
     if pos < horizon:  # the phase that did not finish within T
         m = len(events) + 1
-        expected = np.concatenate([np.full(max(required(m) - len(rounds[j]), 0), j,
-                                           dtype=np.int64) for j in active])
+        expected = np.concatenate(
+            [np.full(max(required(m) - len(rounds[j]), 0), j, dtype=np.int64) for j in active]
+        )
         assert len(expected) > horizon - pos, "a phase finished within T but has no event"
-        np.testing.assert_array_equal(actions[pos:], expected[:horizon - pos])
+        np.testing.assert_array_equal(actions[pos:], expected[: horizon - pos])
     return active
 
 
@@ -105,9 +115,21 @@ def required_of(st: Setting, variant: int, horizon: int):
     c = st.constants
 
     def required(m: int) -> int:
-        return ppb.samples_required(m, horizon, variant, st.delay.mean, st.delay.variance,
-                                    st.bound, c.a, c.b, c.odaaf, c.bounded, c.variance,
-                                    c.variance_weight)
+        return ppb.samples_required(
+            m,
+            horizon,
+            variant,
+            st.delay.mean,
+            st.delay.variance,
+            st.bound,
+            c.a,
+            c.b,
+            c.odaaf,
+            c.bounded,
+            c.variance,
+            c.variance_weight,
+        )
+
     return required
 
 
@@ -121,8 +143,10 @@ def ucb1(mu: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
             arm = t - 1
         else:
             n = t - 1
-            index = [sums[j] / counts[j] + math.sqrt(2.0 * math.log(n) / counts[j])
-                     for j in range(n_arms)]
+            index = [
+                sums[j] / counts[j] + math.sqrt(2.0 * math.log(n) / counts[j])
+                for j in range(n_arms)
+            ]
             arm = index.index(max(index))
         actions.append(arm)
         counts[arm] += 1
@@ -130,8 +154,9 @@ def ucb1(mu: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     return np.array(actions, dtype=np.int64)
 
 
-def qpmd_independent(mu: np.ndarray, uniforms: np.ndarray, delay_table: np.ndarray,
-                     order: str = "fifo") -> np.ndarray:
+def qpmd_independent(
+    mu: np.ndarray, uniforms: np.ndarray, delay_table: np.ndarray, order: str = "fifo"
+) -> np.ndarray:
     """QPM-D written differently from the reference: every play leaves an item (usable from
     round l + tau + 1, play round, reward) in its arm's pending list; when the base asks for an
     arm with usable items it takes the first one to have arrived (``fifo``, ties by play round)
@@ -145,8 +170,9 @@ def qpmd_independent(mu: np.ndarray, uniforms: np.ndarray, delay_table: np.ndarr
         if 0 in counts:
             return counts.index(0)
         n = sum(counts)
-        index = [sums[j] / counts[j] + math.sqrt(2.0 * math.log(n) / counts[j])
-                 for j in range(n_arms)]
+        index = [
+            sums[j] / counts[j] + math.sqrt(2.0 * math.log(n) / counts[j]) for j in range(n_arms)
+        ]
         return index.index(max(index))
 
     for t in range(1, horizon + 1):
@@ -202,8 +228,9 @@ def test_kernel_matches_reference(problem: str, algorithm: str, leader: bool) ->
     for r in range(2):
         env_seed, policy_seed = seeds.replication_seeds(11, PAPER, "test", problem, r)
         env = draw_environment(env_seed, horizon, st)
-        regret_k, actions_k, events_k, events_r = same_run(alg, st, env, cp,
-                                                           seeds.as_int(policy_seed))
+        regret_k, actions_k, events_k, events_r = same_run(
+            alg, st, env, cp, seeds.as_int(policy_seed)
+        )
         assert len(actions_k) == horizon
         gaps = st.mu.max() - st.mu[actions_k]
         np.testing.assert_allclose(regret_k, np.cumsum(gaps)[cp - 1], rtol=0, atol=1e-9)
@@ -214,9 +241,16 @@ def test_kernel_matches_reference(problem: str, algorithm: str, leader: bool) ->
         pd.testing.assert_frame_equal(events_k, events_r)
         assert list(events_k.columns) == EVENT_COLUMNS
         # independent re-derivation of the whole run from the realisation
-        check_odaaf_run(st.mu, env.uniforms, env.delays, actions_k, events_r,
-                        required_of(st, VARIANT[algorithm], horizon), BRIDGED[algorithm],
-                        leader)
+        check_odaaf_run(
+            st.mu,
+            env.uniforms,
+            env.delays,
+            actions_k,
+            events_r,
+            required_of(st, VARIANT[algorithm], horizon),
+            BRIDGED[algorithm],
+            leader,
+        )
         if problem == "short" and algorithm == "odaaf-v":
             assert events_k.empty  # N_1 = 4864 per arm > T: the horizon cuts phase 1
         else:
@@ -235,8 +269,9 @@ def test_bridge_arm_choice_changes_the_run() -> None:
     out = {}
     for leader in (True, False):
         st = Setting(np.array(mu), law, bridge_leader=leader)
-        _, actions, events = algorithms.get(PAPER, "odaaf-b").kernel(st, env,
-                                                                     np.array([horizon]), 0)
+        _, actions, events = algorithms.get(PAPER, "odaaf-b").kernel(
+            st, env, np.array([horizon]), 0
+        )
         s1, b = int(events.step1_end.iloc[0]), int(events.bridge_end.iloc[0])
         out[leader] = actions[s1:b]
     assert np.all(out[False] == 0)
@@ -270,8 +305,9 @@ def _run_both(mu, uniforms, delay_table, a, bridge, leader, schedule):
     actions_r, events_r = ppb.run_odaaf(mu, uniforms, delay_table, required, bridge, leader)
     actions_k = np.zeros(horizon, dtype=np.int64)
     events_k = np.zeros((8, 5), dtype=np.int64)
-    n = kpb.odaaf(mu, uniforms, delay_table, 0, MEAN, 0.0, 0.0, consts, bridge, leader,
-                  actions_k, events_k)
+    n = kpb.odaaf(
+        mu, uniforms, delay_table, 0, MEAN, 0.0, 0.0, consts, bridge, leader, actions_k, events_k
+    )
     np.testing.assert_array_equal(actions_k, actions_r)
     assert events_k[:n].tolist() == [list(e) for e in events_r]
     return actions_r, [tuple(e) for e in events_r]
@@ -312,12 +348,21 @@ def test_bridge_observations_are_discarded_but_its_rewards_leak_forward() -> Non
     The bridge's round-7 reward arrives at round 11, arm 1's Step-1 round of phase 2. Phase 2:
     arm 0 averages 1/4, arm 1 3/4, so arm 0 goes (tolerance 1/4). Counting the bridge rounds for
     arm 0 (4/7) or losing the leaked reward (arm 1: 2/4) would keep both arms."""
-    uniforms = np.array([
-        [R, N], [N, N], [N, N],  # rounds 1-3: arm 0, rewarded at round 1
-        [N, R], [N, R], [N, R],  # rounds 4-6: arm 1, all rewarded
-        [R, N], [R, N], [R, N],  # rounds 7-9: bridge on arm 0, all rewarded
-        [N, N], [N, N],  # round 10: arm 0, round 11: arm 1, no reward
-    ])
+    uniforms = np.array(
+        [
+            [R, N],
+            [N, N],
+            [N, N],  # rounds 1-3: arm 0, rewarded at round 1
+            [N, R],
+            [N, R],
+            [N, R],  # rounds 4-6: arm 1, all rewarded
+            [R, N],
+            [R, N],
+            [R, N],  # rounds 7-9: bridge on arm 0, all rewarded
+            [N, N],
+            [N, N],  # round 10: arm 0, round 11: arm 1, no reward
+        ]
+    )
     delay_table = np.zeros((11, 2), dtype=np.int64)
     delay_table[5, 1] = 1  # round 6 -> arrives at 7 (bridge)
     delay_table[6, 0] = 4  # round 7 -> arrives at 11
@@ -356,8 +401,9 @@ def test_total_observed_reward_counts_plays_due_by_the_horizon() -> None:
     st = Setting(np.array([0.5, 0.6]), delays.Uniform(0, 400))
     horizon = 3000
     env = draw_environment(np.random.SeedSequence(8), horizon, st)
-    actions, _ = ppb.run_odaaf(st.mu, env.uniforms, env.delays, required_of(st, 1, horizon),
-                               True, True)
+    actions, _ = ppb.run_odaaf(
+        st.mu, env.uniforms, env.delays, required_of(st, 1, horizon), True, True
+    )
     x = aggregate_observations(st.mu, env.uniforms, env.delays, actions)
     rounds = np.arange(1, horizon + 1)
     rewarded = env.uniforms[rounds - 1, actions] < st.mu[actions]
@@ -413,12 +459,13 @@ def test_samples_required_exact_integer_not_rounded_up() -> None:
 
 def _closed_form(m, horizon, variant, mean, var, bound, c=C) -> int:
     """The PhaseConstants docstring, written out once more."""
-    delta = 2.0 ** -m
+    delta = 2.0**-m
     log_term = max(math.log(horizon * delta**2), 0.0)
 
     def n(delay_term):
-        root = math.sqrt(c.a * log_term) + math.sqrt(c.a * log_term + c.b * delta * log_term
-                                                     + delay_term)
+        root = math.sqrt(c.a * log_term) + math.sqrt(
+            c.a * log_term + c.b * delta * log_term + delay_term
+        )
         return root**2 / delta**2
 
     def whole(x):  # N_m = ceil(n_m), at least 1, ignoring float error below 1e-9
@@ -432,9 +479,17 @@ def _closed_form(m, horizon, variant, mean, var, bound, c=C) -> int:
     return whole(n(c.variance * delta * (mean + c.variance_weight * var)))
 
 
-@pytest.mark.parametrize("law", [delays.Uniform(0, 50), delays.Exponential(50.0, 75),
-                                 delays.Poisson(50.0), delays.Uniform(0, 0),
-                                 delays.Uniform(0, 5)], ids=repr)
+@pytest.mark.parametrize(
+    "law",
+    [
+        delays.Uniform(0, 50),
+        delays.Exponential(50.0, 75),
+        delays.Poisson(50.0),
+        delays.Uniform(0, 0),
+        delays.Uniform(0, 5),
+    ],
+    ids=repr,
+)
 def test_samples_required_matches_closed_form(law) -> None:
     st = Setting(np.array([0.5, 0.6]), law)
     for horizon in (5000, 20000, 250000):
@@ -457,8 +512,9 @@ def test_phase_schedule_of_a_forced_elimination() -> None:
         st = Setting(np.array(mu), law)
         variant = VARIANT[algorithm]
         env = draw_environment(np.random.SeedSequence(21), horizon, st)
-        _, actions, events = algorithms.get(PAPER, algorithm).reference(st, env,
-                                                                        np.array([horizon]), 0)
+        _, actions, events = algorithms.get(PAPER, algorithm).reference(
+            st, env, np.array([horizon]), 0
+        )
         required = required_of(st, variant, horizon)
         assert events.eliminated.iloc[0] == 0b01 and (events.eliminated.iloc[1:] == 0).all()
         first_end = int(events.step1_end.iloc[0])
@@ -488,10 +544,18 @@ PAPER_T = 250000
 def _ends(constants: ppb.PhaseConstants, variant: int = 2, law=EXP50, horizon=PAPER_T):
     """N_1..N_5, and the round at which each phase's Step 1 ends with both arms active:
     N_{m-1} + 2 N_m (phase m-1 ends, bridge included, at 3 N_{m-1})."""
-    c = (constants.a, constants.b, constants.odaaf, constants.bounded, constants.variance,
-         constants.variance_weight)
-    n = [0] + [ppb.samples_required(m, horizon, variant, law.mean, law.variance, math.inf, *c)
-               for m in range(1, 6)]
+    c = (
+        constants.a,
+        constants.b,
+        constants.odaaf,
+        constants.bounded,
+        constants.variance,
+        constants.variance_weight,
+    )
+    n = [0] + [
+        ppb.samples_required(m, horizon, variant, law.mean, law.variance, math.inf, *c)
+        for m in range(1, 6)
+    ]
     return n, [n[m - 1] + 2 * n[m] for m in range(1, 6)]
 
 
@@ -534,8 +598,11 @@ def test_odaaf_v_eliminates_in_phase_4_at_paper_scale() -> None:
 
 CONFIG_CONSTANTS = [
     # (registry id, phase_constants of a config variant): every reading the configs run
-    ("odaaf", {"odaaf": 2.0}), ("odaaf", {"odaaf": 4.0}), ("odaaf", {}),
-    ("odaaf-v", {}), ("odaaf-v", {"variance": 4.0, "variance_weight": 2.0}),
+    ("odaaf", {"odaaf": 2.0}),
+    ("odaaf", {"odaaf": 4.0}),
+    ("odaaf", {}),
+    ("odaaf-v", {}),
+    ("odaaf-v", {"variance": 4.0, "variance_weight": 2.0}),
 ]
 
 
@@ -552,8 +619,16 @@ def test_kernel_matches_reference_at_config_constants(problem, algorithm, consta
     env = draw_environment(env_seed, horizon, st)
     _, actions, events_k, events_r = same_run(alg, st, env, cp, seeds.as_int(policy_seed))
     pd.testing.assert_frame_equal(events_k, events_r)
-    check_odaaf_run(st.mu, env.uniforms, env.delays, actions, events_r,
-                    required_of(st, VARIANT[algorithm], horizon), BRIDGED[algorithm], True)
+    check_odaaf_run(
+        st.mu,
+        env.uniforms,
+        env.delays,
+        actions,
+        events_r,
+        required_of(st, VARIANT[algorithm], horizon),
+        BRIDGED[algorithm],
+        True,
+    )
     assert len(events_k) >= 1, "no phase completed: the comparison is too weak"
 
 
@@ -567,6 +642,7 @@ def test_delay_coefficient_changes_the_schedule() -> None:
 # --------------------------------------------------------------------------------------------
 # 4. QPM-D's queues
 # --------------------------------------------------------------------------------------------
+
 
 def _qpmd_both(mu, uniforms, delay_table) -> np.ndarray:
     actions_r = ppb.run_qpmd(mu, uniforms, delay_table)
@@ -599,17 +675,19 @@ def test_qpmd_constant_delay_repeats_until_feedback(d: int) -> None:
     uniforms = np.random.default_rng(9).random((horizon, 3))
     actions = _qpmd_both(mu, uniforms, np.full((horizon, 3), d, dtype=np.int64))
     block = d + 1
-    np.testing.assert_array_equal(actions[:3 * block], np.repeat([0, 1, 2], block))
-    np.testing.assert_array_equal(actions, qpmd_independent(mu, uniforms,
-                                                            np.full((horizon, 3), d)))
+    np.testing.assert_array_equal(actions[: 3 * block], np.repeat([0, 1, 2], block))
+    np.testing.assert_array_equal(actions, qpmd_independent(mu, uniforms, np.full((horizon, 3), d)))
 
 
 def test_qpmd_consumes_each_arms_rewards_in_arrival_order() -> None:
     """Random delays reorder arrivals. The reference and kernel agree with an independent FIFO
     queue; taking the newest arrival instead (LIFO) changes the actions, so the check has power."""
     lifo_differs = False
-    for mu, law in [((0.5, 0.6), delays.Uniform(0, 50)), ((0.3, 0.5, 0.45), delays.Poisson(20.0)),
-                    ((0.45, 0.55), delays.Exponential(30.0, 100))]:
+    for mu, law in [
+        ((0.5, 0.6), delays.Uniform(0, 50)),
+        ((0.3, 0.5, 0.45), delays.Poisson(20.0)),
+        ((0.45, 0.55), delays.Exponential(30.0, 100)),
+    ]:
         mu = np.array(mu)
         env = environment.draw(np.random.SeedSequence(17), 2000, len(mu), law)
         actions = _qpmd_both(mu, env.uniforms, env.delays)
@@ -658,6 +736,7 @@ def test_qpmd_hand_made_fifo() -> None:
 # 5. ratio_of_means (Figure 3's ratio and its paired bootstrap band)
 # --------------------------------------------------------------------------------------------
 
+
 def _raw(base: np.ndarray, others: dict[str, np.ndarray], ts, setting="s") -> pd.DataFrame:
     rows = []
     for alg, values in {"qpm-d": base, **others}.items():
@@ -671,14 +750,24 @@ def test_ratio_of_exact_multiple_is_exact() -> None:
     rng = np.random.default_rng(2)
     ts = [100, 200, 400]
     base = rng.gamma(3.0, 10.0, size=(25, 3)).cumsum(axis=1)
-    raw = pd.concat([_raw(base, {"odaaf": 2 * base}, ts, "a"),
-                     _raw(base[:10], {"odaaf": 2 * base[:10], "odaaf-b": 0.5 * base[:10]}, ts,
-                          "b")], ignore_index=True)
+    raw = pd.concat(
+        [
+            _raw(base, {"odaaf": 2 * base}, ts, "a"),
+            _raw(base[:10], {"odaaf": 2 * base[:10], "odaaf-b": 0.5 * base[:10]}, ts, "b"),
+        ],
+        ignore_index=True,
+    )
     out = ratio_of_means(raw, "qpm-d", 400, np.random.SeedSequence(1))
-    assert sorted(map(tuple, out[["setting", "algorithm"]].drop_duplicates().to_numpy())) == \
-        [("a", "odaaf"), ("b", "odaaf"), ("b", "odaaf-b")]
-    for (setting, alg), want in {("a", "odaaf"): 2.0, ("b", "odaaf"): 2.0,
-                                 ("b", "odaaf-b"): 0.5}.items():
+    assert sorted(map(tuple, out[["setting", "algorithm"]].drop_duplicates().to_numpy())) == [
+        ("a", "odaaf"),
+        ("b", "odaaf"),
+        ("b", "odaaf-b"),
+    ]
+    for (setting, alg), want in {
+        ("a", "odaaf"): 2.0,
+        ("b", "odaaf"): 2.0,
+        ("b", "odaaf-b"): 0.5,
+    }.items():
         rows = out[(out.setting == setting) & (out.algorithm == alg)]
         assert rows.t.tolist() == ts
         # paired resampling: every bootstrap ratio is exactly the constant
@@ -693,8 +782,7 @@ def test_ratio_point_estimate_and_band() -> None:
     n, ts = 200, [1000, 2000]
     base = rng.gamma(4.0, 25.0, size=(n, 2)).cumsum(axis=1)
     num = base * rng.lognormal(0.3, 0.25, size=(n, 2)) + rng.normal(0, 5, size=(n, 2))
-    out = ratio_of_means(_raw(base, {"odaaf": num}, ts), "qpm-d", 2000,
-                         np.random.SeedSequence(4))
+    out = ratio_of_means(_raw(base, {"odaaf": num}, ts), "qpm-d", 2000, np.random.SeedSequence(4))
     for j, row in enumerate(out.itertuples()):
         ratio = num[:, j].mean() / base[:, j].mean()
         assert row.ratio == pytest.approx(ratio, rel=1e-12)
@@ -719,6 +807,7 @@ def test_ratio_requires_pairs_and_baseline() -> None:
 # 6. Preconditions in config validation
 # --------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def smoke() -> dict:
     return smoke_config()
@@ -728,13 +817,25 @@ def test_smoke_config_is_valid(smoke) -> None:
     config.validate(smoke)
 
 
-@pytest.mark.parametrize("figure,setting,delay,needs", [
-    ("fig3a", "unif50", {"kind": "exponential", "mean": 50}, "ODAAF-B needs a bounded"),
-    ("fig3a", "exp50d75", {"kind": "poisson", "rate": 50}, "ODAAF-B needs a bounded"),
-    ("fig3b", "pois50", {"kind": "pareto", "alpha": 1.5}, "ODAAF-V needs a delay law with "
-                                                          "finite variance"),
-    ("fig3b", "exp50", {"kind": "pareto", "alpha": 0.8}, "ODAAF needs a delay law with a finite"),
-])
+@pytest.mark.parametrize(
+    "figure,setting,delay,needs",
+    [
+        ("fig3a", "unif50", {"kind": "exponential", "mean": 50}, "ODAAF-B needs a bounded"),
+        ("fig3a", "exp50d75", {"kind": "poisson", "rate": 50}, "ODAAF-B needs a bounded"),
+        (
+            "fig3b",
+            "pois50",
+            {"kind": "pareto", "alpha": 1.5},
+            "ODAAF-V needs a delay law with finite variance",
+        ),
+        (
+            "fig3b",
+            "exp50",
+            {"kind": "pareto", "alpha": 0.8},
+            "ODAAF needs a delay law with a finite",
+        ),
+    ],
+)
 def test_preconditions_reject_settings(smoke, figure, setting, delay, needs) -> None:
     cfg = copy.deepcopy(smoke)
     cfg["papers"][PAPER][figure]["settings"][setting]["delay"] = delay
@@ -748,9 +849,11 @@ def test_preconditions_reject_settings(smoke, figure, setting, delay, needs) -> 
 def test_preconditions_accept_bounded_exponential(smoke) -> None:
     cfg = copy.deepcopy(smoke)
     cfg["papers"][PAPER]["fig3a"]["settings"]["unif50"]["delay"] = {
-        "kind": "exponential", "mean": 50, "bound": 400}
-    cfg["papers"][PAPER]["fig3b"]["settings"]["pois50"]["delay"] = {"kind": "pareto",
-                                                                   "alpha": 2.5}
+        "kind": "exponential",
+        "mean": 50,
+        "bound": 400,
+    }
+    cfg["papers"][PAPER]["fig3b"]["settings"]["pois50"]["delay"] = {"kind": "pareto", "alpha": 2.5}
     config.validate(cfg)
 
 
@@ -765,38 +868,62 @@ def _band_error(smoke, change) -> str:
 def test_coefficient_band_in_the_smoke_config(smoke) -> None:
     band = coefficient_band(smoke["papers"][PAPER]["fig3a"])
     assert set(band) == set(smoke["papers"][PAPER]["fig3a"]["settings"])
-    assert all(list(b.items()) == [("odaaf-c2", 2.0), ("odaaf-c4", 4.0), ("odaaf", 6.0)]
-               for b in band.values())
+    assert all(
+        list(b.items()) == [("odaaf-c2", 2.0), ("odaaf-c4", 4.0), ("odaaf", 6.0)]
+        for b in band.values()
+    )
     assert coefficient_band(smoke["papers"][PAPER]["appE"]) == {}
 
 
-@pytest.mark.parametrize("change,message", [
-    (lambda f: f["coefficient_band"].append("odaaf-v-reimpl"),
-     "'odaaf-v-reimpl' must be a variant of odaaf listed in algorithms"),
-    (lambda f: f["algorithms"].remove("odaaf-c4"),
-     "'odaaf-c4' must be a variant of odaaf listed in algorithms"),
-    (lambda f: f["coefficient_band"].append("odaaf"),
-     "'odaaf' must be a variant of odaaf listed in algorithms"),
-    (lambda f: f["algorithms"].remove("odaaf"), "which is not in algorithms"),
-    (lambda f: f["variants"]["odaaf-c2"]["phase_constants"].update(a=3.0),
-     "'odaaf-c2' changes phase constants other than odaaf (setting exp50)"),
-    (lambda f: f["settings"]["pois50"].update(phase_constants={"b": 1.0}),
-     "'odaaf-c2' changes phase constants other than odaaf (setting pois50)"),
-])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (
+            lambda f: f["coefficient_band"].append("odaaf-v-reimpl"),
+            "'odaaf-v-reimpl' must be a variant of odaaf listed in algorithms",
+        ),
+        (
+            lambda f: f["algorithms"].remove("odaaf-c4"),
+            "'odaaf-c4' must be a variant of odaaf listed in algorithms",
+        ),
+        (
+            lambda f: f["coefficient_band"].append("odaaf"),
+            "'odaaf' must be a variant of odaaf listed in algorithms",
+        ),
+        (lambda f: f["algorithms"].remove("odaaf"), "which is not in algorithms"),
+        (
+            lambda f: f["variants"]["odaaf-c2"]["phase_constants"].update(a=3.0),
+            "'odaaf-c2' changes phase constants other than odaaf (setting exp50)",
+        ),
+        (
+            lambda f: f["settings"]["pois50"].update(phase_constants={"b": 1.0}),
+            "'odaaf-c2' changes phase constants other than odaaf (setting pois50)",
+        ),
+    ],
+)
 def test_coefficient_band_is_checked(smoke, change, message) -> None:
     got = _band_error(smoke, change)
     assert "config key 'papers.pikeburke2018.fig3b.coefficient_band'" in got and message in got
 
 
-@pytest.mark.parametrize("change,message", [
-    (lambda f: f["variants"]["odaaf-c2"].update(delay={"kind": "poisson", "rate": 5}),
-     "config key 'papers.pikeburke2018.fig3b.variants.odaaf-c2': Additional properties"),
-    (lambda f: f["variants"]["odaaf-c2"]["phase_constants"].update(odaaf=-1),
-     "config key 'papers.pikeburke2018.fig3b.variants.odaaf-c2.phase_constants.odaaf'"),
-    (lambda f: f["variants"]["odaaf-c2"].update(algorithm="qpm-d"),
-     "config key 'papers.pikeburke2018.fig3b.variants.odaaf-c2.algorithm'"),
-    (lambda f: f["algorithms"].append("odaaf-c8"), "'odaaf-c8' is not one of qpm-d, odaaf"),
-])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (
+            lambda f: f["variants"]["odaaf-c2"].update(delay={"kind": "poisson", "rate": 5}),
+            "config key 'papers.pikeburke2018.fig3b.variants.odaaf-c2': Additional properties",
+        ),
+        (
+            lambda f: f["variants"]["odaaf-c2"]["phase_constants"].update(odaaf=-1),
+            "config key 'papers.pikeburke2018.fig3b.variants.odaaf-c2.phase_constants.odaaf'",
+        ),
+        (
+            lambda f: f["variants"]["odaaf-c2"].update(algorithm="qpm-d"),
+            "config key 'papers.pikeburke2018.fig3b.variants.odaaf-c2.algorithm'",
+        ),
+        (lambda f: f["algorithms"].append("odaaf-c8"), "'odaaf-c8' is not one of qpm-d, odaaf"),
+    ],
+)
 def test_variants_are_checked(smoke, change, message) -> None:
     assert message in _band_error(smoke, change)
 
@@ -815,8 +942,10 @@ def test_reimplementation_variant_keeps_the_old_reading(smoke) -> None:
 # 7. Determinism across shards
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("setting,algorithm", [("unif50", "odaaf-b"), ("exp50d75", "odaaf"),
-                                               ("unif100", "qpm-d")])
+
+@pytest.mark.parametrize(
+    "setting,algorithm", [("unif50", "odaaf-b"), ("exp50d75", "odaaf"), ("unif100", "qpm-d")]
+)
 def test_shards_are_independent_of_split(setting: str, algorithm: str) -> None:
     cfg = config.load(SMOKE_FILES)
     whole = run_shard(cfg, PAPER, "fig3a", setting, algorithm, 0, 5)
@@ -835,13 +964,13 @@ def test_shards_are_independent_of_split(setting: str, algorithm: str) -> None:
         assert list(events.columns) == ["replication"] + EVENT_COLUMNS
         assert sorted(events.replication.unique()) == list(range(6))
     again = run_shard(cfg, PAPER, "fig3a", setting, algorithm, 4, 4)
-    pd.testing.assert_frame_equal(again[0], regret[regret.replication == 4]
-                                  .reset_index(drop=True))
+    pd.testing.assert_frame_equal(again[0], regret[regret.replication == 4].reset_index(drop=True))
 
 
 # --------------------------------------------------------------------------------------------
 # Edge cases found while writing these tests (fixed: at least one sample per phase)
 # --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("runner", ["reference", "kernel"])
 def test_tiny_horizon_without_delay(runner: str) -> None:

@@ -24,9 +24,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from conftest import CONFIG, SMOKE, config_files, copy_workflow, smoke_config, snakemake
 
 import delayed_bandits
+from conftest import CONFIG, SMOKE, config_files, copy_workflow, smoke_config, snakemake
 from delayed_bandits import progress, provenance, seeds
 from delayed_bandits.aggregate import read_shards, summarise
 from delayed_bandits.cli import main
@@ -37,8 +37,10 @@ PAPER, FIGURE, SETTING = "vernade2017", "fig2", "thetaL"
 HORIZON = 1500  # papers.vernade2017.fig2.horizon in config/smoke.yaml
 # Unequal replication counts per algorithm, so that the recorded counts are really counted.
 SHARDS = [("d-ucb", 0, 2), ("d-ucb", 3, 5), ("d-klucb", 0, 1)]
-LOG_LINE = re.compile(r"^shard (\S+) rep(\d+)-(\d+): (\d+) replications, ([\d,]+) agent-steps "
-                      r"in \d+\.\d s \(([\d,]+) steps/s\)$")
+LOG_LINE = re.compile(
+    r"^shard (\S+) rep(\d+)-(\d+): (\d+) replications, ([\d,]+) agent-steps "
+    r"in \d+\.\d s \(([\d,]+) steps/s\)$"
+)
 
 
 @dataclass(frozen=True)
@@ -51,16 +53,42 @@ class Run:
         return json.loads(provenance.sidecar_path(self.summaries[i]).read_text())
 
 
-def _simulate(out: Path, algorithm: str, first: int, last: int,
-              config: Path | None = None) -> list[str]:
-    return ["simulate", "--config", *config_files(config), "--paper", PAPER, "--figure", FIGURE,
-            "--setting", SETTING, "--algorithm", algorithm, "--reps", f"{first}-{last}",
-            "--out", str(out)]
+def _simulate(
+    out: Path, algorithm: str, first: int, last: int, config: Path | None = None
+) -> list[str]:
+    return [
+        "simulate",
+        "--config",
+        *config_files(config),
+        "--paper",
+        PAPER,
+        "--figure",
+        FIGURE,
+        "--setting",
+        SETTING,
+        "--algorithm",
+        algorithm,
+        "--reps",
+        f"{first}-{last}",
+        "--out",
+        str(out),
+    ]
 
 
 def _aggregate(out: Path, shards: list[Path], config: Path | None = None, *extra: str) -> list[str]:
-    return ["aggregate", "--config", *config_files(config), "--paper", PAPER, "--figure", FIGURE,
-            "--out", str(out), *extra, *map(str, shards)]
+    return [
+        "aggregate",
+        "--config",
+        *config_files(config),
+        "--paper",
+        PAPER,
+        "--figure",
+        FIGURE,
+        "--out",
+        str(out),
+        *extra,
+        *map(str, shards),
+    ]
 
 
 def _main(argv: list[str]) -> tuple[int, str]:
@@ -92,8 +120,12 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
 def _head(path: Path) -> str:
     """The commit git itself reports for ``path``, or "unknown"."""
     try:
-        return subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(path), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -111,6 +143,7 @@ def _sha256_of_yaml(path: Path | None, *keys: str) -> str:
 # --------------------------------------------------------------------------------------------
 # The sidecar
 # --------------------------------------------------------------------------------------------
+
 
 def test_sidecar_records_version_git_and_config(run: Run) -> None:
     side = run.sidecar()
@@ -144,8 +177,7 @@ def test_config_hash_follows_the_config(run: Run, tmp_path: Path) -> None:
     this_figure = smoke_config()
     this_figure["papers"][PAPER][FIGURE]["checkpoints"] += 1
     assert provenance.config_hash(this_figure) != provenance.config_hash(smoke)
-    assert (provenance.config_hash(this_figure["papers"][PAPER][FIGURE])
-            != before["figure_sha256"])
+    assert provenance.config_hash(this_figure["papers"][PAPER][FIGURE]) != before["figure_sha256"]
     # Key order is not content.
     assert provenance.config_hash(dict(reversed(smoke.items()))) == before["sha256"]
 
@@ -164,8 +196,9 @@ def test_recorded_seeds_rederive_every_replication(run: Run) -> None:
     for algorithm, count in side["replications"][SETTING].items():
         for r in range(count):
             env, policy = np.random.SeedSequence(entry["entropy"] + [r]).spawn(2)
-            want_env, want_policy = seeds.replication_seeds(record["root"], PAPER, FIGURE,
-                                                            SETTING, r)
+            want_env, want_policy = seeds.replication_seeds(
+                record["root"], PAPER, FIGURE, SETTING, r
+            )
             assert (_states(env), _states(policy)) == (_states(want_env), _states(want_policy))
 
 
@@ -194,8 +227,10 @@ def test_wall_time_adds_the_shards_and_the_aggregation(run: Run) -> None:
     simulated = sum(m["wall_time_s"] for m in shard_meta)
     assert side["shards"]["count"] == len(SHARDS)
     assert side["shards"]["without_metadata"] == 0
-    assert side["shards"]["agent_steps"] == sum(last - first + 1 for _, first, last in SHARDS) \
-        * HORIZON
+    assert (
+        side["shards"]["agent_steps"]
+        == sum(last - first + 1 for _, first, last in SHARDS) * HORIZON
+    )
     assert side["shards"]["wall_time_s"] == pytest.approx(simulated, rel=1e-12)
     wall = side["wall_time_s"]
     assert wall["simulation"] == side["shards"]["wall_time_s"] > 0
@@ -222,17 +257,29 @@ def test_summary_is_bit_identical_while_the_sidecars_may_differ(run: Run) -> Non
     first, second = (p.read_bytes() for p in run.summaries)
     assert first == second
     sides = [run.sidecar(i) for i in range(2)]
-    assert sides[0]["summary_sha256"] == sides[1]["summary_sha256"] \
+    assert (
+        sides[0]["summary_sha256"]
+        == sides[1]["summary_sha256"]
         == hashlib.sha256(first).hexdigest()
+    )
     # The volatile fields live only in the sidecar.
     assert b"wall" not in first and b"created" not in first
     assert list(pd.read_csv(run.summaries[0]).columns) == [
-        "setting", "algorithm", "t", "mean", "se", "q05", "q95", "n_runs"]
+        "setting",
+        "algorithm",
+        "t",
+        "mean",
+        "se",
+        "q05",
+        "q95",
+        "n_runs",
+    ]
 
 
 # --------------------------------------------------------------------------------------------
 # The shards
 # --------------------------------------------------------------------------------------------
+
 
 def test_shard_metadata_records_the_run(run: Run) -> None:
     side = run.sidecar()
@@ -253,8 +300,9 @@ def test_shard_numbers_do_not_depend_on_progress_or_metadata(run: Run) -> None:
     config = smoke_config()
     calls: list[tuple[int, int, int]] = []
     plain, _ = run_shard(config, PAPER, FIGURE, SETTING, "d-ucb", 3, 5)
-    watched, _ = run_shard(config, PAPER, FIGURE, SETTING, "d-ucb", 3, 5,
-                           progress=lambda *a: calls.append(a))
+    watched, _ = run_shard(
+        config, PAPER, FIGURE, SETTING, "d-ucb", 3, 5, progress=lambda *a: calls.append(a)
+    )
     pd.testing.assert_frame_equal(plain, watched, check_exact=True)
     assert calls == [(1, 3, HORIZON), (2, 3, 2 * HORIZON), (3, 3, 3 * HORIZON)]
     stored = pd.read_parquet(run.shards[1])
@@ -263,12 +311,14 @@ def test_shard_numbers_do_not_depend_on_progress_or_metadata(run: Run) -> None:
     pd.testing.assert_frame_equal(stored, plain, check_exact=True)
     # Same summary as from the same frames without any metadata.
     assert summarise(read_shards(run.shards)).equals(
-        summarise(pd.concat([pd.read_parquet(p) for p in run.shards], ignore_index=True)))
+        summarise(pd.concat([pd.read_parquet(p) for p in run.shards], ignore_index=True))
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Progress and the closing log line
 # --------------------------------------------------------------------------------------------
+
 
 def test_each_shard_logs_one_line_and_no_progress_off_a_terminal(run: Run) -> None:
     for err, (algorithm, first, last) in zip(run.stderr, SHARDS):
@@ -324,21 +374,28 @@ def test_progress_is_silent_off_a_terminal_but_counts() -> None:
 
 
 def test_status_and_closing_line_text() -> None:
-    assert progress.status(37, 100, 55_500, 3.0) == \
-        "37/100 replications, 12.3 rep/s, 18,500 steps/s, 5 s left"
+    assert (
+        progress.status(37, 100, 55_500, 3.0)
+        == "37/100 replications, 12.3 rep/s, 18,500 steps/s, 5 s left"
+    )
     assert progress.status(1, 1000, 10, 5.0).endswith("1 h 23 min left")
     assert progress.summary("shard a/b/c/d rep0-99", 100, 1_000_000, 12.3) == (
-        "shard a/b/c/d rep0-99: 100 replications, 1,000,000 agent-steps in 12.3 s "
-        "(81,301 steps/s)")
+        "shard a/b/c/d rep0-99: 100 replications, 1,000,000 agent-steps in 12.3 s (81,301 steps/s)"
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Git state, bad input, the workflow's rule
 # --------------------------------------------------------------------------------------------
 
+
 def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t",
-                           *args], capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -356,7 +413,8 @@ def test_git_state_of_a_checkout(tmp_path: Path) -> None:
 
 
 def test_git_state_unknown_outside_a_checkout_or_without_git(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     unknown = {"git_commit": "unknown", "git_dirty": None}
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
     assert provenance.git_state(tmp_path) == unknown
@@ -366,8 +424,21 @@ def test_git_state_unknown_outside_a_checkout_or_without_git(
 
 def test_aggregate_rejects_bad_arguments_and_writes_nothing(run: Run, tmp_path: Path) -> None:
     out = tmp_path / "summary.csv"
-    code, err = _main(["aggregate", "--config", str(CONFIG), str(SMOKE), "--paper", PAPER, "--figure", "fig9",
-                       "--out", str(out), *map(str, run.shards)])
+    code, err = _main(
+        [
+            "aggregate",
+            "--config",
+            str(CONFIG),
+            str(SMOKE),
+            "--paper",
+            PAPER,
+            "--figure",
+            "fig9",
+            "--out",
+            str(out),
+            *map(str, run.shards),
+        ]
+    )
     assert code == 2 and "figure 'fig9'" in err and "fig1, fig2, fig3" in err
     code, err = _main(_aggregate(out, run.shards, SMOKE, "--provenance", str(out)))
     assert code == 2 and "--provenance" in err and "--out" in err
@@ -379,6 +450,8 @@ def test_summarise_rule_writes_the_sidecar(tmp_path: Path) -> None:
     target = f"smoke/results/{PAPER}/{FIGURE}/summary.csv"
     dry = snakemake(tmp_path, target, "-n", "-p", "--cores", "1", timeout=120)
     assert dry.returncode == 0, dry.stderr[-2000:]
-    assert (f"delayed-bandits aggregate --config config/config.yaml config/smoke.yaml --paper {PAPER} --figure "
-            f"{FIGURE} --out {target} --provenance smoke/results/{PAPER}/{FIGURE}/"
-            "summary.provenance.json") in dry.stdout + dry.stderr
+    assert (
+        f"delayed-bandits aggregate --config config/config.yaml config/smoke.yaml --paper {PAPER} --figure "
+        f"{FIGURE} --out {target} --provenance smoke/results/{PAPER}/{FIGURE}/"
+        "summary.provenance.json"
+    ) in dry.stdout + dry.stderr

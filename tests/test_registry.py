@@ -11,16 +11,21 @@ import pandas as pd
 import pytest
 import yaml
 
+from conftest import BIN, CONFIG, copy_workflow, plugin
 from delayed_bandits import algorithms, config, kinds, papers, seeds
 from delayed_bandits.errors import ConfigError
-
-from conftest import BIN, CONFIG, copy_workflow, plugin
 
 # Pinned: a paper's seed id is part of every one of its seeds, so changing one would silently
 # change every published number of that paper. A new paper takes any unused id (the test below
 # checks that none is shared); it need not be added here.
-SEED_IDS = {"vernade2017": 1, "pikeburke2018": 2, "thune2019": 3, "vernade2020": 4,
-            "manegueu2020": 5, "arena": 6}
+SEED_IDS = {
+    "vernade2017": 1,
+    "pikeburke2018": 2,
+    "thune2019": 3,
+    "vernade2020": 4,
+    "manegueu2020": 5,
+    "arena": 6,
+}
 
 
 def test_seed_ids_are_pinned_and_distinct():
@@ -33,8 +38,9 @@ def test_seed_ids_are_pinned_and_distinct():
 
 def test_the_schema_lists_exactly_the_registered_papers():
     schema = config.schemas()
-    assert set(schema["config.schema.yaml"]["properties"]["papers"]["properties"]) \
-        == set(papers.ids())
+    assert set(schema["config.schema.yaml"]["properties"]["papers"]["properties"]) == set(
+        papers.ids()
+    )
     assert set(schema) == {"config.schema.yaml"} | {f"{p}.schema.yaml" for p in papers.ids()}
     assert set(yaml.safe_load(CONFIG.read_text())["papers"]) <= set(papers.ids())
 
@@ -43,8 +49,11 @@ def test_the_schema_lists_exactly_the_registered_papers():
 def test_what_a_paper_schema_still_lists_is_its_registry(paper):
     props = config.schemas()[f"{paper}.schema.yaml"]["properties"]
     ids = set(algorithms.registry(paper))
-    listed = (props["variants"]["additionalProperties"]["properties"]["algorithm"]["enum"]
-              if "variants" in props else props["algorithms"]["items"]["enum"])
+    listed = (
+        props["variants"]["additionalProperties"]["properties"]["algorithm"]["enum"]
+        if "variants" in props
+        else props["algorithms"]["items"]["enum"]
+    )
     assert set(listed) <= ids and listed  # a paper may narrow what a variant varies, no more
     allowed = {kinds.GENERIC} | {k.name for k in papers.get(paper).kinds if k.in_config}
     assert set(props["kind"]["enum"]) == allowed
@@ -69,7 +78,7 @@ TOY = {
                       figure_ids="^fig[0-9]+$", steps_per_second=10**6,
                       shard_steps_per_second=10**6, package="toy_paper")
         ''',
-    "experiment.py": '''
+    "experiment.py": """
         from dataclasses import dataclass
 
         import numpy as np
@@ -102,8 +111,8 @@ TOY = {
         ALGORITHMS = [Algorithm("round-robin", "Round robin", "Each arm in turn.", round_robin,
                                 round_robin)]
         BENCH = Setting(np.array([0.5, 0.4]), delays.Geometric(10.0))
-        ''',
-    "claims.py": '''
+        """,
+    "claims.py": """
         from delayed_bandits.claims import Claim
 
 
@@ -118,8 +127,8 @@ TOY = {
 
 
         CHECKS = {"fig1": fig1}
-        ''',
-    "schema.yaml": '''
+        """,
+    "schema.yaml": """
         $schema: "https://json-schema.org/draft/2020-12/schema"
         description: One figure of the toy paper.
         allOf: [{$ref: "config.schema.yaml#/$defs/figure_common"}]
@@ -145,13 +154,25 @@ TOY = {
               properties:
                 theta: {description: Means., type: array}
                 delay: {$ref: "config.schema.yaml#/$defs/delay"}
-        ''',
+        """,
 }
 
-TOY_CONFIG = {"papers": {"toy2026": {"fig1": {
-    "title": "Toy figure", "horizon": 400, "replications": 4, "checkpoints": 10,
-    "algorithms": ["round-robin"],
-    "settings": {"easy": {"theta": [0.5, 0.3], "delay": {"kind": "geometric", "mean": 5}}}}}}}
+TOY_CONFIG = {
+    "papers": {
+        "toy2026": {
+            "fig1": {
+                "title": "Toy figure",
+                "horizon": 400,
+                "replications": 4,
+                "checkpoints": 10,
+                "algorithms": ["round-robin"],
+                "settings": {
+                    "easy": {"theta": [0.5, 0.3], "delay": {"kind": "geometric", "mean": 5}}
+                },
+            }
+        }
+    }
+}
 
 
 @pytest.fixture
@@ -165,9 +186,22 @@ def test_a_toy_paper_joins_through_its_folder_alone(tmp_path: Path, toy: dict[st
     (tmp_path / "work").mkdir()
     work = copy_workflow(tmp_path / "work")
     (work / "toy.yaml").write_text(yaml.safe_dump(TOY_CONFIG))
-    run = subprocess.run([f"{BIN}/snakemake", "--cores", "2", "toy2026", "--configfile",
-                          "config/smoke.yaml", "toy.yaml"], cwd=work, env=toy,
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            f"{BIN}/snakemake",
+            "--cores",
+            "2",
+            "toy2026",
+            "--configfile",
+            "config/smoke.yaml",
+            "toy.yaml",
+        ],
+        cwd=work,
+        env=toy,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert (work / "smoke/figures/toy2026-fig1.pdf").stat().st_size > 5000
     summary = pd.read_csv(work / "smoke/results/toy2026/fig1/summary.csv")
@@ -182,8 +216,12 @@ def test_a_toy_paper_is_checked_by_the_schema_it_brings(tmp_path: Path, toy: dic
     bad = json.loads(json.dumps(TOY_CONFIG))
     bad["papers"]["toy2026"]["fig1"]["settings"]["easy"]["theta"] = "high"
     (tmp_path / "bad.yaml").write_text(yaml.safe_dump(bad))
-    result = subprocess.run([f"{BIN}/delayed-bandits", "validate", "--config", str(CONFIG),
-                             str(tmp_path / "bad.yaml")], env=toy, capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run(
+        [f"{BIN}/delayed-bandits", "validate", "--config", str(CONFIG), str(tmp_path / "bad.yaml")],
+        env=toy,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2
     assert "papers.toy2026.fig1.settings.easy.theta" in result.stderr

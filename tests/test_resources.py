@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from delayed_bandits import kinds, papers, resources
 from delayed_bandits import config as cfg
+from delayed_bandits import kinds, papers, resources
 from delayed_bandits.errors import ConfigError
 
 
@@ -26,9 +26,14 @@ def test_runtime_grows_with_work_and_memory_with_the_horizon() -> None:
     assert longer.mem_mb == resources.BASE_MB + 4000 and longer.runtime > more_runs.runtime
 
 
-@pytest.mark.parametrize("args, bad", [(("nope", 100, 10), "paper 'nope'"),
-                                       (("thune2019", 0, 10), "positive horizon"),
-                                       (("thune2019", 100, 0), "positive horizon")])
+@pytest.mark.parametrize(
+    "args, bad",
+    [
+        (("nope", 100, 10), "paper 'nope'"),
+        (("thune2019", 0, 10), "positive horizon"),
+        (("thune2019", 100, 0), "positive horizon"),
+    ],
+)
 def test_bad_request_is_named(args, bad) -> None:
     with pytest.raises(ConfigError, match=bad):
         resources.simulation(*args)
@@ -62,14 +67,19 @@ def test_a_job_of_several_curves_asks_for_their_time_and_one_curve_of_memory() -
 
 
 def test_shard_size_auto_counts_the_curves_a_job_runs() -> None:
-    fig = {"horizon": 10**5, "replications": 200, "algorithms": ["a", "b", "c"],
-           "settings": {"long": {}, "short": {"horizon": 10**3}}}
+    fig = {
+        "horizon": 10**5,
+        "replications": 200,
+        "algorithms": ["a", "b", "c"],
+        "settings": {"long": {}, "short": {"horizon": 10**3}},
+    }
     steps = {"per_curve": 10**5, "per_setting": 3 * 10**5, "per_figure": 3 * (10**5 + 10**3)}
     for kind, expected in steps.items():
         cfg_fig = {**fig, "simulate_jobs": kind}
         assert cfg.job_steps(cfg_fig) == expected, kind
-        assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020", cfg_fig) \
-            == resources.auto_shard_size("manegueu2020", expected, 200)
+        assert cfg.shard_size(
+            {"shard_size": "auto"}, "manegueu2020", cfg_fig
+        ) == resources.auto_shard_size("manegueu2020", expected, 200)
     assert cfg.simulate_jobs(fig) == "per_figure"
 
 
@@ -79,8 +89,10 @@ def test_shard_size_auto_asks_the_resource_model_and_a_figure_may_override() -> 
     assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020", fig) == expected
     assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020", {**fig, "shard_size": 30}) == 30
     assert cfg.shard_size({"shard_size": 50}, "manegueu2020", fig) == 50
-    assert cfg.shard_size({"shard_size": 50}, "manegueu2020", {**fig, "shard_size": "auto"}) \
+    assert (
+        cfg.shard_size({"shard_size": 50}, "manegueu2020", {**fig, "shard_size": "auto"})
         == expected
+    )
 
 
 def test_paper_scale_jobs_fit_short_queues(root) -> None:

@@ -32,8 +32,13 @@ def test_stable_ids_are_fixed() -> None:
 def test_shard_size_does_not_change_numbers(root) -> None:
     config = _smoke(root)
     whole, _ = run_shard(config, "vernade2017", "fig2", "thetaL", "d-klucb", 0, 5)
-    parts = pd.concat([run_shard(config, "vernade2017", "fig2", "thetaL", "d-klucb", a, b)[0]
-                       for a, b in [(0, 1), (2, 2), (3, 5)]], ignore_index=True)
+    parts = pd.concat(
+        [
+            run_shard(config, "vernade2017", "fig2", "thetaL", "d-klucb", a, b)[0]
+            for a, b in [(0, 1), (2, 2), (3, 5)]
+        ],
+        ignore_index=True,
+    )
     pd.testing.assert_frame_equal(whole, parts, check_exact=True)
     # replications differ from each other (the seed really depends on r)
     finals = whole[whole.t == whole.t.max()].regret.to_numpy()
@@ -45,10 +50,31 @@ def test_thread_count_does_not_change_numbers(root, tmp_path) -> None:
     for threads in ("1", "2"):
         out = tmp_path / f"shard-{threads}.parquet"
         env = dict(os.environ, NUMBA_NUM_THREADS=threads, OMP_NUM_THREADS=threads)
-        subprocess.run([sys.executable, "-m", "delayed_bandits.cli", "simulate", "--config",
-                        str(root / "config/config.yaml"), str(root / "config/smoke.yaml"),
-                        "--paper", "vernade2017", "--figure", "fig1", "--setting", "thetaH",
-                        "--algorithm", "ud-klucb", "--reps", "1-3", "--out", str(out)], check=True, env=env)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "delayed_bandits.cli",
+                "simulate",
+                "--config",
+                str(root / "config/config.yaml"),
+                str(root / "config/smoke.yaml"),
+                "--paper",
+                "vernade2017",
+                "--figure",
+                "fig1",
+                "--setting",
+                "thetaH",
+                "--algorithm",
+                "ud-klucb",
+                "--reps",
+                "1-3",
+                "--out",
+                str(out),
+            ],
+            check=True,
+            env=env,
+        )
         outs.append(pd.read_parquet(out))
     pd.testing.assert_frame_equal(outs[0], outs[1], check_exact=True)
 

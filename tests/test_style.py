@@ -28,8 +28,10 @@ def test_theme_is_seaborns_whitegrid_paper():
     assert all(THEME[key] != defaults[key] for key in THEME)  # it lists only what it changes
 
 
-@pytest.mark.parametrize("name, n", [("tab10", 3), ("tab10", 10), ("tab10", 13),
-                                     ("viridis", 1), ("viridis", 5), ("viridis", 12)])
+@pytest.mark.parametrize(
+    "name, n",
+    [("tab10", 3), ("tab10", 10), ("tab10", 13), ("viridis", 1), ("viridis", 5), ("viridis", 12)],
+)
 def test_palette_is_seaborns(name, n):
     ours = palette(name, n)
     assert len(ours) == n

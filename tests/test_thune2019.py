@@ -22,20 +22,19 @@ import pandas as pd
 import pytest
 import yaml
 
+from conftest import smoke_config
 from delayed_bandits import algorithms, environment, seeds
 from delayed_bandits import config as cfg
-from delayed_bandits.papers.thune2019 import bounds as sb
-from delayed_bandits.papers.thune2019.claims import example8_claims
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.papers.thune2019 import bounds as sb
 from delayed_bandits.papers.thune2019 import experiment as ex
 from delayed_bandits.papers.thune2019 import kernels as k19
-from delayed_bandits.papers.thune2019.analysis import loglog_fit, upper_half
-from delayed_bandits.papers.thune2019.plots import example8_figure
 from delayed_bandits.papers.thune2019 import policies as p19
+from delayed_bandits.papers.thune2019.analysis import loglog_fit, upper_half
+from delayed_bandits.papers.thune2019.claims import example8_claims
+from delayed_bandits.papers.thune2019.plots import example8_figure
 from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
-
-from conftest import smoke_config
 
 PAPER = "thune2019"
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,6 +53,7 @@ def _yaml(name: str) -> dict:
 # 1. Bounds and Example 8, by hand
 # --------------------------------------------------------------------------------------------
 
+
 def test_skip_stats_by_hand() -> None:
     d = np.array([0, 3, 5, 1, 5])
     assert sb.skip_stats(d, 3) == sb.SkipStats(3, 14.0, 1.0)  # 3, 5, 5 skipped: d >= beta
@@ -68,15 +68,19 @@ def test_explicit_bounds_by_hand() -> None:
     cor4 = 2 * math.sqrt((2 * 10 * E / 2 + (1 + 4 * E) * 30) * math.log(2))
     assert sb.corollary4_bound(2, 10, 30.0) == pytest.approx(cor4, rel=1e-12)
     assert sb.corollary7_bound(d, 2) == pytest.approx(
-        15 * cor4 + 10 * E**2 * 2 * math.log(2) + 5, rel=1e-12)
+        15 * cor4 + 10 * E**2 * 2 * math.log(2) + 5, rel=1e-12
+    )
     # Theorem 1: max{ln K / eta, 4 e d_max ln K} + eta (K T e / 2 + D), both branches of the max
     assert sb.theorem1_bound(2, 10, 30.0, 3.0, 0.5) == pytest.approx(
-        max(math.log(2) / 0.5, 12 * E * math.log(2)) + 0.5 * (10 * E + 30))
+        max(math.log(2) / 0.5, 12 * E * math.log(2)) + 0.5 * (10 * E + 30)
+    )
     assert sb.theorem1_bound(2, 10, 30.0, 0.0, 0.01) == pytest.approx(
-        math.log(2) / 0.01 + 0.01 * (10 * E + 30))
+        math.log(2) / 0.01 + 0.01 * (10 * E + 30)
+    )
     # Theorem 3 at beta = 3: every round skipped, D_beta = 0
     assert sb.theorem3_bound(d, 2, 3.0, 0.1) == pytest.approx(
-        10 + max(math.log(2) / 0.1, 12 * E * math.log(2)) + 0.1 * 10 * E)
+        10 + max(math.log(2) / 0.1, 12 * E * math.log(2)) + 0.1 * 10 * E
+    )
 
 
 def test_oracle_bound_without_delays_is_exp3s() -> None:
@@ -89,9 +93,11 @@ def test_oracle_bound_without_delays_is_exp3s() -> None:
     assert m.value == pytest.approx(2 * math.sqrt(k * horizon * math.log(k)), rel=1e-12)
     assert (m.skipped, m.experienced_delay) == (0, 0.0)
     assert sb.theorem6_bound(d, k) == pytest.approx(
-        30 * math.sqrt(k * horizon * math.log(k)) + 10 * E**2 * k * math.log(k) + 5, rel=1e-12)
+        30 * math.sqrt(k * horizon * math.log(k)) + 10 * E**2 * k * math.log(k) + 5, rel=1e-12
+    )
     assert sb.oracle_beta(d, k).beta == pytest.approx(
-        math.sqrt(E * k * horizon / 2 / math.log(k)) / (4 * E), rel=1e-12)
+        math.sqrt(E * k * horizon / 2 / math.log(k)) / (4 * E), rel=1e-12
+    )
 
 
 def test_minimum_at_the_open_left_end_of_an_interval() -> None:
@@ -115,14 +121,17 @@ def test_minimise_matches_a_brute_force_search(trial: int) -> None:
     k, c = int(rng.integers(2, 7)), float(rng.uniform(0.01, 200))
     m = sb.minimise(d, k, c)
     values = np.unique(d[d > 0]).astype(float)
-    grid = np.concatenate([np.geomspace(1e-4, 10 * (values.max(initial=1) + 100), 20000),
-                           values, values + 1e-9])
+    grid = np.concatenate(
+        [np.geomspace(1e-4, 10 * (values.max(initial=1) + 100), 20000), values, values + 1e-9]
+    )
     brute = min(sb.skipper_objective(d, k, b, c) for b in grid)
     assert m.value == pytest.approx(sb.skipper_objective(d, k, m.beta, c), rel=1e-12)
     assert m.value <= brute * (1 + 1e-12)
     assert brute <= m.value * (1 + 1e-3)  # the grid gets within 0.1% of the exact minimum
-    assert (m.skipped, m.experienced_delay) == (sb.skip_stats(d, m.beta).skipped,
-                                                sb.skip_stats(d, m.beta).experienced_delay)
+    assert (m.skipped, m.experienced_delay) == (
+        sb.skip_stats(d, m.beta).skipped,
+        sb.skip_stats(d, m.beta).experienced_delay,
+    )
 
 
 def test_example8_delays_and_quantities_by_hand() -> None:
@@ -150,8 +159,9 @@ def test_corollary4_beta_readings() -> None:
     # beta = sqrt((eKT/2 + w D) / ln K) / (4e), w = 1 + 4e or 1; T = 100, K = 3, D = 50
     with_term = p19.corollary4_beta(3, 100, 50.0, True)
     without = p19.corollary4_beta(3, 100, 50.0, False)
-    assert with_term == pytest.approx(math.sqrt((150 * E + (1 + 4 * E) * 50) / math.log(3))
-                                      / (4 * E), rel=1e-12)
+    assert with_term == pytest.approx(
+        math.sqrt((150 * E + (1 + 4 * E) * 50) / math.log(3)) / (4 * E), rel=1e-12
+    )
     assert without == pytest.approx(math.sqrt((150 * E + 50) / math.log(3)) / (4 * E), rel=1e-12)
     # the with-term beta minimises Corollary 4's bound (|S| <= D / beta substituted in (3)):
     # 4 e beta ln K + (eKT/2 + (1 + 4e) D) / (4 e beta) equals the stated 2 sqrt(...) there
@@ -170,6 +180,7 @@ def test_learning_rates() -> None:
 # --------------------------------------------------------------------------------------------
 # 2. Skipper, DEW and Doubling, on constructed sequences
 # --------------------------------------------------------------------------------------------
+
 
 class RecordingDEW(p19.DEW):
     """DEW that records the rounds whose feedback it was given."""
@@ -267,8 +278,15 @@ def test_doubling_counts_delays_below_beta_in_eq6() -> None:
     t = 39."""
     epochs = p19.doubling_epochs(np.ones(45, dtype=np.int64), 2)
     assert p19.doubling_beta(5, 2) < 1 < p19.doubling_beta(6, 2)
-    assert [(m, start) for m, start, _ in epochs] == [(1, 1), (2, 2), (3, 4), (4, 6), (5, 10),
-                                                       (6, 15), (7, 39)]
+    assert [(m, start) for m, start, _ in epochs] == [
+        (1, 1),
+        (2, 2),
+        (3, 4),
+        (4, 6),
+        (5, 10),
+        (6, 15),
+        (7, 39),
+    ]
 
 
 def test_doubling_drops_feedback_from_an_earlier_epoch() -> None:
@@ -291,12 +309,17 @@ PROBLEMS = {
     # name: (setting, horizon, delays: None for Example 8's, else a generator of a sequence)
     "example8-k4": (ex.Setting(4, ex.Losses("bernoulli_gap", 0.2)), 4000, None),
     "example8-k2": (ex.Setting(2, ex.Losses("bernoulli_gap", 0.1)), 3000, None),
-    "switch-k3": (ex.Setting(3, ex.Losses("bernoulli_switch", 0.3, 0.25),
-                             corollary4_skip_term=False), 3000, None),
+    "switch-k3": (
+        ex.Setting(3, ex.Losses("bernoulli_switch", 0.3, 0.25), corollary4_skip_term=False),
+        3000,
+        None,
+    ),
     # random delays up to 60 with some far beyond T: every kind of arrival and skip
-    "random-delays": (ex.Setting(3, ex.Losses("bernoulli_gap", 0.2)), 3000,
-                      lambda rng, h: np.where(rng.random(h) < 0.05, HUGE,
-                                              rng.integers(0, 60, h))),
+    "random-delays": (
+        ex.Setting(3, ex.Losses("bernoulli_gap", 0.2)),
+        3000,
+        lambda rng, h: np.where(rng.random(h) < 0.05, HUGE, rng.integers(0, 60, h)),
+    ),
 }
 
 
@@ -311,8 +334,9 @@ def test_kernel_matches_reference(problem: str, algorithm: str) -> None:
         env = ex.draw_environment(env_seed, horizon, st)
         if make_delays is not None:
             env = ex.Environment(env.losses, make_delays(np.random.default_rng(r), horizon))
-        regret_k, actions_k, events_k, events_r = same_run(alg, st, env, cp,
-                                                           seeds.as_int(policy_seed))
+        regret_k, actions_k, events_k, events_r = same_run(
+            alg, st, env, cp, seeds.as_int(policy_seed)
+        )
         assert events_k is None and events_r is None
         # independent recomputation of the regret against the best arm in hindsight
         played = np.cumsum(env.losses[np.arange(horizon), actions_k])
@@ -331,8 +355,9 @@ def test_kernel_skips_like_the_reference_at_integer_thresholds(beta: float) -> N
     uniforms = rng.random(horizon)
     expected = p19.run(p19.Skipper(beta, p19.DEW(3, 0.05, beta)), losses, delays, uniforms)
     actions = np.zeros(horizon, dtype=np.int64)
-    k19.skipper(losses, delays, uniforms, p19.truncated_rate(0.05, beta), beta,
-                np.array([horizon]), actions)
+    k19.skipper(
+        losses, delays, uniforms, p19.truncated_rate(0.05, beta), beta, np.array([horizon]), actions
+    )
     np.testing.assert_array_equal(actions, expected)
 
 
@@ -342,14 +367,17 @@ def test_skipping_changes_the_run() -> None:
     horizon = 2000
     losses = (rng.random((horizon, 3)) < [0.3, 0.5, 0.5]).astype(float)
     delays, uniforms = rng.integers(0, 12, horizon), rng.random(horizon)
-    runs = [p19.run(p19.Skipper(beta, p19.DEW(3, 0.05, 60.0)), losses, delays, uniforms)
-            for beta in (5.0, 6.0)]
+    runs = [
+        p19.run(p19.Skipper(beta, p19.DEW(3, 0.05, 60.0)), losses, delays, uniforms)
+        for beta in (5.0, 6.0)
+    ]
     assert (runs[0] != runs[1]).any()
 
 
 # --------------------------------------------------------------------------------------------
 # 4. Environment, settings and config
 # --------------------------------------------------------------------------------------------
+
 
 def test_bernoulli_gap_losses() -> None:
     st = ex.Setting(4, ex.Losses("bernoulli_gap", 0.2))
@@ -378,7 +406,8 @@ def test_bernoulli_switch_losses() -> None:
     assert int(np.argmin(env.losses.sum(axis=0))) == best  # best in hindsight
     # uniform play: (1/3) (0.2 + 0.5 + 0.5) per round minus the best arm's expected total
     assert st.uniform_play_regret(horizon) == pytest.approx(
-        horizon * 1.2 / 3 - (10000 * 0.5 + 30000 * 0.2))
+        horizon * 1.2 / 3 - (10000 * 0.5 + 30000 * 0.2)
+    )
 
 
 def test_environment_is_reproducible_from_its_seed() -> None:
@@ -390,25 +419,36 @@ def test_environment_is_reproducible_from_its_seed() -> None:
     assert not np.array_equal(a.losses, c.losses)
 
 
-BASE = {"horizon": 1000, "n_arms": 4, "losses": {"kind": "bernoulli_gap", "gap": 0.2},
-        "delay": {"kind": "example8"}}
+BASE = {
+    "horizon": 1000,
+    "n_arms": 4,
+    "losses": {"kind": "bernoulli_gap", "gap": 0.2},
+    "delay": {"kind": "example8"},
+}
 
 
-@pytest.mark.parametrize("change,message", [
-    (lambda c: c.update(n_arms=1), "where.n_arms"),
-    (lambda c: c.update(n_arms=2.5), "where.n_arms"),
-    (lambda c: c.pop("losses"), "where: missing key 'losses'"),
-    (lambda c: c["losses"].update(kind="gaussian"), "where.losses.kind"),
-    (lambda c: c["losses"].update(gap=0.7), "where.losses.gap"),
-    (lambda c: c["losses"].update(gap=0), "where.losses.gap"),
-    (lambda c: c["losses"].update(switch=0.2), "where.losses.switch"),
-    (lambda c: c["losses"].update(kind="bernoulli_switch"), "where.losses: missing key 'switch'"),
-    (lambda c: c["losses"].update(kind="bernoulli_switch", switch=0.5), "where.losses.switch"),
-    (lambda c: c.update(delay={"kind": "uniform"}), "where.delay.kind"),
-    (lambda c: c.update(corollary4_beta="maybe"), "where.corollary4_beta"),
-])
-def test_setting_rejects_bad_values_naming_the_key(change: Callable[[dict], None],
-                                                   message: str) -> None:
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (lambda c: c.update(n_arms=1), "where.n_arms"),
+        (lambda c: c.update(n_arms=2.5), "where.n_arms"),
+        (lambda c: c.pop("losses"), "where: missing key 'losses'"),
+        (lambda c: c["losses"].update(kind="gaussian"), "where.losses.kind"),
+        (lambda c: c["losses"].update(gap=0.7), "where.losses.gap"),
+        (lambda c: c["losses"].update(gap=0), "where.losses.gap"),
+        (lambda c: c["losses"].update(switch=0.2), "where.losses.switch"),
+        (
+            lambda c: c["losses"].update(kind="bernoulli_switch"),
+            "where.losses: missing key 'switch'",
+        ),
+        (lambda c: c["losses"].update(kind="bernoulli_switch", switch=0.5), "where.losses.switch"),
+        (lambda c: c.update(delay={"kind": "uniform"}), "where.delay.kind"),
+        (lambda c: c.update(corollary4_beta="maybe"), "where.corollary4_beta"),
+    ],
+)
+def test_setting_rejects_bad_values_naming_the_key(
+    change: Callable[[dict], None], message: str
+) -> None:
     bad = copy.deepcopy(BASE)
     change(bad)
     with pytest.raises(ConfigError, match=message.replace(".", r"\.")):
@@ -420,16 +460,23 @@ def test_setting_from_config() -> None:
     assert st == ex.Setting(4, ex.Losses("bernoulli_gap", 0.2), "example8", False)
 
 
-@pytest.mark.parametrize("change,key", [
-    (lambda f: f["settings"]["T0"].update(n_arms=1),
-     "papers.thune2019.example8.settings.T0.n_arms"),
-    (lambda f: f["settings"]["T1"].pop("horizon"), "papers.thune2019.example8.settings.T1"),
-    (lambda f: f.update(kind="ratio"), "papers.thune2019.example8.kind"),
-    (lambda f: f.update(algorithms=["exp3"]), "papers.thune2019.example8.algorithms.0"),
-    # a new mapping: the YAML anchors make the settings share theirs
-    (lambda f: f["settings"]["T2"].update(losses={"kind": "bernoulli_gap", "gap": 0.6}),
-     "papers.thune2019.example8.settings.T2.losses.gap"),
-])
+@pytest.mark.parametrize(
+    "change,key",
+    [
+        (
+            lambda f: f["settings"]["T0"].update(n_arms=1),
+            "papers.thune2019.example8.settings.T0.n_arms",
+        ),
+        (lambda f: f["settings"]["T1"].pop("horizon"), "papers.thune2019.example8.settings.T1"),
+        (lambda f: f.update(kind="ratio"), "papers.thune2019.example8.kind"),
+        (lambda f: f.update(algorithms=["exp3"]), "papers.thune2019.example8.algorithms.0"),
+        # a new mapping: the YAML anchors make the settings share theirs
+        (
+            lambda f: f["settings"]["T2"].update(losses={"kind": "bernoulli_gap", "gap": 0.6}),
+            "papers.thune2019.example8.settings.T2.losses.gap",
+        ),
+    ],
+)
 def test_config_validation_names_the_key(change: Callable[[dict], None], key: str) -> None:
     config = _yaml("smoke.yaml")
     change(config["papers"][PAPER]["example8"])
@@ -443,14 +490,17 @@ def test_shipped_configs_sweep_one_problem_over_t(name: str) -> None:
     settings = cfg.settings(fig)
     horizons = [cfg.horizon(fig, s) for s in settings.values()]
     assert horizons == sorted(horizons) and max(horizons) == fig["horizon"]
-    problems = {yaml.safe_dump({k: v for k, v in s.items() if k not in ("horizon", "label")})
-                for s in settings.values()}
+    problems = {
+        yaml.safe_dump({k: v for k, v in s.items() if k not in ("horizon", "label")})
+        for s in settings.values()
+    }
     assert len(problems) == 1
 
 
 # --------------------------------------------------------------------------------------------
 # 5. Claims and figure on synthetic summaries, shards
 # --------------------------------------------------------------------------------------------
+
 
 def _synthetic_summary(fig: dict, scale: dict[str, float]) -> pd.DataFrame:
     """Mean regret c T^slope at each setting's T, with 1% standard errors."""
@@ -461,8 +511,18 @@ def _synthetic_summary(fig: dict, scale: dict[str, float]) -> pd.DataFrame:
         for alg, slope in slopes.items():
             for t in (horizon // 2, horizon):
                 mean = scale[alg] * t**slope
-                rows.append({"setting": name, "algorithm": alg, "t": t, "mean": mean,
-                             "se": 0.01 * mean, "q05": mean, "q95": mean, "n_runs": 100})
+                rows.append(
+                    {
+                        "setting": name,
+                        "algorithm": alg,
+                        "t": t,
+                        "mean": mean,
+                        "se": 0.01 * mean,
+                        "q05": mean,
+                        "q95": mean,
+                        "n_runs": 100,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -474,9 +534,15 @@ def test_claims_hold_on_a_summary_that_behaves_as_example8_predicts() -> None:
     claims = example8_claims({"summary": _synthetic_summary(fig, GOOD)}, fig)
     failing = [c.id for c in claims if not c.holds]
     assert not failing, failing
-    assert {"explicit-bound-slope", "oracle-bound-slope", "example8-skipped",
-            "example8-experienced-delay", "example8-total-delay", "doubling-below-explicit",
-            "dew-linear"} <= {c.id for c in claims}
+    assert {
+        "explicit-bound-slope",
+        "oracle-bound-slope",
+        "example8-skipped",
+        "example8-experienced-delay",
+        "example8-total-delay",
+        "doubling-below-explicit",
+        "dew-linear",
+    } <= {c.id for c in claims}
 
 
 def test_claims_fail_when_the_regret_contradicts_them() -> None:
@@ -501,8 +567,9 @@ def test_slope_fit_and_its_standard_error() -> None:
 
 def test_figure_renders(tmp_path: Path) -> None:
     fig_cfg = _yaml("smoke.yaml")["papers"][PAPER]["example8"]
-    figure = example8_figure({"summary": _synthetic_summary(fig_cfg, GOOD)}, PAPER, "example8",
-                             fig_cfg)
+    figure = example8_figure(
+        {"summary": _synthetic_summary(fig_cfg, GOOD)}, PAPER, "example8", fig_cfg
+    )
     assert len(figure.axes) == 3
     figure.savefig(tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 10_000
@@ -515,7 +582,12 @@ def test_shards_do_not_change_the_numbers() -> None:
     setting = list(fig["settings"])[2]
     for algorithm in fig["algorithms"]:
         whole, _ = run_shard(config, PAPER, "example8", setting, algorithm, 0, 3)
-        parts = pd.concat([run_shard(config, PAPER, "example8", setting, algorithm, a, b)[0]
-                           for a, b in ((0, 1), (2, 3))], ignore_index=True)
+        parts = pd.concat(
+            [
+                run_shard(config, PAPER, "example8", setting, algorithm, a, b)[0]
+                for a, b in ((0, 1), (2, 3))
+            ],
+            ignore_index=True,
+        )
         pd.testing.assert_frame_equal(whole, parts)
         assert whole.t.max() == fig["settings"][setting]["horizon"]

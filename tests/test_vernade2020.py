@@ -22,18 +22,22 @@ import pandas as pd
 import pytest
 import yaml
 
+from conftest import SMOKE_FILES, smoke_config
 from delayed_bandits import algorithms, config, delays, environment, seeds
-from delayed_bandits.papers.vernade2020 import criteo
-from delayed_bandits.papers.vernade2020 import claims as claims
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.vernade2020.experiment import (Environment, Setting, draw_action_sets,
-                                                     draw_environment, pseudo_regret)
-from delayed_bandits.papers.vernade2020.plots import density_figure
+from delayed_bandits.papers.vernade2020 import claims as claims
+from delayed_bandits.papers.vernade2020 import criteo
 from delayed_bandits.papers.vernade2020 import policies as pvn
+from delayed_bandits.papers.vernade2020.experiment import (
+    Environment,
+    Setting,
+    draw_action_sets,
+    draw_environment,
+    pseudo_regret,
+)
+from delayed_bandits.papers.vernade2020.plots import density_figure
 from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
-
-from conftest import SMOKE_FILES, smoke_config
 
 PAPER = "vernade2020"
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,6 +62,7 @@ def smoke() -> dict:
 # --------------------------------------------------------------------------------------------
 # 1. Linear algebra and the radii
 # --------------------------------------------------------------------------------------------
+
 
 def test_sherman_morrison_matches_direct_inverse() -> None:
     rng = np.random.default_rng(1)
@@ -111,18 +116,22 @@ def test_perturb_draws_the_requested_gaussian() -> None:
 def test_radii() -> None:
     # f_{t,δ} = √λ + √(2 log(1/δ) + d log((dλ + t)/(dλ))), Theorem 1
     assert pvn.confidence_radius(3000, 5, 1.0, 0.1) == pytest.approx(
-        1.0 + math.sqrt(2 * math.log(10) + 5 * math.log(3005 / 5)), rel=1e-14)
+        1.0 + math.sqrt(2 * math.log(10) + 5 * math.log(3005 / 5)), rel=1e-14
+    )
     assert pvn.confidence_radius(1, 5, 0.25, 0.5) == pytest.approx(
-        0.5 + math.sqrt(2 * math.log(2) + 5 * math.log(2.25 / 1.25)), rel=1e-14)
+        0.5 + math.sqrt(2 * math.log(2) + 5 * math.log(2.25 / 1.25)), rel=1e-14
+    )
     # the code: √(g + λ), g = 2 log(1/δ) + d log(1 + n/(λd)) with n = t - 1
     assert pvn.code_radius(1, 5, 1.0, 0.1) == pytest.approx(math.sqrt(2 * math.log(10) + 1))
     assert pvn.code_radius(101, 5, 2.0, 0.1) == pytest.approx(
-        math.sqrt(2 * math.log(10) + 5 * math.log(1 + 100 / 10) + 2.0), rel=1e-14)
+        math.sqrt(2 * math.log(10) + 5 * math.log(1 + 100 / 10) + 2.0), rel=1e-14
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # 2. Observations: the window censoring and the estimator
 # --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("window", [1, 3, 40])
 def test_arrival_round(window: int) -> None:
@@ -138,7 +147,7 @@ def _hand_made(delay_row: list[int], horizon: int = 14) -> Environment:
     """Two actions e1, e2 every round; every action converts (uniform 0 < <a, θ>)."""
     action_sets = np.tile(np.eye(2), (horizon, 1, 1))
     delay = np.full(horizon, 10**6, dtype=np.int64)
-    delay[:len(delay_row)] = delay_row
+    delay[: len(delay_row)] = delay_row
     return Environment(action_sets, np.zeros(horizon), delay)
 
 
@@ -170,8 +179,15 @@ def test_censored_estimator_is_least_squares() -> None:
     for horizon in (60, 200, 400):
         cut = Environment(env.action_sets[:horizon], env.uniforms[:horizon], env.delays[:horizon])
         policy = pvn.OTFLinUCB(5, st.window, st.lam, st.delta, "paper", "stored")
-        chosen, _ = pvn.run(policy, cut.action_sets, cut.uniforms, cut.delays, st.theta,
-                            np.zeros((0, 5)), np.array([horizon]))
+        chosen, _ = pvn.run(
+            policy,
+            cut.action_sets,
+            cut.uniforms,
+            cut.delays,
+            st.theta,
+            np.zeros((0, 5)),
+            np.array([horizon]),
+        )
         played = cut.action_sets[np.arange(horizon), chosen]
         rounds = np.arange(1, horizon + 1)
         converted = cut.uniforms < played @ st.theta
@@ -179,8 +195,7 @@ def test_censored_estimator_is_least_squares() -> None:
         v = st.lam * np.eye(5) + played.T @ played
         b = played[seen].sum(axis=0)
         np.testing.assert_allclose(policy.b, b, rtol=1e-12)
-        np.testing.assert_allclose(policy.estimate(), np.linalg.solve(v, b), rtol=1e-8,
-                                   atol=1e-12)
+        np.testing.assert_allclose(policy.estimate(), np.linalg.solve(v, b), rtol=1e-8, atol=1e-12)
         assert (converted & (cut.delays > st.window)).any(), "censoring had nothing to remove"
 
 
@@ -188,39 +203,52 @@ def test_censored_estimator_is_least_squares() -> None:
 # 3. Every choice and every width, re-derived with numpy
 # --------------------------------------------------------------------------------------------
 
-def rederive(st: Setting, env: Environment, chosen: np.ndarray, normals: np.ndarray,
-             thompson: bool) -> tuple[dict[int, tuple[float, float]], int]:
+
+def rederive(
+    st: Setting, env: Environment, chosen: np.ndarray, normals: np.ndarray, thompson: bool
+) -> tuple[dict[int, tuple[float, float]], int]:
     """Walk the run with direct inverses and check that every A_t maximises the policy's index
     (up to near-ties of 1e-9). Returns {t: (width, window sum)} and the number of rounds whose
     maximiser was unique (so the check had power)."""
     horizon, _, d = env.action_sets.shape
     played = env.action_sets[np.arange(horizon), chosen]
     converted = env.uniforms < played @ st.theta
-    usable = np.where(converted & (env.delays <= st.window),
-                      np.arange(1, horizon + 1) + env.delays + 1, horizon + 1)
+    usable = np.where(
+        converted & (env.delays <= st.window),
+        np.arange(1, horizon + 1) + env.delays + 1,
+        horizon + 1,
+    )
     code = st.width == "code"
     stored: list[float] = []  # the scalar stored at each round
     c_prev, c_sum_prev = math.nan, 0.0  # the code's TS: c that built M, and its buffer sum
     out, decided = {}, 0
     for t in range(1, horizon + 1):
-        past = played[:t - 1]
+        past = played[: t - 1]
         v = st.lam * np.eye(d) + past.T @ past
         v_inv = np.linalg.inv(v)
-        b = played[:t - 1][usable[:t - 1] <= t].sum(axis=0)
+        b = played[: t - 1][usable[: t - 1] <= t].sum(axis=0)
         recent = slice(max(0, t - 1 - st.window), t - 1)  # rounds t-m .. t-1
         if not code and st.window_sum == "exact":
-            window_sum = float(np.sqrt(np.einsum("si,ij,sj->s", played[recent], v_inv,
-                                                 played[recent])).sum())
+            window_sum = float(
+                np.sqrt(np.einsum("si,ij,sj->s", played[recent], v_inv, played[recent])).sum()
+            )
         else:
             window_sum = float(sum(stored[recent]))
-        f = math.sqrt(st.lam) + math.sqrt(2 * math.log(1 / st.delta)
-                                          + d * math.log((d * st.lam + t) / (d * st.lam)))
+        f = math.sqrt(st.lam) + math.sqrt(
+            2 * math.log(1 / st.delta) + d * math.log((d * st.lam + t) / (d * st.lam))
+        )
         actions = env.action_sets[t - 1]
         norms_sq = np.einsum("ki,ij,kj->k", actions, v_inv, actions)
         if not thompson:
             if code:
-                width = math.sqrt(2 * math.log(1 / st.delta)
-                                  + d * math.log(1 + (t - 1) / (st.lam * d)) + st.lam) + window_sum
+                width = (
+                    math.sqrt(
+                        2 * math.log(1 / st.delta)
+                        + d * math.log(1 + (t - 1) / (st.lam * d))
+                        + st.lam
+                    )
+                    + window_sum
+                )
                 index = actions @ (v_inv @ b) + width * norms_sq
             else:
                 width = 2 * f + window_sum
@@ -231,8 +259,9 @@ def rederive(st: Setting, env: Environment, chosen: np.ndarray, normals: np.ndar
             index = actions @ (m @ b + np.linalg.cholesky(m) @ normals[t - 1])
         else:
             width = 1 + window_sum / f
-            index = actions @ (v_inv @ b + math.sqrt(width) * np.linalg.cholesky(v_inv)
-                               @ normals[t - 1])
+            index = actions @ (
+                v_inv @ b + math.sqrt(width) * np.linalg.cholesky(v_inv) @ normals[t - 1]
+            )
         top = index.max()
         assert index[chosen[t - 1]] >= top - 1e-9, f"round {t}: not a maximiser of the index"
         winners = actions[index >= top - 1e-9]  # duplicated vectors tie exactly: one winner
@@ -250,15 +279,21 @@ def rederive(st: Setting, env: Environment, chosen: np.ndarray, normals: np.ndar
     return out, decided
 
 
-READINGS = [("paper", "exact", {}), ("paper", "stored", {}),
-            ("code", "stored", {}), ("code", "stored", {"lam": 0.25, "sigma0": 0.5})]
+READINGS = [
+    ("paper", "exact", {}),
+    ("paper", "stored", {}),
+    ("code", "stored", {}),
+    ("code", "stored", {"lam": 0.25, "sigma0": 0.5}),
+]
 
 
 @pytest.mark.parametrize("algorithm", ["otflinucb", "otflints"])
-@pytest.mark.parametrize("width,window_sum,extra", READINGS,
-                         ids=["paper-exact", "paper-stored", "code", "code-lam0.25"])
-def test_choices_and_widths_rederived(algorithm: str, width: str, window_sum: str,
-                                      extra: dict) -> None:
+@pytest.mark.parametrize(
+    "width,window_sum,extra", READINGS, ids=["paper-exact", "paper-stored", "code", "code-lam0.25"]
+)
+def test_choices_and_widths_rederived(
+    algorithm: str, width: str, window_sum: str, extra: dict
+) -> None:
     st = setting(width=width, window_sum=window_sum, window=12, **extra)
     horizon = 250
     env = draw_environment(np.random.SeedSequence(6), horizon, st)
@@ -281,18 +316,22 @@ def test_code_ts_inflates_exploration() -> None:
     v, b, z, c = x @ x.T + np.eye(5), rng.random(5), rng.standard_normal(5), 2.7
     m = np.linalg.inv(c * v)
     sample = m @ b + np.linalg.cholesky(m) @ z
-    np.testing.assert_allclose(c * sample, np.linalg.solve(v, b)
-                               + math.sqrt(c) * np.linalg.cholesky(np.linalg.inv(v)) @ z,
-                               rtol=1e-9)
+    np.testing.assert_allclose(
+        c * sample,
+        np.linalg.solve(v, b) + math.sqrt(c) * np.linalg.cholesky(np.linalg.inv(v)) @ z,
+        rtol=1e-9,
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # 4. The kernel takes exactly the reference's actions
 # --------------------------------------------------------------------------------------------
 
-LAWS = {"geometric": delays.Geometric(30.0), "uniform": delays.Uniform(0, 60),
-        "heavy": delays.Empirical(tuple(np.linspace(0, 1, 5)), (0.0, 2.0, 3.5, 4.0, 5.0), 0.01,
-                                  True)}
+LAWS = {
+    "geometric": delays.Geometric(30.0),
+    "uniform": delays.Uniform(0, 60),
+    "heavy": delays.Empirical(tuple(np.linspace(0, 1, 5)), (0.0, 2.0, 3.5, 4.0, 5.0), 0.01, True),
+}
 
 
 def _kernel_cases():
@@ -300,9 +339,16 @@ def _kernel_cases():
         for width, window_sum, extra in READINGS:
             for action_set in ("binary", "continuous"):
                 for law in LAWS:
-                    yield pytest.param(algorithm, width, window_sum, extra, action_set, law,
-                                       id=f"{algorithm}-{width}-{window_sum}-{extra.get('lam', 1)}"
-                                          f"-{action_set}-{law}")
+                    yield pytest.param(
+                        algorithm,
+                        width,
+                        window_sum,
+                        extra,
+                        action_set,
+                        law,
+                        id=f"{algorithm}-{width}-{window_sum}-{extra.get('lam', 1)}"
+                        f"-{action_set}-{law}",
+                    )
 
 
 @pytest.mark.parametrize("algorithm,width,window_sum,extra,action_set,law", list(_kernel_cases()))
@@ -311,12 +357,19 @@ def test_kernel_matches_reference(algorithm, width, window_sum, extra, action_se
     cp = environment.checkpoint_grid(horizon, 20)
     alg = algorithms.get(PAPER, algorithm)
     for r, window in enumerate((7, 60)):
-        st = setting(width=width, window_sum=window_sum, action_set=action_set,
-                     delay=LAWS[law], window=window, **extra)
+        st = setting(
+            width=width,
+            window_sum=window_sum,
+            action_set=action_set,
+            delay=LAWS[law],
+            window=window,
+            **extra,
+        )
         env_seed, policy_seed = seeds.replication_seeds(11, PAPER, "test", law, r)
         env = draw_environment(env_seed, horizon, st)
-        regret_k, chosen_k, events_k, events_r = same_run(alg, st, env, cp,
-                                                          seeds.as_int(policy_seed))
+        regret_k, chosen_k, events_k, events_r = same_run(
+            alg, st, env, cp, seeds.as_int(policy_seed)
+        )
         pd.testing.assert_frame_equal(events_k, events_r, check_exact=True)  # bit for bit
         assert len(set(chosen_k.tolist())) > 1
         assert events_k.observed.iloc[-1] > 0
@@ -339,8 +392,10 @@ def test_regret_is_cumulative_pseudo_regret() -> None:
     env = draw_environment(np.random.SeedSequence(3), 500, st)
     cp = environment.checkpoint_grid(500, 10)
     regret, chosen, _ = algorithms.get(PAPER, "otflinucb").kernel(st, env, cp, 0)
-    per_round = [max(a @ THETA for a in env.action_sets[t]) - env.action_sets[t, chosen[t]] @ THETA
-                 for t in range(500)]
+    per_round = [
+        max(a @ THETA for a in env.action_sets[t]) - env.action_sets[t, chosen[t]] @ THETA
+        for t in range(500)
+    ]
     np.testing.assert_allclose(regret, np.cumsum(per_round)[cp - 1], rtol=1e-12)
     np.testing.assert_array_equal(regret, pseudo_regret(env, THETA, chosen, cp))
     assert np.all(np.diff(regret) >= 0)
@@ -349,6 +404,7 @@ def test_regret_is_cumulative_pseudo_regret() -> None:
 # --------------------------------------------------------------------------------------------
 # 5. The environment and the heavy-tailed sampler
 # --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("action_set", ["binary", "continuous"])
 def test_action_sets(action_set: str) -> None:
@@ -366,11 +422,13 @@ def test_action_sets(action_set: str) -> None:
         ones = (env.action_sets > 0).sum(axis=2)
         assert ones.min() >= 1  # the zero vector is redrawn
         # a normalised vector of {0,1}^d with k ones has entries 0 and 1/√k
-        np.testing.assert_allclose(env.action_sets, (env.action_sets > 0)
-                                   / np.sqrt(ones)[..., None], rtol=1e-12)
+        np.testing.assert_allclose(
+            env.action_sets, (env.action_sets > 0) / np.sqrt(ones)[..., None], rtol=1e-12
+        )
         # each of the 31 non-zero vectors of {0,1}^5 is equally likely: 1/31 each
-        counts = np.bincount(((env.action_sets > 0) * (2 ** np.arange(5))).sum(axis=2).ravel(),
-                             minlength=32)
+        counts = np.bincount(
+            ((env.action_sets > 0) * (2 ** np.arange(5))).sum(axis=2).ravel(), minlength=32
+        )
         p, n = 1 / 31, counts.sum()
         assert counts[0] == 0
         assert np.all(np.abs(counts[1:] / n - p) < 5 * math.sqrt(p * (1 - p) / n))
@@ -389,8 +447,9 @@ def test_continuous_actions_keep_the_settings_uniforms_and_delays() -> None:
     first = draw_action_sets(np.random.default_rng(seed), 800, 10, 5, "binary")
     np.testing.assert_array_equal(binary.action_sets, first)
     # Uniform[0,1]^d then normalised: almost never a normalised 0/1 vector
-    entries = continuous.action_sets * np.linalg.norm(continuous.action_sets > 0, axis=2,
-                                                      keepdims=True)
+    entries = continuous.action_sets * np.linalg.norm(
+        continuous.action_sets > 0, axis=2, keepdims=True
+    )
     assert not np.isclose(entries, np.round(entries)).all(axis=2).any()
 
 
@@ -420,10 +479,12 @@ def test_heavy_tail_sampler_against_its_table(paper_config) -> None:
 # 6. The Criteo loader
 # --------------------------------------------------------------------------------------------
 
-def write_criteo(path: Path, rows: list[tuple], header: tuple = ("timestamp", "uid", "campaign",
-                                                                   "conversion",
-                                                                   "conversion_timestamp",
-                                                                   "click")) -> Path:
+
+def write_criteo(
+    path: Path,
+    rows: list[tuple],
+    header: tuple = ("timestamp", "uid", "campaign", "conversion", "conversion_timestamp", "click"),
+) -> Path:
     text = "\t".join(header) + "\n" + "".join("\t".join(map(str, r)) + "\n" for r in rows)
     with gzip.open(path, "wt") as handle:
         handle.write(text)
@@ -446,8 +507,9 @@ def test_criteo_loader(tmp_path: Path) -> None:
     law = criteo.empirical_delays(path, 0.01)
     assert isinstance(law, delays.Empirical) and law.log10 and law.scale == 0.01
     logs = np.log10(np.maximum(seconds, 1))
-    np.testing.assert_allclose(law.values, np.quantile(logs, np.linspace(0, 1, 1001)),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        law.values, np.quantile(logs, np.linspace(0, 1, 1001)), rtol=0, atol=1e-12
+    )
     assert law.probs[0] == 0 and law.probs[-1] == 1
     # the longest delay, 2e6 s, is 20000 rounds at scale 0.01; 2 of 10 are below 1 round
     assert float(law.cdf(20000)) == 1.0 and float(law.cdf(19998)) < 1.0
@@ -455,28 +517,39 @@ def test_criteo_loader(tmp_path: Path) -> None:
     draws = law.sample(np.random.default_rng(0), 20000)
     assert draws.min() >= 0 and draws.max() <= 20000
     # the setting key uses it in place of `delay`
-    st = Setting.from_config({"dimension": 5, "n_actions": 10, "window": 2000,
-                              "criteo": {"path": str(path), "scale": 0.01}}, "s")
+    st = Setting.from_config(
+        {
+            "dimension": 5,
+            "n_actions": 10,
+            "window": 2000,
+            "criteo": {"path": str(path), "scale": 0.01},
+        },
+        "s",
+    )
     assert st.delay == law
 
 
-@pytest.mark.parametrize("case,message", [
-    ("missing", "does not exist"),
-    ("not-gzip", "not a readable"),
-    ("no-column", "lacks the column(s) conversion_timestamp"),
-    ("negative", "conversion before its impression"),
-    ("no-conversion", "no converted impression"),
-    ("bad-number", "non-numeric or missing timestamp"),
-    ("bad-flag", "must hold 0 or 1"),
-    ("empty", "not a readable"),
-])
+@pytest.mark.parametrize(
+    "case,message",
+    [
+        ("missing", "does not exist"),
+        ("not-gzip", "not a readable"),
+        ("no-column", "lacks the column(s) conversion_timestamp"),
+        ("negative", "conversion before its impression"),
+        ("no-conversion", "no converted impression"),
+        ("bad-number", "non-numeric or missing timestamp"),
+        ("bad-flag", "must hold 0 or 1"),
+        ("empty", "not a readable"),
+    ],
+)
 def test_criteo_loader_errors(tmp_path: Path, case: str, message: str) -> None:
     path = tmp_path / "criteo.tsv.gz"
     if case == "not-gzip":
         path.write_text("timestamp\tconversion\tconversion_timestamp\n1\t1\t5\n")
     elif case == "no-column":
-        write_criteo(path, [(1, 2, 3, 1, 0)], ("timestamp", "uid", "campaign", "conversion",
-                                               "click"))
+        write_criteo(
+            path, [(1, 2, 3, 1, 0)], ("timestamp", "uid", "campaign", "conversion", "click")
+        )
     elif case == "negative":
         write_criteo(path, _rows([5, 7]) + [(100, 1, 1, 1, 90, 1)])
     elif case == "no-conversion":
@@ -500,8 +573,11 @@ def test_criteo_error_through_config_validation(smoke, tmp_path: Path) -> None:
     heavy = cfg["papers"][PAPER]["fig3"]["settings"]["heavy"]
     del heavy["delay"]
     heavy["criteo"] = {"path": str(tmp_path / "absent.tsv.gz"), "scale": 0.01}
-    with pytest.raises(ConfigError, match=r"papers\.vernade2020\.fig3\.settings\.heavy"
-                                          r"\.criteo\.path: .*does not exist"):
+    with pytest.raises(
+        ConfigError,
+        match=r"papers\.vernade2020\.fig3\.settings\.heavy"
+        r"\.criteo\.path: .*does not exist",
+    ):
         config.validate(cfg)
 
 
@@ -509,19 +585,23 @@ def test_criteo_error_through_config_validation(smoke, tmp_path: Path) -> None:
 # 7. Config checks, claims, Figure 2, shards
 # --------------------------------------------------------------------------------------------
 
+
 def test_configs_are_valid(paper_config, smoke) -> None:
     config.validate(paper_config)
     config.validate(smoke)
 
 
-@pytest.mark.parametrize("change,message", [
-    ({"theta": [0.9, 0.9, 0, 0, 0]}, "norm <= 1"),
-    ({"theta": [0.5, -0.1, 0, 0, 0]}, "less than the minimum of 0"),  # the schema's check
-    ({"theta": [0.5, 0.5]}, "2 entries for dimension 5"),
-    ({"delay": {"kind": "per_arm", "arms": [{"kind": "geometric", "mean": 3}]}}, "per_arm"),
-    ({"width": "code", "window_sum": "exact"}, "window_sum 'exact' applies to the paper width"),
-    ({"criteo": {"path": "x.tsv.gz"}}, "exactly one of delay"),
-])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ({"theta": [0.9, 0.9, 0, 0, 0]}, "norm <= 1"),
+        ({"theta": [0.5, -0.1, 0, 0, 0]}, "less than the minimum of 0"),  # the schema's check
+        ({"theta": [0.5, 0.5]}, "2 entries for dimension 5"),
+        ({"delay": {"kind": "per_arm", "arms": [{"kind": "geometric", "mean": 3}]}}, "per_arm"),
+        ({"width": "code", "window_sum": "exact"}, "window_sum 'exact' applies to the paper width"),
+        ({"criteo": {"path": "x.tsv.gz"}}, "exactly one of delay"),
+    ],
+)
 def test_setting_errors_name_the_key(smoke, change: dict, message: str) -> None:
     cfg = copy.deepcopy(smoke)
     cfg["papers"][PAPER]["fig1"]["settings"]["m100-mu100"].update(change)
@@ -544,8 +624,9 @@ def _summary(rows: dict[tuple[str, str], tuple[float, float]], horizon: int) -> 
     for (setting_id, alg), (half, end) in rows.items():
         for t, value in ((horizon // 2, half), (horizon, end)):
             out.append((setting_id, alg, t, value, 1.0, value, value, 100))
-    return pd.DataFrame(out, columns=["setting", "algorithm", "t", "mean", "se", "q05", "q95",
-                                      "n_runs"])
+    return pd.DataFrame(
+        out, columns=["setting", "algorithm", "t", "mean", "se", "q05", "q95", "n_runs"]
+    )
 
 
 def test_fig1_claims_on_a_made_up_summary(paper_config) -> None:
@@ -570,17 +651,24 @@ def test_fig1_claims_on_a_made_up_summary(paper_config) -> None:
     tables = {"summary": _summary(rows, 3000)}
     found = {c.id: c for c in claims.fig1(tables, fig)}
     assert all(found[f"fig1-tau-{k}"].holds for k in ("m100-mu100", "m500-mu100", "m100-mu500"))
-    for claim_id in ("ucb-beats-ts", "censored-panel-linear", "other-panels-bent",
-                     "regret-about-100", "larger-window-bends-earlier"):
+    for claim_id in (
+        "ucb-beats-ts",
+        "censored-panel-linear",
+        "other-panels-bent",
+        "regret-about-100",
+        "larger-window-bends-earlier",
+    ):
         assert found[f"fig1-{claim_id}-code-continuous"].holds, claim_id
         assert found[f"fig1-{claim_id}-code-continuous"].statement.startswith(
-            "[code width, [0,1]^d actions]")
+            "[code width, [0,1]^d actions]"
+        )
     binary_rate = claims.uniform_rate(claims.curve_setting(fig, "m100-mu100", "otflinucb-paper"))
-    continuous_rate = claims.uniform_rate(claims.curve_setting(fig, "m100-mu100",
-                                                               "otflinucb-code"))
+    continuous_rate = claims.uniform_rate(claims.curve_setting(fig, "m100-mu100", "otflinucb-code"))
     assert abs(binary_rate - continuous_rate) > 0.01  # the two constructions differ
-    for reading, tag in (("paper-binary", "[paper width, {0,1}^d actions]"),
-                         ("code-binary", "[code width, {0,1}^d actions]")):
+    for reading, tag in (
+        ("paper-binary", "[paper width, {0,1}^d actions]"),
+        ("code-binary", "[code width, {0,1}^d actions]"),
+    ):
         for claim_id in ("ucb-beats-ts", "other-panels-bent", "regret-about-100"):
             claim = found[f"fig1-{claim_id}-{reading}"]
             assert not claim.holds and claim.statement.startswith(tag), (claim_id, reading)
@@ -594,10 +682,14 @@ def test_fig1_claims_on_a_made_up_summary(paper_config) -> None:
 def test_fig2_claims_and_density(paper_config) -> None:
     fig = paper_config["papers"][PAPER]["fig2"]
     found = {c.id: c for c in claims.fig2({}, fig)}
-    assert found["fig2-mass-1e5-1e6"].holds and "[1e5, 1e6): 0.40" in \
-        found["fig2-mass-1e5-1e6"].measured
-    assert found["fig2-many-unobserved-within-T"].holds and "0.235" in \
-        found["fig2-many-unobserved-within-T"].measured
+    assert (
+        found["fig2-mass-1e5-1e6"].holds
+        and "[1e5, 1e6): 0.40" in found["fig2-mass-1e5-1e6"].measured
+    )
+    assert (
+        found["fig2-many-unobserved-within-T"].holds
+        and "0.235" in found["fig2-many-unobserved-within-T"].measured
+    )
     figure = density_figure({}, PAPER, "fig2", fig)
     curve = figure.axes[0].lines[0]
     x, y = curve.get_xdata(), curve.get_ydata()
@@ -611,14 +703,18 @@ def test_fig2_claims_and_density(paper_config) -> None:
 
 def test_shards_are_independent_of_split() -> None:
     cfg = config.load(SMOKE_FILES)
-    for setting_id, algorithm in (("m100-mu100", "otflints-code"),
-                                  ("m100-mu500", "otflinucb-paper")):
+    for setting_id, algorithm in (
+        ("m100-mu100", "otflints-code"),
+        ("m100-mu500", "otflinucb-paper"),
+    ):
         whole = run_shard(cfg, PAPER, "fig1", setting_id, algorithm, 0, 2)
-        parts = [run_shard(cfg, PAPER, "fig1", setting_id, algorithm, a, b)
-                 for a, b in ((0, 1), (2, 2))]
+        parts = [
+            run_shard(cfg, PAPER, "fig1", setting_id, algorithm, a, b) for a, b in ((0, 1), (2, 2))
+        ]
         for k in range(2):
-            pd.testing.assert_frame_equal(whole[k], pd.concat([p[k] for p in parts],
-                                                              ignore_index=True))
+            pd.testing.assert_frame_equal(
+                whole[k], pd.concat([p[k] for p in parts], ignore_index=True)
+            )
         regret, events = whole
         assert list(events.columns) == ["replication"] + pvn.TRACE_COLUMNS
         assert regret.groupby("replication").regret.last().nunique() == 3

@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, smoke_config, snakemake
-
 from delayed_bandits import config, kinds
 from delayed_bandits.cli import main
 
@@ -36,23 +35,36 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
             assert {"id", "statement", "paper_ref", "measured", "expected", "holds"} <= set(c)
             assert c["holds"] is None or isinstance(c["holds"], bool)  # None: inconclusive
         if not kinds.simulated(cfg):  # drawn from the configuration: no shard, no summary
-            assert sorted(p.name for p in (smoke_run / f"smoke/results/{paper}/{fig}").iterdir()) \
-                == ["claims.html", "claims.json"], (paper, fig)
+            assert sorted(
+                p.name for p in (smoke_run / f"smoke/results/{paper}/{fig}").iterdir()
+            ) == ["claims.html", "claims.json"], (paper, fig)
             continue
         summary = pd.read_csv(smoke_run / f"smoke/results/{paper}/{fig}/summary.csv")
-        assert list(summary.columns) == ["setting", "algorithm", "t", "mean", "se", "q05", "q95",
-                                         "n_runs"]
+        assert list(summary.columns) == [
+            "setting",
+            "algorithm",
+            "t",
+            "mean",
+            "se",
+            "q05",
+            "q95",
+            "n_runs",
+        ]
         assert (summary.n_runs == cfg["replications"]).all()
         assert summary.t.max() == cfg["horizon"]
         assert set(summary.setting) == set(config.settings(cfg))
         assert set(summary.algorithm) == set(cfg["algorithms"])
         sidecar = json.loads(
-            (smoke_run / f"smoke/results/{paper}/{fig}/summary.provenance.json").read_text())
+            (smoke_run / f"smoke/results/{paper}/{fig}/summary.provenance.json").read_text()
+        )
         assert sidecar["config"]["paths"] == ["config/config.yaml", "config/smoke.yaml"]
-        assert sidecar["summary_sha256"] in (
-            smoke_run / f"smoke/results/{paper}/{fig}/summary.provenance.html").read_text()
-        assert {n for by_alg in sidecar["replications"].values() for n in by_alg.values()} \
-            == {cfg["replications"]}
+        assert (
+            sidecar["summary_sha256"]
+            in (smoke_run / f"smoke/results/{paper}/{fig}/summary.provenance.html").read_text()
+        )
+        assert {n for by_alg in sidecar["replications"].values() for n in by_alg.values()} == {
+            cfg["replications"]
+        }
     report = (smoke_run / "smoke/results/claims.md").read_text()
     assert "claims hold" in report and "Scale: **smoke**" in report
     assert all(f"{paper} {fig}" in report for paper, fig in FIGURES)
@@ -60,8 +72,11 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
     assert list(raw.columns) == ["setting", "algorithm", "replication", "t", "regret"]
     assert set(raw.algorithm) == set(SMOKE["papers"]["vernade2017"]["fig2"]["algorithms"])
     for kind in ("logs", "benchmarks"):
-        assert (smoke_run / "smoke" / kind / "vernade2017/fig2/summary").with_suffix(
-            ".log" if kind == "logs" else ".tsv").exists()
+        assert (
+            (smoke_run / "smoke" / kind / "vernade2017/fig2/summary")
+            .with_suffix(".log" if kind == "logs" else ".tsv")
+            .exists()
+        )
 
 
 @pytest.mark.slow
@@ -72,7 +87,9 @@ def test_pikeburke_band_and_reimplementation_curves(smoke_run: Path) -> None:
         cfg = SMOKE["papers"]["pikeburke2018"][fig]
         ratios = pd.read_csv(smoke_run / f"smoke/results/pikeburke2018/{fig}/ratios.csv")
         assert set(ratios.algorithm) == set(cfg["algorithms"]) - {"qpm-d"}
-        claims = json.loads((smoke_run / f"smoke/results/pikeburke2018/{fig}/claims.json").read_text())
+        claims = json.loads(
+            (smoke_run / f"smoke/results/pikeburke2018/{fig}/claims.json").read_text()
+        )
         ids = [c["id"] for c in claims]
         for setting in cfg["settings"]:
             band = next(c for c in claims if c["id"] == f"{setting}-odaaf-coefficient-band")
@@ -87,9 +104,13 @@ def test_rerun_has_nothing_to_do_and_single_rule_audit(smoke_run: Path) -> None:
     dry = snakemake(smoke_run, "-n")
     assert dry.returncode == 0
     assert "Nothing to be done" in dry.stdout + dry.stderr
-    audit = snakemake(smoke_run, "-n", "-p", "smoke/figures/vernade2017-fig2.pdf", "--forcerun", "plot")
-    assert ("delayed-bandits plot --config config/config.yaml config/smoke.yaml --paper "
-            "vernade2017 --figure fig2") in audit.stdout + audit.stderr
+    audit = snakemake(
+        smoke_run, "-n", "-p", "smoke/figures/vernade2017-fig2.pdf", "--forcerun", "plot"
+    )
+    assert (
+        "delayed-bandits plot --config config/config.yaml config/smoke.yaml --paper "
+        "vernade2017 --figure fig2"
+    ) in audit.stdout + audit.stderr
 
 
 @pytest.mark.slow
@@ -106,13 +127,15 @@ def test_report_builds(smoke_run: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("notebook", sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb")))
-def test_every_notebook_is_rendered_by_the_workflow(smoke_run: Path, root: Path,
-                                                    notebook: str) -> None:
+def test_every_notebook_is_rendered_by_the_workflow(
+    smoke_run: Path, root: Path, notebook: str
+) -> None:
     """The workflow ran each notebook on its results (rule notebook) into reports/, with its
     outputs; the notebooks themselves are stored without outputs."""
     nb = nbformat.read(root / f"notebooks/{notebook}.ipynb", as_version=4)
-    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), (
         "the notebook is stored with outputs"
+    )
     html = (smoke_run / f"smoke/reports/{notebook}.html").read_text()
     assert "data:image/png;base64" in html  # its figures, embedded
     assert "Traceback" not in html and "Error" not in html.split("<body", 1)[1][:200]
@@ -124,12 +147,22 @@ def test_every_notebook_is_rendered_by_the_workflow(smoke_run: Path, root: Path,
 
 
 def test_a_failing_notebook_fails_its_rule_with_the_cell(tmp_path: Path, capsys) -> None:
-    bad = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"),
-                                          nbformat.v4.new_code_cell("1 / (x - 1)")])
+    bad = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("1 / (x - 1)")]
+    )
     nbformat.write(bad, tmp_path / "bad.ipynb")
     out = tmp_path / "reports" / "bad.html"
-    code = main(["render", "--notebook", str(tmp_path / "bad.ipynb"), "--results",
-                 str(tmp_path), "--out", str(out)])
+    code = main(
+        [
+            "render",
+            "--notebook",
+            str(tmp_path / "bad.ipynb"),
+            "--results",
+            str(tmp_path),
+            "--out",
+            str(out),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2
     assert "a cell failed" in err and "1 / (x - 1)" in err and "ZeroDivisionError" in err

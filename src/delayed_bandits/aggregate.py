@@ -24,16 +24,23 @@ def read_shards(paths: Iterable[str | Path]) -> pd.DataFrame:
     dup = raw.duplicated(["setting", "algorithm", "replication", "t"])
     if dup.any():
         row = raw[dup].iloc[0]
-        raise ConfigError(f"replication {row.replication} of {row.setting}/{row.algorithm} "
-                          "appears in more than one shard")
+        raise ConfigError(
+            f"replication {row.replication} of {row.setting}/{row.algorithm} "
+            "appears in more than one shard"
+        )
     return raw
 
 
 def summarise(raw: pd.DataFrame) -> pd.DataFrame:
     """Tidy summary with columns ``SUMMARY_COLUMNS``; se = sd / sqrt(n) (0 for a single run)."""
     grouped = raw.groupby(["setting", "algorithm", "t"], sort=True)["regret"]
-    out = grouped.agg(mean="mean", sd="std", n_runs="count",
-                      q05=lambda x: np.quantile(x, 0.05), q95=lambda x: np.quantile(x, 0.95))
+    out = grouped.agg(
+        mean="mean",
+        sd="std",
+        n_runs="count",
+        q05=lambda x: np.quantile(x, 0.05),
+        q95=lambda x: np.quantile(x, 0.95),
+    )
     out["se"] = (out.pop("sd").fillna(0.0) / np.sqrt(out["n_runs"])).astype(float)
     return out.reset_index()[SUMMARY_COLUMNS]
 
@@ -41,8 +48,9 @@ def summarise(raw: pd.DataFrame) -> pd.DataFrame:
 RATIO_COLUMNS = ["setting", "algorithm", "t", "ratio", "lo", "hi", "n_runs"]
 
 
-def ratio_of_means(raw: pd.DataFrame, baseline: str, n_boot: int,
-                   seed: np.random.SeedSequence) -> pd.DataFrame:
+def ratio_of_means(
+    raw: pd.DataFrame, baseline: str, n_boot: int, seed: np.random.SeedSequence
+) -> pd.DataFrame:
     """Ratio of each algorithm's mean regret to the baseline's, per setting and checkpoint, with
     a 95% percentile-bootstrap band (Pike-Burke et al. 2018, Figure 3).
 
@@ -51,8 +59,10 @@ def ratio_of_means(raw: pd.DataFrame, baseline: str, n_boot: int,
     rng = np.random.default_rng(seed)
     out = []
     for setting, group in raw.groupby("setting", sort=True):
-        wide = {alg: g.pivot(index="replication", columns="t", values="regret")
-                for alg, g in group.groupby("algorithm")}
+        wide = {
+            alg: g.pivot(index="replication", columns="t", values="regret")
+            for alg, g in group.groupby("algorithm")
+        }
         if baseline not in wide:
             raise ConfigError(f"setting {setting}: the baseline {baseline!r} has no results")
         base = wide.pop(baseline)
@@ -64,12 +74,25 @@ def ratio_of_means(raw: pd.DataFrame, baseline: str, n_boot: int,
         for alg, num in sorted(wide.items()):
             num = num.reindex(index=base.index, columns=base.columns)
             if num.isna().any().any():
-                raise ConfigError(f"setting {setting}: {alg} and {baseline} are not paired "
-                                  "(different replications or checkpoints)")
+                raise ConfigError(
+                    f"setting {setting}: {alg} and {baseline} are not paired "
+                    "(different replications or checkpoints)"
+                )
             with np.errstate(divide="ignore", invalid="ignore"):
                 boot = (weights @ num.to_numpy()) / base_boot
                 ratio = num.mean().to_numpy() / base.mean().to_numpy()
             lo, hi = np.nanquantile(boot, [0.025, 0.975], axis=0)
-            out.append(pd.DataFrame({"setting": setting, "algorithm": alg, "t": base.columns,
-                                     "ratio": ratio, "lo": lo, "hi": hi, "n_runs": n}))
+            out.append(
+                pd.DataFrame(
+                    {
+                        "setting": setting,
+                        "algorithm": alg,
+                        "t": base.columns,
+                        "ratio": ratio,
+                        "lo": lo,
+                        "hi": hi,
+                        "n_runs": n,
+                    }
+                )
+            )
     return pd.concat(out, ignore_index=True)[RATIO_COLUMNS]

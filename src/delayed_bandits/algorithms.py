@@ -51,6 +51,7 @@ def get(paper: str, algorithm: str) -> Algorithm:
     """Look up an algorithm; the error lists what is allowed."""
     algos = registry(paper)
     if algorithm not in algos:
-        raise ConfigError(f"algorithm {algorithm!r} is not one of {', '.join(algos)} "
-                          f"(paper {paper})")
+        raise ConfigError(
+            f"algorithm {algorithm!r} is not one of {', '.join(algos)} (paper {paper})"
+        )
     return algos[algorithm]

@@ -16,8 +16,9 @@ def _steps_per_second(runner, st, envs, cp, horizon: int) -> float:
     return len(envs) * horizon / elapsed
 
 
-def run(horizon: int, kernel_reps: int, reference_reps: int,
-        papers: tuple[str, ...] | None = None) -> list[dict[str, float | str]]:
+def run(
+    horizon: int, kernel_reps: int, reference_reps: int, papers: tuple[str, ...] | None = None
+) -> list[dict[str, float | str]]:
     """agent-steps per second (replications x rounds / s) of each kernel and reference, on each
     paper's ``BENCH`` setting and its named ``BENCH_READINGS`` (settings that take a different
     path through the kernels); the horizon is a flag because some references are O(T^2). Every
@@ -27,15 +28,26 @@ def run(horizon: int, kernel_reps: int, reference_reps: int,
     for paper in papers or registry.ids():
         plugin = algorithms.experiment(paper)
         for reading, st in {"": plugin.BENCH, **getattr(plugin, "BENCH_READINGS", {})}.items():
-            envs = [plugin.draw_environment(
-                seeds.replication_seeds(0, paper, "bench", "bench", r)[0], horizon, st)
-                for r in range(kernel_reps)]
+            envs = [
+                plugin.draw_environment(
+                    seeds.replication_seeds(0, paper, "bench", "bench", r)[0], horizon, st
+                )
+                for r in range(kernel_reps)
+            ]
             for algo in plugin.ALGORITHMS:
                 algo.kernel(st, envs[0], cp, 0)  # compile or load numba's cache outside the timing
                 kernel = _steps_per_second(algo.kernel, st, envs, cp, horizon)
-                reference = _steps_per_second(algo.reference, st, envs[:reference_reps], cp,
-                                              horizon)
+                reference = _steps_per_second(
+                    algo.reference, st, envs[:reference_reps], cp, horizon
+                )
                 name = f"{algo.id} ({reading})" if reading else algo.id
-                rows.append({"paper": paper, "algorithm": name, "kernel": kernel,
-                             "reference": reference, "speedup": kernel / reference})
+                rows.append(
+                    {
+                        "paper": paper,
+                        "algorithm": name,
+                        "kernel": kernel,
+                        "reference": reference,
+                        "speedup": kernel / reference,
+                    }
+                )
     return rows

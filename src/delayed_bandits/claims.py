@@ -61,8 +61,9 @@ def diff_se(a: Point, b: Point) -> float:
 Checker = Callable[[Mapping[str, pd.DataFrame], Mapping[str, Any]], list[Claim]]
 
 
-def check(paper: str, figure: str, tables: Mapping[str, pd.DataFrame],
-          fig_cfg: Mapping[str, Any]) -> list[Claim]:
+def check(
+    paper: str, figure: str, tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]
+) -> list[Claim]:
     """Claims of one figure, from ``papers/<paper>/claims.py`` (``CHECKS``); a figure without
     registered claims yields none."""
     checker = papers.get(paper).checks().get(figure)
@@ -78,13 +79,20 @@ def to_html(claims: Iterable[Claim], title: str) -> str:
     rows = [asdict(c) for c in claims]
     held = sum(c["holds"] is True for c in rows)
     cells = ("statement", "paper_ref", "measured", "expected", "holds", "note")
-    head = "".join(f"<th>{name}</th>" for name in
-                   ("claim", "paper", "measured", "expected", "holds", "note"))
+    head = "".join(
+        f"<th>{name}</th>" for name in ("claim", "paper", "measured", "expected", "holds", "note")
+    )
     body = "".join(
-        "<tr>" + "".join(f"<td>{escape(str(_mark(c[k]) if k == 'holds' else c.get(k, '')))}</td>"
-                         for k in cells) + "</tr>" for c in rows)
-    return html_page(title, f"<p>{held} of {len(rows)} claims hold.</p>"
-                            f"<table><tr>{head}</tr>{body}</table>")
+        "<tr>"
+        + "".join(
+            f"<td>{escape(str(_mark(c[k]) if k == 'holds' else c.get(k, '')))}</td>" for k in cells
+        )
+        + "</tr>"
+        for c in rows
+    )
+    return html_page(
+        title, f"<p>{held} of {len(rows)} claims hold.</p><table><tr>{head}</tr>{body}</table>"
+    )
 
 
 def _mark(holds: bool | None) -> str:
@@ -96,24 +104,38 @@ def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
     inconclusive, when any is) and, when given, the scale of the run (config key ``scale``)."""
     lines = ["# Claims: what the papers say, and what our runs measure", ""]
     if scale is not None:
-        lines.insert(2, f"Scale: **{scale}**" + (
-            " (the papers' horizons and replication counts).\n" if scale == "paper" else
-            " (not the paper scale: these numbers do not test the papers' claims).\n"))
+        lines.insert(
+            2,
+            f"Scale: **{scale}**"
+            + (
+                " (the papers' horizons and replication counts).\n"
+                if scale == "paper"
+                else " (not the paper scale: these numbers do not test the papers' claims).\n"
+            ),
+        )
     total = held = undecided = 0
     for path in sorted(map(Path, files)):
         claims = json.loads(path.read_text())
         paper, figure = path.parent.parent.name, path.parent.name
-        lines += [f"## {paper} {figure}", "",
-                  "| claim | paper | measured | expected | holds | note |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            f"## {paper} {figure}",
+            "",
+            "| claim | paper | measured | expected | holds | note |",
+            "|---|---|---|---|---|---|",
+        ]
         for c in claims:
             mark = {True: "yes", False: "**NO**", None: "inconclusive"}[c["holds"]]
-            lines.append(f"| {c['statement']} | {c['paper_ref']} | {c['measured']} | "
-                         f"{c['expected']} | {mark} | {c.get('note', '')} |")
+            lines.append(
+                f"| {c['statement']} | {c['paper_ref']} | {c['measured']} | "
+                f"{c['expected']} | {mark} | {c.get('note', '')} |"
+            )
             total += 1
             held += c["holds"] is True
             undecided += c["holds"] is None
         lines.append("")
-    lines.insert(2, f"{held} of {total} claims hold"
-                 + (f" ({undecided} inconclusive).\n" if undecided else ".\n"))
+    lines.insert(
+        2,
+        f"{held} of {total} claims hold"
+        + (f" ({undecided} inconclusive).\n" if undecided else ".\n"),
+    )
     return "\n".join(lines) + "\n"

@@ -11,9 +11,8 @@ import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from delayed_bandits import algorithms
+from delayed_bandits import algorithms, kinds
 from delayed_bandits import config as cfg
-from delayed_bandits import kinds
 from delayed_bandits import papers as registry
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.outputs import atomic_path
@@ -47,17 +46,27 @@ def _override(text: str) -> dict[str, Any]:
     except json.JSONDecodeError:
         value = None
     if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError(f"expected a JSON object, e.g. '{{\"seed\": 3}}', got "
-                                         f"{text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected a JSON object, e.g. '{{\"seed\": 3}}', got {text!r}"
+        )
     return value
 
 
 def _config_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", required=True, nargs="+", type=Path,
-                   help="experiment config files (YAML), each an overlay of those before it, "
-                   "e.g. config/config.yaml config/smoke.yaml")
-    p.add_argument("--override", type=_override, help="config values on top of the files, as a "
-                   "JSON object (what Snakemake's --config KEY=VALUE sets)")
+    p.add_argument(
+        "--config",
+        required=True,
+        nargs="+",
+        type=Path,
+        help="experiment config files (YAML), each an overlay of those before it, "
+        "e.g. config/config.yaml config/smoke.yaml",
+    )
+    p.add_argument(
+        "--override",
+        type=_override,
+        help="config values on top of the files, as a "
+        "JSON object (what Snakemake's --config KEY=VALUE sets)",
+    )
 
 
 def _figure_args(p: argparse.ArgumentParser) -> None:
@@ -73,50 +82,77 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check config files against the schema")
     _config_args(p)
 
-    sub.add_parser("schema", help="print the config schema, with what the paper registry fills "
-                   "in (JSON)")
+    sub.add_parser(
+        "schema", help="print the config schema, with what the paper registry fills in (JSON)"
+    )
 
     p = sub.add_parser("simulate", help="run a shard of replications with the compiled kernels")
     _figure_args(p)
-    p.add_argument("--setting", required=True, nargs="+",
-                   help="one or more settings of the figure")
-    p.add_argument("--algorithm", required=True, nargs="+",
-                   help="one or more algorithms of the figure, run on the same realisations "
-                   "(one that does not apply to a setting is skipped there)")
+    p.add_argument("--setting", required=True, nargs="+", help="one or more settings of the figure")
+    p.add_argument(
+        "--algorithm",
+        required=True,
+        nargs="+",
+        help="one or more algorithms of the figure, run on the same realisations "
+        "(one that does not apply to a setting is skipped there)",
+    )
     p.add_argument("--reps", required=True, type=_reps, help="replications FIRST-LAST, inclusive")
     p.add_argument("--out", required=True, type=Path, help="parquet file to write")
-    p.add_argument("--events", type=Path, help="parquet file for the algorithms' side tables "
-                   "(e.g. ODAAF's phase ends and eliminations)")
+    p.add_argument(
+        "--events",
+        type=Path,
+        help="parquet file for the algorithms' side tables "
+        "(e.g. ODAAF's phase ends and eliminations)",
+    )
 
-    p = sub.add_parser("aggregate", help="summarise shards: mean, se, quantiles per checkpoint, "
-                       "with a provenance sidecar")
+    p = sub.add_parser(
+        "aggregate",
+        help="summarise shards: mean, se, quantiles per checkpoint, with a provenance sidecar",
+    )
     _figure_args(p)
     p.add_argument("--out", required=True, type=Path, help="summary table to write (CSV)")
-    p.add_argument("--provenance", type=Path, help="provenance sidecar to write (JSON); default: "
-                   "<out stem>.provenance.json beside --out")
-    p.add_argument("--provenance-html", type=Path, help="the sidecar also as an HTML page, which "
-                   "the Snakemake report shows inline")
+    p.add_argument(
+        "--provenance",
+        type=Path,
+        help="provenance sidecar to write (JSON); default: <out stem>.provenance.json beside --out",
+    )
+    p.add_argument(
+        "--provenance-html",
+        type=Path,
+        help="the sidecar also as an HTML page, which the Snakemake report shows inline",
+    )
     p.add_argument("shards", nargs="+", type=Path)
 
-    p = sub.add_parser("ratios", help="ratio of mean regrets to the figure's baseline, "
-                       "bootstrap band")
+    p = sub.add_parser(
+        "ratios", help="ratio of mean regrets to the figure's baseline, bootstrap band"
+    )
     _figure_args(p)
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("shards", nargs="+", type=Path)
 
     p = sub.add_parser("claims", help="check a figure's claims against its summary")
     _figure_args(p)
-    p.add_argument("--summary", type=Path, help="summary table; required unless the figure is "
-                   "drawn from the configuration alone (kind delay_density)")
+    p.add_argument(
+        "--summary",
+        type=Path,
+        help="summary table; required unless the figure is "
+        "drawn from the configuration alone (kind delay_density)",
+    )
     p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
     p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path)
-    p.add_argument("--html", type=Path, help="the claims also as an HTML page, which the "
-                   "Snakemake report shows beside the figure")
+    p.add_argument(
+        "--html",
+        type=Path,
+        help="the claims also as an HTML page, which the Snakemake report shows beside the figure",
+    )
 
-    p = sub.add_parser("leaderboard", help="the arena's regret per (horizon, comparison, "
-                       "setting, algorithm), ranked with paired ties, with what each was told")
+    p = sub.add_parser(
+        "leaderboard",
+        help="the arena's regret per (horizon, comparison, "
+        "setting, algorithm), ranked with paired ties, with what each was told",
+    )
     _figure_args(p)
     p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
     p.add_argument("shards", nargs="+", type=Path)
@@ -128,20 +164,35 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plot", help="render a figure from its summary")
     _figure_args(p)
-    p.add_argument("--summary", type=Path, help="summary table; required unless the figure is "
-                   "drawn from the configuration alone (kind delay_density)")
+    p.add_argument(
+        "--summary",
+        type=Path,
+        help="summary table; required unless the figure is "
+        "drawn from the configuration alone (kind delay_density)",
+    )
     p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
     p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path, nargs="+", help=".pdf and/or .png paths")
-    p.add_argument("--kind", help="draw the figure's tables as this kind of figure (default: the "
-                   "figure's own kind), e.g. arena_curves for the arena's regret")
+    p.add_argument(
+        "--kind",
+        help="draw the figure's tables as this kind of figure (default: the "
+        "figure's own kind), e.g. arena_curves for the arena's regret",
+    )
 
     p = sub.add_parser("render", help="execute a notebook on the results and write it as HTML")
-    p.add_argument("--notebook", required=True, type=Path, help="notebook to run, e.g. "
-                   "notebooks/arena.ipynb (it runs from its own folder)")
-    p.add_argument("--results", required=True, type=Path, help="results directory the notebook "
-                   "reads (as $DELAYED_BANDITS_RESULTS)")
+    p.add_argument(
+        "--notebook",
+        required=True,
+        type=Path,
+        help="notebook to run, e.g. notebooks/arena.ipynb (it runs from its own folder)",
+    )
+    p.add_argument(
+        "--results",
+        required=True,
+        type=Path,
+        help="results directory the notebook reads (as $DELAYED_BANDITS_RESULTS)",
+    )
     p.add_argument("--out", required=True, type=Path, help="HTML page to write")
 
     p = sub.add_parser("bench", help="agent-steps per second of each kernel and its reference")
@@ -172,15 +223,18 @@ def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
         curves = cfg.curves(args.paper, args.figure, fig)
         out["summary"] = tb.read_summary(args.summary, SUMMARY_COLUMNS, curves)
     elif kinds.simulated(fig):
-        raise ConfigError(f"--summary: required, {args.paper} {args.figure} is a simulated figure "
-                          f"(kind {kinds.of(fig)})")
+        raise ConfigError(
+            f"--summary: required, {args.paper} {args.figure} is a simulated figure "
+            f"(kind {kinds.of(fig)})"
+        )
     if getattr(args, "ratios", None):
         out["ratios"] = tb.read_summary(args.ratios, RATIO_COLUMNS)
     if getattr(args, "leaderboard", None):
         from delayed_bandits.papers.arena.leaderboard import COLUMNS
 
-        out["leaderboard"] = tb.read_table(args.leaderboard, COLUMNS,
-                                           ["horizon", "field", "setting", "algorithm"])
+        out["leaderboard"] = tb.read_table(
+            args.leaderboard, COLUMNS, ["horizon", "field", "setting", "algorithm"]
+        )
     if getattr(args, "events", None):
         out["events"] = pd.concat([tb.read_events(p) for p in args.events], ignore_index=True)
     return out
@@ -203,15 +257,20 @@ def _simulate(args: argparse.Namespace) -> None:
 
     config, _ = _load(args)
     first, last = args.reps
-    bar = progress.Progress(f"shard {args.paper}/{args.figure}/"
-                            f"{progress.curves(args.setting, args.algorithm)} "
-                            f"rep{first}-{last}", sys.stderr)
+    bar = progress.Progress(
+        f"shard {args.paper}/{args.figure}/"
+        f"{progress.curves(args.setting, args.algorithm)} "
+        f"rep{first}-{last}",
+        sys.stderr,
+    )
     start = time.perf_counter()
-    frame, events = run_job(config, args.paper, args.figure, args.setting, args.algorithm,
-                            first, last, progress=bar)
+    frame, events = run_job(
+        config, args.paper, args.figure, args.setting, args.algorithm, first, last, progress=bar
+    )
     wall_time_s = time.perf_counter() - start
-    metadata = provenance.shard_metadata(bar.done, bar.steps, wall_time_s,
-                                         provenance.git_state(Path.cwd()))
+    metadata = provenance.shard_metadata(
+        bar.done, bar.steps, wall_time_s, provenance.git_state(Path.cwd())
+    )
     with atomic_path(args.out) as tmp:
         if args.events:
             with atomic_path(args.events) as tmp_events:
@@ -239,18 +298,24 @@ def _aggregate(args: argparse.Namespace) -> None:
         summary.to_csv(tmp, index=False, float_format="%.10g")
         record = provenance.build(
             summary_sha256=hashlib.sha256(tmp.read_bytes()).hexdigest(),
-            paper=args.paper, figure=args.figure, config=config,
-            config_paths=[str(p) for p in args.config], overrides=args.override,
+            paper=args.paper,
+            figure=args.figure,
+            config=config,
+            config_paths=[str(p) for p in args.config],
+            overrides=args.override,
             git=provenance.git_state(Path.cwd()),
             replications=provenance.replication_counts(raw),
             shards=[provenance.read_shard_metadata(p) for p in args.shards],
             aggregation_s=time.perf_counter() - start,
-            created=datetime.now(timezone.utc), hostname=socket.gethostname())
+            created=datetime.now(timezone.utc),
+            hostname=socket.gethostname(),
+        )
         tmp_sidecar.write_text(provenance.to_json(record))
     if args.provenance_html is not None:
         with atomic_path(args.provenance_html) as tmp:
-            tmp.write_text(provenance.to_html(
-                record, f"How {args.paper} {args.figure}'s summary was made"))
+            tmp.write_text(
+                provenance.to_html(record, f"How {args.paper} {args.figure}'s summary was made")
+            )
 
 
 def _ratios(args: argparse.Namespace) -> None:
@@ -260,10 +325,13 @@ def _ratios(args: argparse.Namespace) -> None:
     config, fig = _load(args)
     seed = seeds.analysis_seed(config["seed"], args.paper, args.figure, "bootstrap")
     if "baseline" not in fig:
-        raise ConfigError(f"config key 'papers.{args.paper}.{args.figure}.baseline': required "
-                          "for a ratios table (the algorithm in the denominator)")
-    table = ratio_of_means(read_shards(args.shards), fig["baseline"],
-                           int(fig.get("bootstrap", 1000)), seed)
+        raise ConfigError(
+            f"config key 'papers.{args.paper}.{args.figure}.baseline': required "
+            "for a ratios table (the algorithm in the denominator)"
+        )
+    table = ratio_of_means(
+        read_shards(args.shards), fig["baseline"], int(fig.get("bootstrap", 1000)), seed
+    )
     with atomic_path(args.out) as tmp:
         table.to_csv(tmp, index=False, float_format="%.10g")
 
@@ -284,8 +352,7 @@ def _leaderboard(args: argparse.Namespace) -> None:
     from delayed_bandits.papers.arena import leaderboard
 
     if args.paper != leaderboard.PAPER:
-        raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a "
-                          "leaderboard")
+        raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a leaderboard")
     from delayed_bandits.aggregate import read_shards
 
     _, fig = _load(args)
@@ -330,8 +397,10 @@ def _bench(args: argparse.Namespace) -> None:
     print(f"agent-steps per second (replications x rounds / s), T = {args.horizon}")
     print(f"{'paper':<14}{'algorithm':<32}{'kernel':>14}{'reference':>14}{'speedup':>10}")
     for r in rows:
-        print(f"{r['paper']:<14}{r['algorithm']:<32}{r['kernel']:>14,.0f}"
-              f"{r['reference']:>14,.0f}{r['speedup']:>9,.0f}x")
+        print(
+            f"{r['paper']:<14}{r['algorithm']:<32}{r['kernel']:>14,.0f}"
+            f"{r['reference']:>14,.0f}{r['speedup']:>9,.0f}x"
+        )
 
 
 COMMANDS = {
@@ -360,9 +429,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except MemoryError as exc:
         # The traceback of a failed allocation says where, not what to do about it.
-        print(f"delayed-bandits {args.command}: error: out of memory ({exc or 'MemoryError'}); "
-              "no output was written. Give the job more memory (Snakemake resource mem_mb, "
-              "see src/delayed_bandits/resources.py) or use a smaller horizon.", file=sys.stderr)
+        print(
+            f"delayed-bandits {args.command}: error: out of memory ({exc or 'MemoryError'}); "
+            "no output was written. Give the job more memory (Snakemake resource mem_mb, "
+            "see src/delayed_bandits/resources.py) or use a smaller horizon.",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

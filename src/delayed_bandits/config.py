@@ -18,11 +18,10 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from delayed_bandits import delays, kinds, papers
-from delayed_bandits.resources import auto_shard_size
 from delayed_bandits.algorithms import Algorithm, experiment, get
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.resources import auto_shard_size
 from delayed_bandits.yamlio import read_yaml
-
 
 SCHEMA_ID = "https://delayed-bandits.invalid/schemas/"
 
@@ -35,18 +34,22 @@ def schemas(algorithms_of: tuple[str, ...] | None = None) -> dict[str, dict[str,
     and its algorithm ids (``workflow/schemas`` links to the config schema's folder). Listing a
     paper's algorithms imports its kernels, so a job asks only for its own paper's
     (``algorithms_of``); None: every paper's."""
-    base = read_yaml(resources.files("delayed_bandits").joinpath(
-        "data/schemas/config.schema.yaml").read_text())
+    base = read_yaml(
+        resources.files("delayed_bandits").joinpath("data/schemas/config.schema.yaml").read_text()
+    )
     base["$defs"]["delay"]["properties"]["kind"]["enum"] = list(delays.KINDS)
     docs = {"config.schema.yaml": base}
     section = base["properties"]["papers"].setdefault("properties", {})
     for paper in papers.registered().values():
         name = f"{paper.id}.schema.yaml"
-        section[paper.id] = {"description": paper.title, "type": "object", "minProperties": 1,
-                             "additionalProperties": False,
-                             "patternProperties": {paper.figure_ids: {"$ref": name}}}
-        docs[name] = _paper_schema(paper, name,
-                                   algorithms_of is None or paper.id in algorithms_of)
+        section[paper.id] = {
+            "description": paper.title,
+            "type": "object",
+            "minProperties": 1,
+            "additionalProperties": False,
+            "patternProperties": {paper.figure_ids: {"$ref": name}},
+        }
+        docs[name] = _paper_schema(paper, name, algorithms_of is None or paper.id in algorithms_of)
     return docs
 
 
@@ -57,8 +60,10 @@ def _paper_schema(paper: papers.Paper, name: str, with_algorithms: bool) -> dict
     doc["$id"] = SCHEMA_ID + name
     props = doc["properties"]
     names = [kinds.GENERIC] + [k.name for k in paper.kinds if k.in_config]
-    props.setdefault("kind", {"description": "The kind of figure (delayed_bandits.kinds), "
-                              f"default {kinds.GENERIC}."})["enum"] = names
+    props.setdefault(
+        "kind",
+        {"description": f"The kind of figure (delayed_bandits.kinds), default {kinds.GENERIC}."},
+    )["enum"] = names
     if with_algorithms:
         ids = [a.id for a in paper.experiment().ALGORITHMS]
         if "variants" in props:  # ids of variants are allowed too, and checked by ``curve``
@@ -75,7 +80,8 @@ def _validator(algorithms_of: tuple[str, ...] | None) -> jsonschema.Draft202012V
     docs = schemas(algorithms_of)
     registry = Registry().with_resources(
         (doc["$id"], Resource.from_contents(doc, default_specification=DRAFT202012))
-        for doc in docs.values())
+        for doc in docs.values()
+    )
     return jsonschema.Draft202012Validator(docs["config.schema.yaml"], registry=registry)
 
 
@@ -94,17 +100,19 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"config key '{where}': {message}"
 
 
-def validate(config: Mapping[str, Any], paper: str | None = None,
-             only_figure: str | None = None) -> None:
+def validate(
+    config: Mapping[str, Any], paper: str | None = None, only_figure: str | None = None
+) -> None:
     """Raise ``ConfigError`` on the first problem: schema first, then per-paper settings (only
     ``paper``'s, or only those of its figure ``only_figure``, when given: a job checks what it
     runs, the workflow has checked the rest)."""
     validator = _validator(None if paper is None else (paper,))
     # A figure key that fails the common figure schema also leaves every common key unevaluated,
     # so the paper schema's unevaluatedProperties error is a consequence: report the cause first.
-    errors = sorted(validator.iter_errors(config),
-                    key=lambda e: (e.validator == "unevaluatedProperties", len(e.absolute_path),
-                                   e.message))
+    errors = sorted(
+        validator.iter_errors(config),
+        key=lambda e: (e.validator == "unevaluatedProperties", len(e.absolute_path), e.message),
+    )
     if errors:
         raise ConfigError(_describe(errors[0]))
     output_prefix(config)
@@ -115,8 +123,20 @@ def validate(config: Mapping[str, Any], paper: str | None = None,
 
 
 # A scale's outputs go to <scale>/: never one of the repository's own directories.
-TAKEN_NAMES = ("benchmarks", "config", "docs", "envs", "figures", "logs", "notebooks", "reports",
-               "results", "src", "tests", "workflow")
+TAKEN_NAMES = (
+    "benchmarks",
+    "config",
+    "docs",
+    "envs",
+    "figures",
+    "logs",
+    "notebooks",
+    "reports",
+    "results",
+    "src",
+    "tests",
+    "workflow",
+)
 
 
 def output_prefix(config: Mapping[str, Any]) -> str:
@@ -124,8 +144,10 @@ def output_prefix(config: Mapping[str, Any]) -> str:
     "" (the top of the repository) at the paper scale, "<scale>/" at any other."""
     scale = config.get("scale", "paper")
     if scale in TAKEN_NAMES:
-        raise ConfigError(f"scale: {scale!r} is a directory of the repository; allowed: paper or "
-                          f"any other name matching ^[a-z][a-z0-9_-]*$ except {', '.join(TAKEN_NAMES)}")
+        raise ConfigError(
+            f"scale: {scale!r} is a directory of the repository; allowed: paper or "
+            f"any other name matching ^[a-z][a-z0-9_-]*$ except {', '.join(TAKEN_NAMES)}"
+        )
     return "" if scale == "paper" else f"{scale}/"
 
 
@@ -143,8 +165,14 @@ def _check_figure(paper: str, figure: str, fig: Mapping[str, Any]) -> None:
         check_figure(fig, where)
 
 
-def _check_curve(paper: str, fig: Mapping[str, Any], raw: Mapping[str, Any], algorithm: str,
-                 where: str, figure_key: str) -> None:
+def _check_curve(
+    paper: str,
+    fig: Mapping[str, Any],
+    raw: Mapping[str, Any],
+    algorithm: str,
+    where: str,
+    figure_key: str,
+) -> None:
     algo, built = curve(paper, fig, raw, algorithm, where)
     reason = algo.applies(built)
     if reason and simulate_jobs(fig) == "per_curve":
@@ -152,13 +180,16 @@ def _check_curve(paper: str, fig: Mapping[str, Any], raw: Mapping[str, Any], alg
             f"config key '{where}': algorithm {algorithm} does not apply ({reason}); "
             f"{figure_key} has simulate_jobs: per_curve, which runs every curve: remove the "
             "algorithm, or set simulate_jobs: per_figure (the default) or simulate_jobs: "
-            "per_setting, which skip a curve that does not apply")
+            "per_setting, which skip a curve that does not apply"
+        )
     if reason:
         return  # not run, so what it would need of the setting does not matter
     problem = algo.precondition(built)
     if problem:
-        raise ConfigError(f"config key '{where}': {problem} (algorithm {algorithm} of "
-                          f"{figure_key})")
+        raise ConfigError(
+            f"config key '{where}': {problem} (algorithm {algorithm} of {figure_key})"
+        )
+
 
 SIMULATION_KEYS = ("replications", "checkpoints", "algorithms")
 """What a simulated figure must set, and a figure drawn from the configuration alone must not."""
@@ -170,14 +201,18 @@ def _check_simulation_keys(fig: Mapping[str, Any], where: str) -> None:
     if kinds.simulated(fig):
         missing = [key for key in SIMULATION_KEYS if key not in fig]
         if missing:
-            raise ConfigError(f"config key '{where}.{missing[0]}': required (a figure of kind "
-                              f"{kind} is simulated)")
+            raise ConfigError(
+                f"config key '{where}.{missing[0]}': required (a figure of kind "
+                f"{kind} is simulated)"
+            )
         return
     present = [key for key in SIMULATION_KEYS + SHARDING_KEYS if key in fig]
     if present:
-        raise ConfigError(f"config key '{where}.{present[0]}': a figure of kind {kind} is drawn "
-                          f"from the configuration alone and runs no simulation; remove "
-                          f"{', '.join(present)}")
+        raise ConfigError(
+            f"config key '{where}.{present[0]}': a figure of kind {kind} is drawn "
+            f"from the configuration alone and runs no simulation; remove "
+            f"{', '.join(present)}"
+        )
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -200,16 +235,20 @@ def merge(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]
     out = dict(base)
     for key, value in overlay.items():
         old = out.get(key)
-        if isinstance(value, Mapping) and isinstance(old, Mapping) \
-                and value.get("kind", old.get("kind")) == old.get("kind"):
+        if (
+            isinstance(value, Mapping)
+            and isinstance(old, Mapping)
+            and value.get("kind", old.get("kind")) == old.get("kind")
+        ):
             out[key] = merge(old, value)
         else:
             out[key] = value
     return out
 
 
-def merged(paths: str | Path | Sequence[str | Path],
-           overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def merged(
+    paths: str | Path | Sequence[str | Path], overrides: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The config of YAML files, each an overlay of those before it (``config/smoke.yaml`` on
     ``config/config.yaml``), with ``overrides`` (Snakemake's ``--config KEY=VALUE``) on top;
     not validated (``load`` validates)."""
@@ -222,9 +261,12 @@ def merged(paths: str | Path | Sequence[str | Path],
     return merge(config, overrides or {})
 
 
-def load(paths: str | Path | Sequence[str | Path], paper: str | None = None,
-         overrides: Mapping[str, Any] | None = None,
-         figure: str | None = None) -> dict[str, Any]:
+def load(
+    paths: str | Path | Sequence[str | Path],
+    paper: str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    figure: str | None = None,
+) -> dict[str, Any]:
     """``merged(paths, overrides)``, validated: the settings of ``paper`` only, or of its
     ``figure`` only, when given."""
     config = merged(paths, overrides)
@@ -238,8 +280,9 @@ def figure(config: Mapping[str, Any], paper: str, fig: str) -> Mapping[str, Any]
     if paper not in papers:
         raise ConfigError(f"paper {paper!r} is not in the config; it has {', '.join(papers)}")
     if fig not in papers[paper]:
-        raise ConfigError(f"figure {fig!r} is not in papers.{paper}; "
-                          f"it has {', '.join(papers[paper])}")
+        raise ConfigError(
+            f"figure {fig!r} is not in papers.{paper}; it has {', '.join(papers[paper])}"
+        )
     return papers[paper][fig]
 
 
@@ -274,8 +317,9 @@ def job_steps(fig: Mapping[str, Any]) -> int:
     return sum(horizons) * algorithms
 
 
-def curve(paper: str, fig: Mapping[str, Any], setting_cfg: Mapping[str, Any], algorithm: str,
-          where: str) -> tuple[Algorithm, Any]:
+def curve(
+    paper: str, fig: Mapping[str, Any], setting_cfg: Mapping[str, Any], algorithm: str, where: str
+) -> tuple[Algorithm, Any]:
     """The registry entry and the built setting (the plug-in's ``Setting``) of one curve;
     ``where`` is the config key that a bad setting's error names."""
     registry_id, merged = resolve(fig, setting_cfg, algorithm)
@@ -299,8 +343,9 @@ def curves(paper: str, figure: str, fig: Mapping[str, Any]) -> list[tuple[str, s
     return kept
 
 
-def resolve(fig: Mapping[str, Any], setting_cfg: Mapping[str, Any],
-            algorithm: str) -> tuple[str, dict[str, Any]]:
+def resolve(
+    fig: Mapping[str, Any], setting_cfg: Mapping[str, Any], algorithm: str
+) -> tuple[str, dict[str, Any]]:
     """(registry id, setting config) of a curve. A figure's ``variants`` name parameterisations of
     a registry algorithm ({algorithm, label, ...}); their other keys override the setting's."""
     variant = fig.get("variants", {}).get(algorithm)
@@ -323,14 +368,21 @@ def settings(fig: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     ``<setting>-<name>-<name>...``."""
     sweep, grid = fig.get("sweep"), fig.get("grid")
     if sweep:
-        return {f"{name}-{i:02d}": {**cfg, sweep["key"]: value}
-                for name, cfg in fig["settings"].items()
-                for i, value in enumerate(sweep["values"])}
+        return {
+            f"{name}-{i:02d}": {**cfg, sweep["key"]: value}
+            for name, cfg in fig["settings"].items()
+            for i, value in enumerate(sweep["values"])
+        }
     if grid:
         axes = [list(zip(axis["names"], axis["values"])) for axis in grid]
-        return {"-".join([name, *(part for part, _ in combo)]):
-                {**cfg, **{axis["key"]: value for axis, (_, value) in zip(grid, combo)}}
-                for name, cfg in fig["settings"].items() for combo in itertools.product(*axes)}
+        return {
+            "-".join([name, *(part for part, _ in combo)]): {
+                **cfg,
+                **{axis["key"]: value for axis, (_, value) in zip(grid, combo)},
+            }
+            for name, cfg in fig["settings"].items()
+            for combo in itertools.product(*axes)
+        }
     return {name: dict(cfg) for name, cfg in fig["settings"].items()}
 
 

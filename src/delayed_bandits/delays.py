@@ -261,15 +261,19 @@ class ScaledPareto:
 
     @property
     def mean(self) -> float:
-        return math.inf if self.alpha <= 1 else float(
-            self.c * 2.0 ** (-self.alpha) + self.c * (_special().zeta(self.alpha) - 1.0))
+        return (
+            math.inf
+            if self.alpha <= 1
+            else float(self.c * 2.0 ** (-self.alpha) + self.c * (_special().zeta(self.alpha) - 1.0))
+        )
 
     @property
     def variance(self) -> float:
         if self.alpha <= 2:
             return math.inf
         second = self.c * 2.0 ** (-self.alpha) + self.c * (
-            2 * float(_special().zeta(self.alpha - 1)) - float(_special().zeta(self.alpha)) - 1.0)
+            2 * float(_special().zeta(self.alpha - 1)) - float(_special().zeta(self.alpha)) - 1.0
+        )
         return second - self.mean**2
 
 
@@ -373,25 +377,35 @@ class Sample:
 
 
 # The format of a delay sample file, quoted by its error messages.
-SAMPLE_FORMAT = ("one delay per line, a non-negative integer written in digits like 12 (not 12.0, "
-                 "1e3, +12 or 1_000), with no header, comment or blank lines")
+SAMPLE_FORMAT = (
+    "one delay per line, a non-negative integer written in digits like 12 (not 12.0, "
+    "1e3, +12 or 1_000), with no header, comment or blank lines"
+)
 
 
 def _sample_error(shown: str, number: int, line: str) -> ConfigError:
     """Why line ``number`` (text ``line``, whitespace stripped) of a sample file is refused."""
     if not line:
-        return ConfigError(f"delay sample file {shown!r} line {number} is blank; a blank line "
-                           f"often stands for a missing value, so it is refused rather than "
-                           f"skipped: remove it or fill it in. Expected {SAMPLE_FORMAT}")
+        return ConfigError(
+            f"delay sample file {shown!r} line {number} is blank; a blank line "
+            f"often stands for a missing value, so it is refused rather than "
+            f"skipped: remove it or fill it in. Expected {SAMPLE_FORMAT}"
+        )
     if line[:1] == "-" and line[1:].isascii() and line[1:].isdigit() and int(line) < 0:
-        return ConfigError(f"delay sample file {shown!r} line {number}: delay {line} is negative; "
-                           f"delays must be >= 0")
+        return ConfigError(
+            f"delay sample file {shown!r} line {number}: delay {line} is negative; "
+            f"delays must be >= 0"
+        )
     if line.isascii() and line.isdigit():
-        return ConfigError(f"delay sample file {shown!r} line {number}: delay {line} exceeds the "
-                           f"largest delay allowed, 2**62 = {MAX_DELAY}")
+        return ConfigError(
+            f"delay sample file {shown!r} line {number}: delay {line} exceeds the "
+            f"largest delay allowed, 2**62 = {MAX_DELAY}"
+        )
     text = line if len(line) <= 40 else line[:37] + "..."
-    return ConfigError(f"delay sample file {shown!r} line {number}: {text!r} is not an integer; "
-                       f"expected {SAMPLE_FORMAT}")
+    return ConfigError(
+        f"delay sample file {shown!r} line {number}: {text!r} is not an integer; "
+        f"expected {SAMPLE_FORMAT}"
+    )
 
 
 @functools.lru_cache(maxsize=16)
@@ -407,14 +421,17 @@ def _read_sample(shown: str, resolved: str, mtime_ns: int, size: int) -> Sample:
     try:
         data = Path(resolved).read_bytes()
     except OSError as exc:
-        raise ConfigError(f"delay sample file {shown!r} cannot be read: "
-                          f"{exc.strerror or exc}") from exc
+        raise ConfigError(
+            f"delay sample file {shown!r} cannot be read: {exc.strerror or exc}"
+        ) from exc
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        number = data[:exc.start].count(b"\n") + 1
-        raise ConfigError(f"delay sample file {shown!r} line {number} is not UTF-8 text "
-                          f"({exc.reason}); expected {SAMPLE_FORMAT}") from exc
+        number = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"delay sample file {shown!r} line {number} is not UTF-8 text "
+            f"({exc.reason}); expected {SAMPLE_FORMAT}"
+        ) from exc
     lines = [line.strip() for line in text.split("\n")]
     if lines[-1] == "":  # the newline that ends the last line (or an empty file)
         lines.pop()
@@ -439,15 +456,20 @@ def read_sample(path: str | os.PathLike[str], where: str = "delay") -> Sample:
     shown = os.fspath(path)
     file = Path(shown)
     if file.is_dir():
-        raise ConfigError(f"{where}.path: {shown!r} is a directory; expected a file of delays, "
-                          f"{SAMPLE_FORMAT}")
+        raise ConfigError(
+            f"{where}.path: {shown!r} is a directory; expected a file of delays, {SAMPLE_FORMAT}"
+        )
     if not file.exists():
-        raise ConfigError(f"{where}.path: delay sample file {shown!r} does not exist (a relative "
-                          f"path is read from the working directory, {os.getcwd()}; when "
-                          f"Snakemake runs the workflow, the repository root)")
+        raise ConfigError(
+            f"{where}.path: delay sample file {shown!r} does not exist (a relative "
+            f"path is read from the working directory, {os.getcwd()}; when "
+            f"Snakemake runs the workflow, the repository root)"
+        )
     if not file.is_file():
-        raise ConfigError(f"{where}.path: {shown!r} is not a regular file; expected a file of "
-                          f"delays, {SAMPLE_FORMAT}")
+        raise ConfigError(
+            f"{where}.path: {shown!r} is not a regular file; expected a file of "
+            f"delays, {SAMPLE_FORMAT}"
+        )
     stat = file.stat()
     try:
         return _read_sample(shown, str(file.resolve()), stat.st_mtime_ns, stat.st_size)
@@ -519,12 +541,15 @@ class Capped:
         return _moments_from_survival(self, self.cap)[1]
 
 
-def sample_table(dist: DelayDistribution | PerArm, rng: np.random.Generator,
-                 horizon: int, n_arms: int) -> np.ndarray:
+def sample_table(
+    dist: DelayDistribution | PerArm, rng: np.random.Generator, horizon: int, n_arms: int
+) -> np.ndarray:
     """Delays for every (round, arm) pair, shape (horizon, n_arms): the environment's draw."""
     if isinstance(dist, PerArm):
         if len(dist.arms) != n_arms:
-            raise ConfigError(f"delay.per_arm has {len(dist.arms)} entries but there are {n_arms} arms")
+            raise ConfigError(
+                f"delay.per_arm has {len(dist.arms)} entries but there are {n_arms} arms"
+            )
         return dist.sample_table(rng, horizon)
     return dist.sample(rng, horizon * n_arms).reshape(horizon, n_arms)
 
@@ -550,13 +575,19 @@ class _Kind:
 _KINDS: dict[str, _Kind] = {}
 
 
-def _kind(name: str, keys: str, words: Callable[[Mapping[str, Any]], str] | None = None,
-          files: Callable[[Mapping[str, Any]], list[str]] | None = None):
+def _kind(
+    name: str,
+    keys: str,
+    words: Callable[[Mapping[str, Any]], str] | None = None,
+    files: Callable[[Mapping[str, Any]], list[str]] | None = None,
+):
     """Declare the kind ``name`` with the space-separated ``keys``, built by the decorated
     function."""
+
     def declare(build: Callable[[Mapping[str, Any], str], DelayDistribution | PerArm]):
         _KINDS[name] = _Kind(frozenset(keys.split()), build, words, files)
         return build
+
     return declare
 
 
@@ -618,21 +649,31 @@ def _scaled_pareto(spec: Mapping[str, Any], where: str) -> ScaledPareto:
 @_kind("empirical", "probs values scale log10")
 def _empirical(spec: Mapping[str, Any], where: str) -> Empirical:
     probs, values = spec.get("probs"), spec.get("values")
-    if not isinstance(probs, Sequence) or not isinstance(values, Sequence) \
-            or len(probs) != len(values) or len(probs) < 2:
+    if (
+        not isinstance(probs, Sequence)
+        or not isinstance(values, Sequence)
+        or len(probs) != len(values)
+        or len(probs) < 2
+    ):
         raise ConfigError(f"{where}: probs and values must be lists of equal length >= 2")
-    numbers = [x for x in (*probs, *values)
-               if isinstance(x, (int, float)) and not isinstance(x, bool)]
+    numbers = [
+        x for x in (*probs, *values) if isinstance(x, (int, float)) and not isinstance(x, bool)
+    ]
     if len(numbers) != 2 * len(probs):
         raise ConfigError(f"{where}: probs and values must hold numbers only")
-    if probs[0] != 0 or probs[-1] != 1 or any(b < a for a, b in zip(probs, probs[1:])) \
-            or any(b < a for a, b in zip(values, values[1:])):
+    if (
+        probs[0] != 0
+        or probs[-1] != 1
+        or any(b < a for a, b in zip(probs, probs[1:]))
+        or any(b < a for a, b in zip(values, values[1:]))
+    ):
         raise ConfigError(f"{where}: probs must rise from 0 to 1 and values must not decrease")
     if not spec.get("log10", False) and values[0] < 0:
         raise ConfigError(f"{where}.values: delays must be >= 0 (or set log10: true)")
     scale = _require(spec, "scale", where) if "scale" in spec else 1.0
-    return Empirical(tuple(map(float, probs)), tuple(map(float, values)), scale,
-                     bool(spec.get("log10", False)))
+    return Empirical(
+        tuple(map(float, probs)), tuple(map(float, values)), scale, bool(spec.get("log10", False))
+    )
 
 
 def _sample_words(spec: Mapping[str, Any]) -> str:
@@ -656,15 +697,21 @@ def _sample(spec: Mapping[str, Any], where: str) -> Sample:
         raise ConfigError(f"{where}: missing key 'path' for delay kind 'sample'")
     path = spec["path"]
     if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
-        raise ConfigError(f"{where}.path: expected the path of a file of delays (a non-empty "
-                          f"string), got {path!r}")
+        raise ConfigError(
+            f"{where}.path: expected the path of a file of delays (a non-empty "
+            f"string), got {path!r}"
+        )
     return read_sample(path, where)
 
 
-@_kind("per_arm", "arms",
-       lambda spec: "[" + ", ".join(describe(arm) for arm in spec["arms"]) + "]",
-       lambda spec: [f for arm in spec.get("arms") or () if isinstance(arm, Mapping)
-                     for f in files(arm)])
+@_kind(
+    "per_arm",
+    "arms",
+    lambda spec: "[" + ", ".join(describe(arm) for arm in spec["arms"]) + "]",
+    lambda spec: [
+        f for arm in spec.get("arms") or () if isinstance(arm, Mapping) for f in files(arm)
+    ],
+)
 def _per_arm(spec: Mapping[str, Any], where: str) -> PerArm:
     arms = spec.get("arms")
     if not isinstance(arms, Sequence) or not arms:
@@ -695,8 +742,10 @@ def from_spec(spec: Mapping[str, Any], where: str = "delay") -> DelayDistributio
         raise ConfigError(f"{where}.kind: {kind!r} is not one of {', '.join(KINDS)}")
     extra = set(spec) - declared.keys - {"kind"}
     if extra:
-        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for kind '{kind}'; "
-                          f"allowed: {sorted(declared.keys)}")
+        raise ConfigError(
+            f"{where}: unknown key(s) {sorted(extra)} for kind '{kind}'; "
+            f"allowed: {sorted(declared.keys)}"
+        )
     return declared.build(spec, where)
 
 
@@ -715,6 +764,9 @@ def describe(spec: Mapping[str, Any]) -> str:
     declared = _declared(spec)
     if declared is not None and declared.words is not None:
         return declared.words(spec)
-    params = ", ".join(f"{k}={len(v)} points" if isinstance(v, list) else f"{k}={v}"
-                       for k, v in spec.items() if k != "kind")
+    params = ", ".join(
+        f"{k}={len(v)} points" if isinstance(v, list) else f"{k}={v}"
+        for k, v in spec.items()
+        if k != "kind"
+    )
     return f"{spec.get('kind', '?')}({params})"

@@ -23,8 +23,12 @@ class Realisation:
     delays: np.ndarray  # int64, (T, K)
 
 
-def draw(seed: np.random.SeedSequence | np.random.Generator, horizon: int, n_arms: int,
-         delay: DelayDistribution | PerArm) -> Realisation:
+def draw(
+    seed: np.random.SeedSequence | np.random.Generator,
+    horizon: int,
+    n_arms: int,
+    delay: DelayDistribution | PerArm,
+) -> Realisation:
     """Draw the reward uniforms, then the delays, from one generator seeded by ``seed`` (or from
     ``seed`` itself when it is a generator already, which goes on from where it is)."""
     rng = np.random.default_rng(seed)

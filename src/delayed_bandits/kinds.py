@@ -20,8 +20,19 @@ from delayed_bandits.errors import ConfigError
 from delayed_bandits.kindtype import GENERIC, PSEUDO_REGRET, REGRET, TABLES, Kind
 
 # the Kind type and the generic kind sit below the registry, which names kinds; offered here too
-__all__ = ["GENERIC", "PSEUDO_REGRET", "REGRET", "TABLES", "Kind", "get", "of", "registered",
-           "shows", "simulated", "tables"]
+__all__ = [
+    "GENERIC",
+    "PSEUDO_REGRET",
+    "REGRET",
+    "TABLES",
+    "Kind",
+    "get",
+    "of",
+    "registered",
+    "shows",
+    "simulated",
+    "tables",
+]
 
 
 @cache

@@ -40,9 +40,12 @@ class Kind:
     def __post_init__(self) -> None:
         unknown = [t for t in self.tables if t not in TABLES]
         if unknown:
-            raise ConfigError(f"kind {self.name}: table {unknown[0]!r} is not one of "
-                              f"{', '.join(TABLES)}")
+            raise ConfigError(
+                f"kind {self.name}: table {unknown[0]!r} is not one of {', '.join(TABLES)}"
+            )
 
 
-REGRET = Kind(GENERIC, shows=f"Mean {PSEUDO_REGRET} against time, one panel per setting, with a "
-                             "±2 SE band over runs.")
+REGRET = Kind(
+    GENERIC,
+    shows=f"Mean {PSEUDO_REGRET} against time, one panel per setting, with a ±2 SE band over runs.",
+)

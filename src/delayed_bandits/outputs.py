@@ -30,9 +30,11 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 def html_page(title: str, body: str) -> str:
     """A self-contained HTML page (the Snakemake report shows HTML inline, JSON only as a
     download): ``title`` escaped as its heading, ``body`` HTML as it is."""
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-            f"<title>{escape(title)}</title><style>"
-            "body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"
-            "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}"
-            "pre{white-space:pre-wrap}"
-            f"</style></head><body><h1>{escape(title)}</h1>\n{body}\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+        f"<title>{escape(title)}</title><style>"
+        "body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}"
+        "pre{white-space:pre-wrap}"
+        f"</style></head><body><h1>{escape(title)}</h1>\n{body}\n</body></html>\n"
+    )

@@ -14,17 +14,21 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
-from delayed_bandits import algorithms, config, delays, papers  # noqa: E402
+from delayed_bandits import (  # noqa: E402
+    algorithms,
+    config,
+    delays,
+    kinds,  # noqa: E402
+    papers,
+)
 from delayed_bandits.errors import ConfigError  # noqa: E402
-from delayed_bandits import kinds  # noqa: E402
 from delayed_bandits.kinds import GENERIC  # noqa: E402
 from delayed_bandits.outputs import atomic_path  # noqa: E402
-from delayed_bandits.style import (apply_theme, legend_outside, palette, reader,  # noqa: E402
-                                   unique_handles)
+from delayed_bandits.style import apply_theme, legend_outside, palette, reader, unique_handles  # noqa: E402
 
 
 def delay_text(spec: Mapping[str, Any]) -> str:
@@ -68,8 +72,9 @@ def describe_setting(scfg: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
-View = Callable[[Mapping[str, pd.DataFrame], str, str, Mapping[str, Any]],
-                plt.Figure | list[plt.Figure]]
+View = Callable[
+    [Mapping[str, pd.DataFrame], str, str, Mapping[str, Any]], plt.Figure | list[plt.Figure]
+]
 """A kind of figure: its tables, paper, figure id and config to a figure, or to pages (``save``)."""
 
 
@@ -83,13 +88,18 @@ def view(paper: str, kind: str) -> View:
     """The function drawing ``kind`` for ``paper``; ConfigError naming the kinds it has."""
     available = views(paper)
     if kind not in available:
-        raise ConfigError(f"plot kind {kind!r} is not one of {paper}'s: "
-                          f"{', '.join(available)}")
+        raise ConfigError(f"plot kind {kind!r} is not one of {paper}'s: {', '.join(available)}")
     return available[kind]
 
 
-def plot_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
-                fig_cfg: Mapping[str, Any], outputs: list[Path], kind: str | None = None) -> None:
+def plot_figure(
+    tables: Mapping[str, pd.DataFrame],
+    paper: str,
+    figure: str,
+    fig_cfg: Mapping[str, Any],
+    outputs: list[Path],
+    kind: str | None = None,
+) -> None:
     """Draw the figure as ``kind`` (default: the figure's own ``kind``, else regret against
     time) and save it to every path of ``outputs``."""
     apply_theme()
@@ -138,19 +148,26 @@ def curve_styles(fig_cfg: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
     families = list(dict.fromkeys(family.values()))
     dashes = ("-", "--", "-.", ":")
     colours = palette("tab10", len(curves))
-    return {alg: (colour, dashes[families.index(family[alg]) % 4]
-                  if len(families) < len(curves) else "-")
-            for alg, colour in zip(curves, colours)}
+    return {
+        alg: (
+            colour,
+            dashes[families.index(family[alg]) % 4] if len(families) < len(curves) else "-",
+        )
+        for alg, colour in zip(curves, colours)
+    }
 
 
 def _span(curves: Mapping[str, pd.DataFrame]) -> tuple[float, float]:
     """The lowest and highest values of the curves' ±2 SE bands."""
-    return (min(float((c["mean"] - 2 * c.se).min()) for c in curves.values()),
-            max(float((c["mean"] + 2 * c.se).max()) for c in curves.values()))
+    return (
+        min(float((c["mean"] - 2 * c.se).min()) for c in curves.values()),
+        max(float((c["mean"] + 2 * c.se).max()) for c in curves.values()),
+    )
 
 
-def coinciding(curves: Mapping[str, pd.DataFrame], height: float | None = None,
-               tolerance: float = COINCIDE) -> list[list[str]]:
+def coinciding(
+    curves: Mapping[str, pd.DataFrame], height: float | None = None, tolerance: float = COINCIDE
+) -> list[list[str]]:
     """Groups (two or more) of the curves (``t``, ``mean``, ``se`` by name) whose means differ by
     at most ``tolerance`` of the panel's ``height`` (default: the height the curves span, ±2 SE
     bands included) at every common t: at page size they are one line."""
@@ -168,9 +185,13 @@ def coinciding(curves: Mapping[str, pd.DataFrame], height: float | None = None,
         return name
 
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            both = curves[a].set_index("t")["mean"].to_frame("a").join(
-                curves[b].set_index("t")["mean"].to_frame("b"), how="inner")
+        for b in names[i + 1 :]:
+            both = (
+                curves[a]
+                .set_index("t")["mean"]
+                .to_frame("a")
+                .join(curves[b].set_index("t")["mean"].to_frame("b"), how="inner")
+            )
             if len(both) and float((both.a - both.b).abs().max()) <= tolerance * height:
                 root[find(b)] = find(a)
     found: dict[str, list[str]] = {}
@@ -187,8 +208,11 @@ def zoom_range(curves: Mapping[str, pd.DataFrame]) -> tuple[float, float] | None
         return None
     low, high = _span(curves)
     tops = {alg: float((c["mean"] + 2 * c.se).max()) for alg, c in curves.items()}
-    crushed = [g for g in coinciding(curves, high - low)
-               if max(tops[a] for a in g) <= low + CRUSHED * (high - low)]
+    crushed = [
+        g
+        for g in coinciding(curves, high - low)
+        if max(tops[a] for a in g) <= low + CRUSHED * (high - low)
+    ]
     for group in crushed:
         reach = max(tops[a] for a in group)
         shown = {alg: c for alg, c in curves.items() if tops[alg] <= low + 2 * (reach - low)}
@@ -202,12 +226,17 @@ def zoom_range(curves: Mapping[str, pd.DataFrame]) -> tuple[float, float] | None
 def coincide_note(labels: list[str]) -> str:
     """'coincide, ...: A = B', each label kept whole when wrapped."""
     return "coincide, one line dashed in turn in each colour: " + " = ".join(
-        label.replace(" ", "\u00a0") for label in labels)
+        label.replace(" ", "\u00a0") for label in labels
+    )
 
 
-def regret_curves(ax: plt.Axes, curves: Mapping[str, pd.DataFrame],
-                  styles: Mapping[str, tuple[Any, str]], labels: Mapping[str, str],
-                  groups: list[list[str]]) -> None:
+def regret_curves(
+    ax: plt.Axes,
+    curves: Mapping[str, pd.DataFrame],
+    styles: Mapping[str, tuple[Any, str]],
+    labels: Mapping[str, str],
+    groups: list[list[str]],
+) -> None:
     """Mean pseudo-regret against t of ``curves`` (by name), ±2 SE bands; the curves of each of
     ``groups`` (which coincide) share one line, dashed in turn in each one's colour, so each
     shows."""
@@ -217,10 +246,21 @@ def regret_curves(ax: plt.Axes, curves: Mapping[str, pd.DataFrame],
             dashes[alg] = (3.0 * i, (3.0, 3.0 * (len(members) - 1)))
     for alg, curve in curves.items():
         colour, style = styles[alg]
-        ax.plot(curve.t, curve["mean"], color=colour, linestyle=dashes.get(alg, style),
-                label=labels[alg])
-        ax.fill_between(curve.t, curve["mean"] - 2 * curve.se, curve["mean"] + 2 * curve.se,
-                        color=colour, alpha=0.2, linewidth=0)
+        ax.plot(
+            curve.t,
+            curve["mean"],
+            color=colour,
+            linestyle=dashes.get(alg, style),
+            label=labels[alg],
+        )
+        ax.fill_between(
+            curve.t,
+            curve["mean"] - 2 * curve.se,
+            curve["mean"] + 2 * curve.se,
+            color=colour,
+            alpha=0.2,
+            linewidth=0,
+        )
 
 
 def panel_title(lines: list[str], notes: list[str], width: float) -> str:
@@ -230,8 +270,9 @@ def panel_title(lines: list[str], notes: list[str], width: float) -> str:
     return reader("\n".join([*lines, *wrapped]))
 
 
-def regret_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
-                  fig_cfg: Mapping[str, Any]) -> plt.Figure:
+def regret_figure(
+    tables: Mapping[str, pd.DataFrame], paper: str, figure: str, fig_cfg: Mapping[str, Any]
+) -> plt.Figure:
     """Mean pseudo-regret against time, ±2 SE, one panel per setting, one legend below them.
     Curves that coincide at page size share a line, dashed in turn in their colours, and the
     panel's title says so; where the scale of some curves crushes others that a closer look
@@ -243,14 +284,17 @@ def regret_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
     styles = curve_styles(fig_cfg)
     panels = []  # (setting, curves, zoom range)
     for name in all_settings:
-        curves = {alg: summary[(summary.setting == name)
-                               & (summary.algorithm == alg)].sort_values("t") for alg in names}
+        curves = {
+            alg: summary[(summary.setting == name) & (summary.algorithm == alg)].sort_values("t")
+            for alg in names
+        }
         curves = {alg: curve for alg, curve in curves.items() if not curve.empty}
         panels.append((name, curves, zoom_range(curves)))
     n_axes = len(panels) + sum(zoom is not None for _, _, zoom in panels)
     width = max(4.6 * n_axes, 8.0)
-    fig, axes = plt.subplots(1, n_axes, figsize=(width, 4.6 + 0.17 * len(names)),
-                             squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(
+        1, n_axes, figsize=(width, 4.6 + 0.17 * len(names)), squeeze=False, layout="constrained"
+    )
     free = iter(axes[0])
     for name, curves, zoom in panels:
         ax, scfg = next(free), all_settings[name]
@@ -264,25 +308,39 @@ def regret_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
         lines = getattr(algorithms.experiment(paper), "reference_lines", lambda f, c: [])
         for (label, c), style in zip(lines(figure, scfg), ("--", ":")):
             ax.plot(t, c * np.log(t), color="black", linestyle=style, linewidth=1, label=label)
-        ax.set_title(panel_title([scfg.get("label", name), describe_setting(scfg)],
-                                 [coincide_note([labels[a] for a in g]) for g in groups],
-                                 width / n_axes), fontsize=9)
+        ax.set_title(
+            panel_title(
+                [scfg.get("label", name), describe_setting(scfg)],
+                [coincide_note([labels[a] for a in g]) for g in groups],
+                width / n_axes,
+            ),
+            fontsize=9,
+        )
         ax.set_xlim(0, fig_cfg["horizon"])
         if zoom is not None:
             inset = next(free)
             regret_curves(inset, curves, styles, labels, zoomed)
             inset.set_xlim(0, fig_cfg["horizon"])
             inset.set_ylim(*zoom)
-            ax.indicate_inset([0, zoom[0], fig_cfg["horizon"], zoom[1] - zoom[0]],
-                              edgecolor="0.3")
-            inset.set_title(panel_title(["zoom on the framed band of the panel to the left"],
-                                        [coincide_note([labels[a] for a in g]) for g in zoomed],
-                                        width / n_axes), fontsize=9)
+            ax.indicate_inset([0, zoom[0], fig_cfg["horizon"], zoom[1] - zoom[0]], edgecolor="0.3")
+            inset.set_title(
+                panel_title(
+                    ["zoom on the framed band of the panel to the left"],
+                    [coincide_note([labels[a] for a in g]) for g in zoomed],
+                    width / n_axes,
+                ),
+                fontsize=9,
+            )
     for ax in axes[0]:
         ax.set_xlabel("round t")
         ax.set_ylabel(r"pseudo-regret $\sum_{s \leq t} (\theta^* - \theta_{A_s})$")
     legend_outside(fig, *unique_handles(axes[0]))
     n_runs = int(summary.n_runs.min()) if not summary.empty else 0
-    fig.suptitle(reader(f"{fig_cfg.get('title', f'{paper} {figure}')}\nT = {fig_cfg['horizon']}, "
-                        f"mean ± 2 SE over {n_runs} runs"), fontsize=10)
+    fig.suptitle(
+        reader(
+            f"{fig_cfg.get('title', f'{paper} {figure}')}\nT = {fig_cfg['horizon']}, "
+            f"mean ± 2 SE over {n_runs} runs"
+        ),
+        fontsize=10,
+    )
     return fig

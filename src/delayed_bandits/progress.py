@@ -34,8 +34,10 @@ def status(done: int, total: int, steps: int, elapsed: float) -> str:
     seconds; the time left assumes the remaining replications run at the rate so far."""
     reps_per_s = done / elapsed
     left = (total - done) / reps_per_s if reps_per_s > 0 else math.inf
-    return (f"{done:,}/{total:,} replications, {reps_per_s:,.1f} rep/s, "
-            f"{steps / elapsed:,.0f} steps/s, {_duration(left)} left")
+    return (
+        f"{done:,}/{total:,} replications, {reps_per_s:,.1f} rep/s, "
+        f"{steps / elapsed:,.0f} steps/s, {_duration(left)} left"
+    )
 
 
 def curves(settings: Sequence[str], algorithms: Sequence[str]) -> str:
@@ -50,8 +52,10 @@ def curves(settings: Sequence[str], algorithms: Sequence[str]) -> str:
 def summary(label: str, replications: int, steps: int, wall_time_s: float) -> str:
     """The closing line of a shard, e.g. ``shard vernade2017/fig2/thetaL/d-ucb rep0-99: 100
     replications, 1,000,000 agent-steps in 12.3 s (81,301 steps/s)``."""
-    return (f"{label}: {replications:,} replications, {steps:,} agent-steps in "
-            f"{wall_time_s:.1f} s ({steps / wall_time_s:,.0f} steps/s)")
+    return (
+        f"{label}: {replications:,} replications, {steps:,} agent-steps in "
+        f"{wall_time_s:.1f} s ({steps / wall_time_s:,.0f} steps/s)"
+    )
 
 
 class Progress:
@@ -62,8 +66,9 @@ class Progress:
     ``<label>: <status>`` in place, at most every ``MIN_REDRAW_S`` seconds and always at the
     last replication."""
 
-    def __init__(self, label: str, stream: TextIO,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(
+        self, label: str, stream: TextIO, clock: Callable[[], float] = time.perf_counter
+    ) -> None:
         self.label = label
         self.done = 0
         self.steps = 0

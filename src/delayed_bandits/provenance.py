@@ -29,16 +29,20 @@ from delayed_bandits.outputs import html_page
 UNKNOWN = "unknown"
 # The key of a shard's parquet key-value metadata that holds its provenance (JSON).
 SHARD_KEY = b"delayed_bandits"
-DERIVATION = ("replication r of a setting: numpy.random.SeedSequence(entropy + [r]).spawn(2) "
-              "gives the (environment, policy) seed sequences (delayed_bandits.seeds)")
+DERIVATION = (
+    "replication r of a setting: numpy.random.SeedSequence(entropy + [r]).spawn(2) "
+    "gives the (environment, policy) seed sequences (delayed_bandits.seeds)"
+)
 
 
 def git_state(path: Path) -> dict[str, Any]:
     """``git_commit`` (40-hex sha, or "unknown" outside a git checkout or without git) and
     ``git_dirty`` (tracked files modified; None when unknown) of the tree holding ``path``."""
+
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=path, capture_output=True, text=True,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=path, capture_output=True, text=True, check=True
+        ).stdout.strip()
 
     try:
         commit = git("rev-parse", "--verify", "HEAD")
@@ -59,12 +63,18 @@ def config_hash(config: Any) -> str:
     return hashlib.sha256(canonical_json(config)).hexdigest()
 
 
-def shard_metadata(replications: int, agent_steps: int, wall_time_s: float,
-                   git: Mapping[str, Any]) -> dict[str, Any]:
+def shard_metadata(
+    replications: int, agent_steps: int, wall_time_s: float, git: Mapping[str, Any]
+) -> dict[str, Any]:
     """What a shard's parquet metadata records of its run; ``git`` is a ``git_state``."""
-    return {"version": __version__, **git, "replications": replications,
-            "agent_steps": agent_steps, "wall_time_s": wall_time_s,
-            "steps_per_s": agent_steps / wall_time_s}
+    return {
+        "version": __version__,
+        **git,
+        "replications": replications,
+        "agent_steps": agent_steps,
+        "wall_time_s": wall_time_s,
+        "steps_per_s": agent_steps / wall_time_s,
+    }
 
 
 def write_shard(frame: pd.DataFrame, path: Path, metadata: Mapping[str, Any]) -> None:
@@ -72,7 +82,8 @@ def write_shard(frame: pd.DataFrame, path: Path, metadata: Mapping[str, Any]) ->
     added to the schema's key-value metadata under ``SHARD_KEY``."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
     table = table.replace_schema_metadata(
-        {**(table.schema.metadata or {}), SHARD_KEY: json.dumps(metadata).encode()})
+        {**(table.schema.metadata or {}), SHARD_KEY: json.dumps(metadata).encode()}
+    )
     pq.write_table(table, path)
 
 
@@ -91,19 +102,25 @@ def replication_counts(raw: pd.DataFrame) -> dict[str, dict[str, int]]:
     return out
 
 
-def seed_record(config: Mapping[str, Any], paper: str, figure: str,
-                settings: Sequence[str]) -> dict[str, Any]:
+def seed_record(
+    config: Mapping[str, Any], paper: str, figure: str, settings: Sequence[str]
+) -> dict[str, Any]:
     """The root seed and, per setting, the entropy its replications' seeds extend."""
     fig = cfg.figure(config, paper, figure)
     root = int(config["seed"])
 
     def entry(setting: str) -> dict[str, Any]:
         seed_setting = cfg.seed_name(fig, setting)
-        return {"seed_setting": seed_setting,
-                "entropy": seeds.setting_entropy(root, paper, figure, seed_setting)}
+        return {
+            "seed_setting": seed_setting,
+            "entropy": seeds.setting_entropy(root, paper, figure, seed_setting),
+        }
 
-    return {"root": root, "derivation": DERIVATION,
-            "settings": {setting: entry(setting) for setting in sorted(settings)}}
+    return {
+        "root": root,
+        "derivation": DERIVATION,
+        "settings": {setting: entry(setting) for setting in sorted(settings)},
+    }
 
 
 def _shard_record(metadata: Sequence[Mapping[str, Any] | None]) -> dict[str, Any]:
@@ -120,11 +137,21 @@ def _shard_record(metadata: Sequence[Mapping[str, Any] | None]) -> dict[str, Any
     }
 
 
-def build(*, summary_sha256: str, paper: str, figure: str, config: Mapping[str, Any],
-          config_paths: Sequence[str], overrides: Mapping[str, Any] | None,
-          git: Mapping[str, Any], replications: Mapping[str, Mapping[str, int]],
-          shards: Sequence[Mapping[str, Any] | None], aggregation_s: float,
-          created: datetime, hostname: str) -> dict[str, Any]:
+def build(
+    *,
+    summary_sha256: str,
+    paper: str,
+    figure: str,
+    config: Mapping[str, Any],
+    config_paths: Sequence[str],
+    overrides: Mapping[str, Any] | None,
+    git: Mapping[str, Any],
+    replications: Mapping[str, Mapping[str, int]],
+    shards: Sequence[Mapping[str, Any] | None],
+    aggregation_s: float,
+    created: datetime,
+    hostname: str,
+) -> dict[str, Any]:
     """The sidecar of a figure's summary: ``replications`` from ``replication_counts``,
     ``shards`` the shards' ``read_shard_metadata``, ``created`` an aware UTC time."""
     shard = _shard_record(shards)
@@ -136,14 +163,20 @@ def build(*, summary_sha256: str, paper: str, figure: str, config: Mapping[str, 
         "hostname": hostname,
         "version": __version__,
         **git,
-        "config": {"paths": list(config_paths), "overrides": dict(overrides or {}),
-                   "sha256": config_hash(config),
-                   "figure_sha256": config_hash(cfg.figure(config, paper, figure))},
+        "config": {
+            "paths": list(config_paths),
+            "overrides": dict(overrides or {}),
+            "sha256": config_hash(config),
+            "figure_sha256": config_hash(cfg.figure(config, paper, figure)),
+        },
         "seeds": seed_record(config, paper, figure, list(replications)),
         "replications": {s: dict(by_algorithm) for s, by_algorithm in replications.items()},
         "shards": shard,
-        "wall_time_s": {"simulation": shard["wall_time_s"], "aggregation": aggregation_s,
-                        "total": shard["wall_time_s"] + aggregation_s},
+        "wall_time_s": {
+            "simulation": shard["wall_time_s"],
+            "aggregation": aggregation_s,
+            "total": shard["wall_time_s"] + aggregation_s,
+        },
     }
 
 

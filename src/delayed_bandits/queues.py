@@ -11,8 +11,11 @@ def arrival_lists(horizon: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(head, tail, link) of per-round FIFO lists of pulls: the pulls whose feedback becomes
     usable at round t are head[t], link[head[t]], ... (-1 ends a list), in the order they were
     made. Rounds are 1-based; index horizon + 1 is spare."""
-    return (np.full(horizon + 2, -1, dtype=np.int64), np.full(horizon + 2, -1, dtype=np.int64),
-            np.full(horizon + 1, -1, dtype=np.int64))
+    return (
+        np.full(horizon + 2, -1, dtype=np.int64),
+        np.full(horizon + 2, -1, dtype=np.int64),
+        np.full(horizon + 1, -1, dtype=np.int64),
+    )
 
 
 @njit(cache=True)

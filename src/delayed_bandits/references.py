@@ -19,9 +19,14 @@ def first_argmax(values: list[float]) -> int:
     return max(range(len(values)), key=lambda k: (values[k], -k))
 
 
-def run(policy: Any, theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
-        window: int | None, usable: Callable[[int, int], int] = lambda s, d: s + d + 1
-        ) -> np.ndarray:
+def run(
+    policy: Any,
+    theta: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    window: int | None,
+    usable: Callable[[int, int], int] = lambda s, d: s + d + 1,
+) -> np.ndarray:
     """Play one replication with a reference policy (anything with choose(t), played(t, arm) and
     observe(s, arm, delay), e.g. Vernade et al. 2017's ``DelayedIndexPolicy``); returns the arms
     played (0-based).

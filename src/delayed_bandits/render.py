@@ -35,8 +35,12 @@ def render(notebook: Path, results: Path, out: Path, timeout: int = 900) -> int:
     saved = os.environ.get(RESULTS_VARIABLE)
     os.environ[RESULTS_VARIABLE] = str(results.resolve())
     try:
-        NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                       resources={"metadata": {"path": str(notebook.parent.resolve())}}).execute()
+        NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(notebook.parent.resolve())}},
+        ).execute()
     except CellExecutionError as exc:
         raise NotebookError(f"{notebook}: a cell failed\n{exc}") from None
     finally:

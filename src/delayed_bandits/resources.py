@@ -50,7 +50,7 @@ def _seconds(paper: str, steps: int, replications: int, typical: bool = False) -
     registration = papers.get(paper)
     if steps <= 0:
         raise ConfigError(f"need a positive number of agent-steps per replication, got {steps}")
-    rate = (registration.shard_steps_per_second if typical else registration.steps_per_second)
+    rate = registration.shard_steps_per_second if typical else registration.steps_per_second
     return replications * steps / rate
 
 
@@ -59,12 +59,15 @@ def simulation(paper: str, horizon: int, replications: int, steps: int | None = 
     horizons of the curves the job runs, one after another; by default one curve, ``horizon``),
     keeping one realisation of at most ``horizon`` rounds in memory at a time."""
     if horizon <= 0 or replications <= 0:
-        raise ConfigError(f"need a positive horizon and replication count, got {horizon} and "
-                          f"{replications}")
+        raise ConfigError(
+            f"need a positive horizon and replication count, got {horizon} and {replications}"
+        )
     seconds = _seconds(paper, horizon if steps is None else steps, replications)
     minutes = math.ceil(RUNTIME_FACTOR * seconds / 60)
-    return Request(mem_mb=BASE_MB + math.ceil(horizon * BYTES_PER_ROUND / 1e6),
-                   runtime=max(MIN_RUNTIME_MIN, minutes))
+    return Request(
+        mem_mb=BASE_MB + math.ceil(horizon * BYTES_PER_ROUND / 1e6),
+        runtime=max(MIN_RUNTIME_MIN, minutes),
+    )
 
 
 def auto_shard_size(paper: str, steps: int, replications: int) -> int:

@@ -32,11 +32,13 @@ def setting_entropy(base_seed: int, paper: str, figure: str, setting: str) -> li
     return [base_seed, paper_id(paper), stable_id(figure), stable_id(setting)]
 
 
-def replication_seeds(base_seed: int, paper: str, figure: str, setting: str,
-                      replication: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
+def replication_seeds(
+    base_seed: int, paper: str, figure: str, setting: str, replication: int
+) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
     """(environment, policy) seed sequences of one replication."""
     root = np.random.SeedSequence(
-        setting_entropy(base_seed, paper, figure, setting) + [replication])
+        setting_entropy(base_seed, paper, figure, setting) + [replication]
+    )
     env, policy = root.spawn(2)
     return env, policy
 
@@ -48,5 +50,6 @@ def as_int(seed: np.random.SeedSequence) -> int:
 
 def analysis_seed(base_seed: int, paper: str, figure: str, purpose: str) -> np.random.SeedSequence:
     """Seed of a figure-level analysis step (e.g. the bootstrap), apart from every replication."""
-    return np.random.SeedSequence([base_seed, paper_id(paper), stable_id(figure),
-                                   stable_id(purpose), 2**32 - 1])
+    return np.random.SeedSequence(
+        [base_seed, paper_id(paper), stable_id(figure), stable_id(purpose), 2**32 - 1]
+    )

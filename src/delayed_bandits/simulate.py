@@ -21,9 +21,16 @@ ProgressCallback = Callable[[int, int, int], None]
 Group = tuple[Any, list[tuple[str, algorithms.Algorithm]]]
 
 
-def run_shard(config: Mapping[str, Any], paper: str, figure: str, setting: str, algorithm: str,
-              first: int, last: int, progress: ProgressCallback | None = None,
-              ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_shard(
+    config: Mapping[str, Any],
+    paper: str,
+    figure: str,
+    setting: str,
+    algorithm: str,
+    first: int,
+    last: int,
+    progress: ProgressCallback | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Pseudo-regret at the figure's checkpoints for replications ``first..last`` (inclusive),
     and the algorithm's side table of events (empty but for ``replication`` when it has none).
 
@@ -34,18 +41,32 @@ def run_shard(config: Mapping[str, Any], paper: str, figure: str, setting: str, 
     return frame.drop(columns="algorithm"), events.drop(columns="algorithm")
 
 
-def run_curves(config: Mapping[str, Any], paper: str, figure: str, setting: str,
-               names: Sequence[str], first: int, last: int,
-               progress: ProgressCallback | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_curves(
+    config: Mapping[str, Any],
+    paper: str,
+    figure: str,
+    setting: str,
+    names: Sequence[str],
+    first: int,
+    last: int,
+    progress: ProgressCallback | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``run_shard`` for each algorithm of ``names`` (curves of the figure) on one setting:
     ``run_job`` on that setting alone, without its ``setting`` column."""
     frame, events = run_job(config, paper, figure, [setting], names, first, last, progress)
     return frame.drop(columns="setting"), events.drop(columns="setting")
 
 
-def run_job(config: Mapping[str, Any], paper: str, figure: str, settings: Sequence[str],
-            names: Sequence[str], first: int, last: int,
-            progress: ProgressCallback | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_job(
+    config: Mapping[str, Any],
+    paper: str,
+    figure: str,
+    settings: Sequence[str],
+    names: Sequence[str],
+    first: int,
+    last: int,
+    progress: ProgressCallback | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Replications ``first..last`` of each algorithm of ``names`` (curves of the figure) on each
     setting of ``settings``: what one simulation job runs.
 
@@ -61,50 +82,75 @@ def run_job(config: Mapping[str, Any], paper: str, figure: str, settings: Sequen
     replication of every setting, with agent-steps counted as horizon x algorithms run."""
     fig = config["papers"][paper][figure]
     all_settings = cfg.settings(fig)
-    for what, given, allowed, key in (("--setting", settings, all_settings, "settings"),
-                                      ("--algorithm", names, fig["algorithms"], "algorithms")):
+    for what, given, allowed, key in (
+        ("--setting", settings, all_settings, "settings"),
+        ("--algorithm", names, fig["algorithms"], "algorithms"),
+    ):
         for name in given:
             if name not in allowed:
-                raise ConfigError(f"{what} {name!r} is not one of {', '.join(allowed)} "
-                                  f"(papers.{paper}.{figure}.{key})")
+                raise ConfigError(
+                    f"{what} {name!r} is not one of {', '.join(allowed)} "
+                    f"(papers.{paper}.{figure}.{key})"
+                )
         twice = sorted({name for name in given if list(given).count(name) > 1})
         if twice:
             raise ConfigError(f"{what} {', '.join(twice)} given more than once")
     if not 0 <= first <= last < fig["replications"]:
-        raise ConfigError(f"--reps {first}-{last}: need 0 <= first <= last < "
-                          f"{fig['replications']} (papers.{paper}.{figure}.replications)")
+        raise ConfigError(
+            f"--reps {first}-{last}: need 0 <= first <= last < "
+            f"{fig['replications']} (papers.{paper}.{figure}.replications)"
+        )
     plugin = algorithms.experiment(paper)
     jobs = [_Curves.of(paper, figure, fig, all_settings, s, names) for s in settings]
     frames: dict[tuple[str, str], list[pd.DataFrame]] = {
-        (job.setting, name): [] for job in jobs for name in job.ran}
+        (job.setting, name): [] for job in jobs for name in job.ran
+    }
     found: dict[tuple[str, str], list[pd.DataFrame]] = {key: [] for key in frames}
     steps = 0
     for r in range(first, last + 1):
         for job in jobs:
-            env_seed, policy_seed = seeds.replication_seeds(config["seed"], paper, figure,
-                                                            job.seed_setting, r)
+            env_seed, policy_seed = seeds.replication_seeds(
+                config["seed"], paper, figure, job.seed_setting, r
+            )
             for st, members in job.groups:
                 env = plugin.draw_environment(env_seed, job.horizon, st)
                 for name, algo in members:
-                    regret, _, events = algo.kernel(st, env, job.checkpoints,
-                                                    seeds.as_int(policy_seed))
-                    frames[job.setting, name].append(pd.DataFrame({
-                        "setting": job.setting, "algorithm": name,
-                        "replication": np.full(len(job.checkpoints), r, dtype=np.int64),
-                        "t": job.checkpoints, "regret": regret}))
+                    regret, _, events = algo.kernel(
+                        st, env, job.checkpoints, seeds.as_int(policy_seed)
+                    )
+                    frames[job.setting, name].append(
+                        pd.DataFrame(
+                            {
+                                "setting": job.setting,
+                                "algorithm": name,
+                                "replication": np.full(len(job.checkpoints), r, dtype=np.int64),
+                                "t": job.checkpoints,
+                                "regret": regret,
+                            }
+                        )
+                    )
                     if events is not None:
                         found[job.setting, name].append(
-                            events.assign(setting=job.setting, algorithm=name, replication=r))
+                            events.assign(setting=job.setting, algorithm=name, replication=r)
+                        )
             steps += job.horizon * len(job.ran)
         if progress is not None:
             progress(r - first + 1, last - first + 1, steps)
-    side = [pd.DataFrame({"setting": pd.Series([], dtype=str),
-                          "algorithm": pd.Series([], dtype=str),
-                          "replication": pd.Series([], dtype=np.int64)})]
+    side = [
+        pd.DataFrame(
+            {
+                "setting": pd.Series([], dtype=str),
+                "algorithm": pd.Series([], dtype=str),
+                "replication": pd.Series([], dtype=np.int64),
+            }
+        )
+    ]
     events = pd.concat(side + [e for key in frames for e in found[key]], ignore_index=True)
     first_columns = ["setting", "algorithm", "replication"]
-    return (pd.concat([f for key in frames for f in frames[key]], ignore_index=True),
-            events[first_columns + [c for c in events.columns if c not in first_columns]])
+    return (
+        pd.concat([f for key in frames for f in frames[key]], ignore_index=True),
+        events[first_columns + [c for c in events.columns if c not in first_columns]],
+    )
 
 
 @dataclass(frozen=True)
@@ -120,23 +166,42 @@ class _Curves:
     seed_setting: str
 
     @classmethod
-    def of(cls, paper: str, figure: str, fig: Mapping[str, Any],
-           all_settings: Mapping[str, Mapping[str, Any]], setting: str,
-           names: Sequence[str]) -> _Curves:
-        groups, skipped = _groups(paper, fig, all_settings[setting], names,
-                                  f"{paper}.{figure}.{setting}")
+    def of(
+        cls,
+        paper: str,
+        figure: str,
+        fig: Mapping[str, Any],
+        all_settings: Mapping[str, Mapping[str, Any]],
+        setting: str,
+        names: Sequence[str],
+    ) -> _Curves:
+        groups, skipped = _groups(
+            paper, fig, all_settings[setting], names, f"{paper}.{figure}.{setting}"
+        )
         if len(skipped) == len(names):
             reasons = "; ".join(f"{name}: {why}" for name, why in skipped.items())
-            raise ConfigError(f"no algorithm of {', '.join(names)} applies to setting {setting} "
-                              f"of papers.{paper}.{figure} ({reasons})")
+            raise ConfigError(
+                f"no algorithm of {', '.join(names)} applies to setting {setting} "
+                f"of papers.{paper}.{figure} ({reasons})"
+            )
         horizon = cfg.horizon(fig, all_settings[setting])
-        return cls(setting, [name for name in names if name not in skipped], groups, horizon,
-                   environment.checkpoint_grid(horizon, int(fig["checkpoints"])),
-                   cfg.seed_name(fig, setting))
+        return cls(
+            setting,
+            [name for name in names if name not in skipped],
+            groups,
+            horizon,
+            environment.checkpoint_grid(horizon, int(fig["checkpoints"])),
+            cfg.seed_name(fig, setting),
+        )
 
 
-def _groups(paper: str, fig: Mapping[str, Any], setting_cfg: Mapping[str, Any],
-            names: Sequence[str], where: str) -> tuple[list[Group], dict[str, str]]:
+def _groups(
+    paper: str,
+    fig: Mapping[str, Any],
+    setting_cfg: Mapping[str, Any],
+    names: Sequence[str],
+    where: str,
+) -> tuple[list[Group], dict[str, str]]:
     """The algorithms of ``names`` that apply to the setting, grouped by their resolved setting
     config (canonical JSON, so equal configs share a group whatever their key order), in the
     order of their first member; and why each of the others does not apply."""

@@ -23,8 +23,18 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.transforms import ScaledTranslation
 
 # seaborn's "deep" palette: the default colour of a line drawn without one
-DEEP = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3",
-        "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD"]
+DEEP = [
+    "#4C72B0",
+    "#DD8452",
+    "#55A868",
+    "#C44E52",
+    "#8172B3",
+    "#937860",
+    "#DA8BC3",
+    "#8C8C8C",
+    "#CCB974",
+    "#64B5CD",
+]
 
 PAPER_SCALE = 0.8  # seaborn's "paper" context scales its base ("notebook") sizes by 0.8
 
@@ -35,8 +45,13 @@ THEME: dict[str, Any] = {
     "axes.grid": True,
     "axes.labelcolor": ".15",
     "axes.prop_cycle": cycler(color=[mpl.colors.to_rgb(c) for c in DEEP]),
-    "font.sans-serif": ["Arial", "DejaVu Sans", "Liberation Sans", "Bitstream Vera Sans",
-                        "sans-serif"],
+    "font.sans-serif": [
+        "Arial",
+        "DejaVu Sans",
+        "Liberation Sans",
+        "Bitstream Vera Sans",
+        "sans-serif",
+    ],
     "grid.color": ".8",
     "lines.solid_capstyle": "round",
     "patch.edgecolor": "w",
@@ -89,8 +104,10 @@ def palette(name: str, n: int) -> list[tuple[float, float, float]]:
         return [tuple(colours[i % size]) for i in range(n)]
     if cmap.N < 256:
         # seaborn takes a listed map's own colours; sampling one as continuous would differ
-        raise ValueError(f"palette {name!r}: a qualitative colormap not in QUALITATIVE "
-                         f"({', '.join(QUALITATIVE)}); add it there with its size")
+        raise ValueError(
+            f"palette {name!r}: a qualitative colormap not in QUALITATIVE "
+            f"({', '.join(QUALITATIVE)}); add it there with its size"
+        )
     return [tuple(c) for c in cmap(np.linspace(0, 1, n + 2)[1:-1])[:, :3]]
 
 
@@ -102,13 +119,14 @@ _ACCENTS = {"\u0302": r"\hat", "\u0303": r"\tilde"}  # combining circumflex, til
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _GREEK = "α-ωΑ-Ω"
 _NOTATION = re.compile(
-    r"(?P<set>\{[^{}$]*\}|\[[^\[\]$]*\])\^(?P<setpow>\w+)"          # {0,1}^d, [0,1]^d
-    r"|E\[(?P<expect>[^\]$]+)\]"                                       # E[τ]
-    r"|(?<![\w\\])(?P<log>log10)(?!\w)"                                 # log10
-    r"|(?P<base>\([^()$]*\)|(?<![\w.])\d+)\^(?P<pow>-?[\d.]*\d)"       # (d+1)^-0.3, 10^3.75
-    rf"|(?P<greek>[{_GREEK}])(?P<accent>[\u0302\u0303]?)"              # α, α̃, α̂
+    r"(?P<set>\{[^{}$]*\}|\[[^\[\]$]*\])\^(?P<setpow>\w+)"  # {0,1}^d, [0,1]^d
+    r"|E\[(?P<expect>[^\]$]+)\]"  # E[τ]
+    r"|(?<![\w\\])(?P<log>log10)(?!\w)"  # log10
+    r"|(?P<base>\([^()$]*\)|(?<![\w.])\d+)\^(?P<pow>-?[\d.]*\d)"  # (d+1)^-0.3, 10^3.75
+    rf"|(?P<greek>[{_GREEK}])(?P<accent>[\u0302\u0303]?)"  # α, α̃, α̂
     r"(?:_(?P<sub>\w+)|(?P<digits>[₀-₉]+))?(?:\^(?P<sup>-?[\w.]*\w))?"  # α_2, θ_H, σ₀
-    rf"|(?<![A-Za-z{_GREEK}])(?P<latin>[A-Za-z])_(?P<lsub>[A-Za-z0-9]+)(?![A-Za-z0-9])")  # D_m, d_t
+    rf"|(?<![A-Za-z{_GREEK}])(?P<latin>[A-Za-z])_(?P<lsub>[A-Za-z0-9]+)(?![A-Za-z0-9])"
+)  # D_m, d_t
 
 
 def _script(text: str) -> str:
@@ -123,8 +141,24 @@ def _greek(char: str) -> str:
     mathtext has none (capital Alpha is an A)."""
     name = unicodedata.name(char).split()[-1].lower().replace("lamda", "lambda")
     command = "\\" + (name.capitalize() if char.isupper() else name)
-    known = name != "omicron" if char.islower() else name in {
-        "gamma", "delta", "theta", "lambda", "xi", "pi", "sigma", "upsilon", "phi", "psi", "omega"}
+    known = (
+        name != "omicron"
+        if char.islower()
+        else name
+        in {
+            "gamma",
+            "delta",
+            "theta",
+            "lambda",
+            "xi",
+            "pi",
+            "sigma",
+            "upsilon",
+            "phi",
+            "psi",
+            "omega",
+        }
+    )
     return command if known else char
 
 
@@ -161,13 +195,15 @@ def reader(text: str) -> str:
     $\\alpha_{\\mathrm{low}}$'; 'E[τ]' '$\\mathbb{E}[\\tau]$'. Identifiers are left alone
     ('alpha_tilde' is not notation, and no figure should show it)."""
     parts = re.split(r"(?<!\\)(\$[^$]*(?<!\\)\$)", text)
-    return "".join(part if part.startswith("$") else _NOTATION.sub(_formula, part)
-                   for part in parts)
+    return "".join(
+        part if part.startswith("$") else _NOTATION.sub(_formula, part) for part in parts
+    )
 
 
 # ------------------------------------------------------------------------------------------------
 # Legends
 # ------------------------------------------------------------------------------------------------
+
 
 def visible_length(text: str) -> int:
     """About how many characters ``text`` shows: its mathtext commands and markup not counted."""
@@ -177,9 +213,16 @@ def visible_length(text: str) -> int:
 LEGEND_SIZE = 8  # points: legible at page width, where the figures are 7-8 inches wide
 
 
-def legend_outside(fig: Any, handles: Sequence[Any], labels: Sequence[str], ncol: int | None = None,
-                   where: str = "lower center", title: str | None = None,
-                   width: float | None = None, **options: Any) -> Any:
+def legend_outside(
+    fig: Any,
+    handles: Sequence[Any],
+    labels: Sequence[str],
+    ncol: int | None = None,
+    where: str = "lower center",
+    title: str | None = None,
+    width: float | None = None,
+    **options: Any,
+) -> Any:
     """One legend for the whole figure, outside its axes (below them by default, or ``where``:
     'right upper', ...), so that no curve hides under it; the figure then uses constrained layout,
     which makes room for the legend and the suptitle (``plotting.save`` keeps it). ``ncol``
@@ -193,12 +236,26 @@ def legend_outside(fig: Any, handles: Sequence[Any], labels: Sequence[str], ncol
         ncol = max(1, min(len(labels), int(inches / (longest / 15 + 0.7))))
     if fig.get_layout_engine() is None:
         fig.set_layout_engine("constrained")
-    return fig.legend(handles, labels, loc=f"outside {where}", ncol=ncol, fontsize=LEGEND_SIZE,
-                      title=title, title_fontsize=LEGEND_SIZE, frameon=False, **options)
+    return fig.legend(
+        handles,
+        labels,
+        loc=f"outside {where}",
+        ncol=ncol,
+        fontsize=LEGEND_SIZE,
+        title=title,
+        title_fontsize=LEGEND_SIZE,
+        frameon=False,
+        **options,
+    )
 
 
-def legend_below(ax: Any, handles: Sequence[Any] | None = None,
-                 labels: Sequence[str] | None = None, ncol: int = 1, **options: Any) -> Any:
+def legend_below(
+    ax: Any,
+    handles: Sequence[Any] | None = None,
+    labels: Sequence[str] | None = None,
+    ncol: int = 1,
+    **options: Any,
+) -> Any:
     """A panel's own legend, below its x axis label (where it hides no data): for panels whose
     entries differ. Needs constrained layout, which makes room for it."""
     if handles is None or labels is None:
@@ -206,15 +263,28 @@ def legend_below(ax: Any, handles: Sequence[Any] | None = None,
     rc = mpl.rcParams
     # the tick labels and the axis label, in points, and a gap
     size = lambda key: FontProperties(size=rc[key]).get_size_in_points()  # noqa: E731
-    drop = size("xtick.labelsize") + rc["xtick.major.pad"] + size("axes.labelsize") \
-        + rc["axes.labelpad"] + 8
+    drop = (
+        size("xtick.labelsize")
+        + rc["xtick.major.pad"]
+        + size("axes.labelsize")
+        + rc["axes.labelpad"]
+        + 8
+    )
     fig = ax.get_figure(root=True)
     if fig.get_layout_engine() is None:
         fig.set_layout_engine("constrained")
     below = ax.transAxes + ScaledTranslation(0, -drop / 72, fig.dpi_scale_trans)
-    return ax.legend(handles, [reader(label) for label in labels], loc="upper center",
-                     bbox_to_anchor=(0.5, 0), bbox_transform=below, ncol=ncol,
-                     fontsize=LEGEND_SIZE, frameon=False, **options)
+    return ax.legend(
+        handles,
+        [reader(label) for label in labels],
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0),
+        bbox_transform=below,
+        ncol=ncol,
+        fontsize=LEGEND_SIZE,
+        frameon=False,
+        **options,
+    )
 
 
 def unique_handles(axes: Iterable[Any]) -> tuple[list[Any], list[str]]:

@@ -25,8 +25,10 @@ class CorruptTableError(ConfigError):
 
 
 def regenerate_hint(path: str | Path) -> str:
-    return (f"regenerate it with `snakemake --cores 1 --force {path}` (with the --configfile of the "
-            "run that made it), then rerun the workflow")
+    return (
+        f"regenerate it with `snakemake --cores 1 --force {path}` (with the --configfile of the "
+        "run that made it), then rerun the workflow"
+    )
 
 
 def _corrupt(path: str | Path, why: str) -> CorruptTableError:
@@ -43,8 +45,9 @@ def _read(path: str | Path, reader) -> pd.DataFrame:
         raise _corrupt(path, f"{type(exc).__name__}: {exc}") from None
 
 
-def _require(table: pd.DataFrame, path: str | Path, columns: Iterable[str],
-             complete: Iterable[str]) -> None:
+def _require(
+    table: pd.DataFrame, path: str | Path, columns: Iterable[str], complete: Iterable[str]
+) -> None:
     missing = [c for c in columns if c not in table.columns]
     if missing:
         raise _corrupt(path, f"missing columns {', '.join(missing)}")
@@ -67,8 +70,11 @@ def read_shard(path: str | Path) -> pd.DataFrame:
         for (setting, algorithm), rows in table.groupby(["setting", "algorithm"], sort=False):
             found = set(rows.replication.tolist())
             if found != expected:
-                raise _corrupt(path, f"{setting}/{algorithm} holds replications {_span(found)}, "
-                                     f"its name promises {_span(expected)}")
+                raise _corrupt(
+                    path,
+                    f"{setting}/{algorithm} holds replications {_span(found)}, "
+                    f"its name promises {_span(expected)}",
+                )
     per_run = table.groupby(["setting", "algorithm", "replication"]).t.apply(tuple)
     if (per_run.groupby(level="setting").nunique() != 1).any():  # settings' horizons may differ
         raise _corrupt(path, "its replications have different checkpoints within a setting")
@@ -84,8 +90,9 @@ def read_events(path: str | Path) -> pd.DataFrame:
     return table
 
 
-def read_summary(path: str | Path, columns: Iterable[str],
-                 curves: Iterable[tuple[str, str]] = ()) -> pd.DataFrame:
+def read_summary(
+    path: str | Path, columns: Iterable[str], curves: Iterable[tuple[str, str]] = ()
+) -> pd.DataFrame:
     """A figure's summary or ratios CSV: within a setting, every algorithm's curve at the same
     checkpoints, every (setting, algorithm) of ``curves`` present, and whole lines only (a ratio
     may be missing, where the baseline's regret is still 0)."""

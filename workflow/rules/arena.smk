@@ -17,21 +17,21 @@ rule arena_view:
             caption="../report/arena-view.rst",
             category="arena",
         ),
-    wildcard_constraints:
-        view="curves|early",
-    params:
-        config=CONFIG,
-        shows=lambda wc: dbkinds.shows(f"arena_{wc.view}"),
-    threads: 1
-    resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
     log:
         out("logs/arena/regret/{view}.log"),
     benchmark:
         out("benchmarks/arena/regret/{view}.tsv")
+    wildcard_constraints:
+        view="curves|early",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    params:
+        config=CONFIG,
+        shows=lambda wc: dbkinds.shows(f"arena_{wc.view}"),
     shell:
         "delayed-bandits plot --config {params.config} --paper arena --figure regret"
         " --kind arena_{wildcards.view} --summary {input.summary}"

@@ -19,9 +19,7 @@ from delayed_bandits import resources as dbresources
 # --config KEY=VALUE overrides on top, as JSON. A job merges them the same way
 # (delayed_bandits.config.load) and checks its own figure, so it sees the config validated here.
 CONFIG_FILES = list(
-    dict.fromkeys(
-        ["config/config.yaml", *map(os.path.relpath, workflow.overwrite_configfiles)]
-    )
+    dict.fromkeys(["config/config.yaml", *map(os.path.relpath, workflow.overwrite_configfiles)])
 )
 CONFIG_OVERRIDES = dict(workflow.config_settings.config)
 CONFIG = " ".join(
@@ -53,6 +51,8 @@ def out(path):
     """``path`` (results/..., figures/..., reports/..., logs/... or benchmarks/...) where this
     run writes it."""
     return OUT + path
+
+
 PAPERS = list(config["papers"])
 ENV = "../../envs/delayed-bandits.yaml"
 
@@ -112,9 +112,7 @@ def shard_files(wildcards, suffix="parquet"):
     return [
         f"{OUT}results/{paper}/{figure}/{job}rep{a}-{b}.{suffix}"
         for job in jobs
-        for a, b in dbconfig.shards(
-            fig["replications"], dbconfig.shard_size(config, paper, fig)
-        )
+        for a, b in dbconfig.shards(fig["replications"], dbconfig.shard_size(config, paper, fig))
     ]
 
 
@@ -155,9 +153,7 @@ def simulation_spec(wildcards):
         if "setting" in wildcards.keys()
         else list(dict.fromkeys(s for s, _ in figure_curves(wildcards.paper, wildcards.figure)))
     )
-    algorithms = (
-        [wildcards.algorithm] if "algorithm" in wildcards.keys() else fig["algorithms"]
-    )
+    algorithms = [wildcards.algorithm] if "algorithm" in wildcards.keys() else fig["algorithms"]
     spec = {
         "seed": config["seed"],
         "horizon": fig["horizon"],
@@ -214,7 +210,9 @@ def all_figures():
 
 
 def paper_claims(paper):
-    return [f"{OUT}results/{paper}/{figure}/claims.json" for figure in config["papers"].get(paper, {})]
+    return [
+        f"{OUT}results/{paper}/{figure}/claims.json" for figure in config["papers"].get(paper, {})
+    ]
 
 
 def all_claims():

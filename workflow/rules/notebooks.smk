@@ -16,20 +16,20 @@ rule notebook:
             category="notebooks",
             labels={"notebook": "{notebook}"},
         ),
-    wildcard_constraints:
-        notebook="|".join(NOTEBOOKS),
-    params:
-        results=out("results"),
-    threads: 1
-    resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
     log:
         out("logs/reports/{notebook}.log"),
     benchmark:
         out("benchmarks/reports/{notebook}.tsv")
+    wildcard_constraints:
+        notebook="|".join(NOTEBOOKS),
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    params:
+        results=out("results"),
     shell:
         "delayed-bandits render --notebook {input.notebook} --results {params.results}"
         " --out {output.html} > {log} 2>&1"

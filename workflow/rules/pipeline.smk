@@ -18,20 +18,22 @@ rule simulate:
         delays=delay_files,
     output:
         raw=out("results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.parquet"),
-        events=out("results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.events.parquet"),
-    params:
-        config=CONFIG,
-        spec=simulation_spec,
-    threads: 1
-    resources:
-        mem_mb=lambda wc: simulation_request(wc).mem_mb,
-        runtime=lambda wc: simulation_request(wc).runtime,
+        events=out(
+            "results/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.events.parquet"
+        ),
     log:
         out("logs/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.log"),
     benchmark:
         out("benchmarks/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.tsv")
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=lambda wc: simulation_request(wc).mem_mb,
+        runtime=lambda wc: simulation_request(wc).runtime,
+    params:
+        config=CONFIG,
+        spec=simulation_spec,
     shell:
         "delayed-bandits simulate --config {params.config} --paper {wildcards.paper}"
         " --figure {wildcards.figure} --setting {wildcards.setting}"
@@ -45,20 +47,20 @@ rule simulate_setting:
     output:
         raw=out("results/{paper}/{figure}/{setting}/rep{first}-{last}.parquet"),
         events=out("results/{paper}/{figure}/{setting}/rep{first}-{last}.events.parquet"),
-    params:
-        config=CONFIG,
-        spec=simulation_spec,
-        algorithms=figure_algorithms,
-    threads: 1
-    resources:
-        mem_mb=lambda wc: simulation_request(wc).mem_mb,
-        runtime=lambda wc: simulation_request(wc).runtime,
     log:
         out("logs/{paper}/{figure}/{setting}/rep{first}-{last}.log"),
     benchmark:
         out("benchmarks/{paper}/{figure}/{setting}/rep{first}-{last}.tsv")
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=lambda wc: simulation_request(wc).mem_mb,
+        runtime=lambda wc: simulation_request(wc).runtime,
+    params:
+        config=CONFIG,
+        spec=simulation_spec,
+        algorithms=figure_algorithms,
     shell:
         "delayed-bandits simulate --config {params.config} --paper {wildcards.paper}"
         " --figure {wildcards.figure} --setting {wildcards.setting}"
@@ -72,21 +74,21 @@ rule simulate_figure:
     output:
         raw=out("results/{paper}/{figure}/rep{first}-{last}.parquet"),
         events=out("results/{paper}/{figure}/rep{first}-{last}.events.parquet"),
-    params:
-        config=CONFIG,
-        spec=simulation_spec,
-        settings=figure_settings,
-        algorithms=figure_algorithms,
-    threads: 1
-    resources:
-        mem_mb=lambda wc: simulation_request(wc).mem_mb,
-        runtime=lambda wc: simulation_request(wc).runtime,
     log:
         out("logs/{paper}/{figure}/rep{first}-{last}.log"),
     benchmark:
         out("benchmarks/{paper}/{figure}/rep{first}-{last}.tsv")
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=lambda wc: simulation_request(wc).mem_mb,
+        runtime=lambda wc: simulation_request(wc).runtime,
+    params:
+        config=CONFIG,
+        spec=simulation_spec,
+        settings=figure_settings,
+        algorithms=figure_algorithms,
     shell:
         "delayed-bandits simulate --config {params.config} --paper {wildcards.paper}"
         " --figure {wildcards.figure} --setting {params.settings}"
@@ -107,18 +109,18 @@ rule summarise:
             subcategory="{figure}",
             labels={"figure": "{figure}", "shows": "provenance"},
         ),
-    params:
-        config=CONFIG,
-    threads: 1
-    resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
     log:
         out("logs/{paper}/{figure}/summary.log"),
     benchmark:
         out("benchmarks/{paper}/{figure}/summary.tsv")
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    params:
+        config=CONFIG,
     shell:
         "delayed-bandits aggregate --config {params.config} --paper {wildcards.paper}"
         " --figure {wildcards.figure} --out {output.summary}"
@@ -131,18 +133,18 @@ rule ratios:
         shards=shard_files,
     output:
         ratios=out("results/{paper}/{figure}/ratios.csv"),
-    params:
-        config=CONFIG,
-    threads: 1
-    resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
     log:
         out("logs/{paper}/{figure}/ratios.log"),
     benchmark:
         out("benchmarks/{paper}/{figure}/ratios.tsv")
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    params:
+        config=CONFIG,
     shell:
         "delayed-bandits ratios --config {params.config} --paper {wildcards.paper}"
         " --figure {wildcards.figure} --out {output.ratios} {input.shards} > {log} 2>&1"
@@ -153,18 +155,18 @@ rule leaderboard:
         shards=shard_files,
     output:
         leaderboard=out("results/{paper}/{figure}/leaderboard.csv"),
-    params:
-        config=CONFIG,
-    threads: 1
-    resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
     log:
         out("logs/{paper}/{figure}/leaderboard.log"),
     benchmark:
         out("benchmarks/{paper}/{figure}/leaderboard.tsv")
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    params:
+        config=CONFIG,
     shell:
         "delayed-bandits leaderboard --config {params.config} --paper {wildcards.paper}"
         " --figure {wildcards.figure} --out {output.leaderboard} {input.shards} > {log} 2>&1"
@@ -183,19 +185,19 @@ rule claims:
             subcategory="{figure}",
             labels={"figure": "{figure}", "shows": "claims"},
         ),
-    params:
-        config=CONFIG,
-        tables=table_options,
-    threads: 1
-    resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
     log:
         out("logs/{paper}/{figure}/claims.log"),
     benchmark:
         out("benchmarks/{paper}/{figure}/claims.tsv")
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    params:
+        config=CONFIG,
+        tables=table_options,
     shell:
         "delayed-bandits claims --config {params.config} --paper {wildcards.paper}"
         " --figure {wildcards.figure} {params.tables} --out {output.claims}"
@@ -215,21 +217,21 @@ rule plot:
             subcategory="{figure}",
             labels={"figure": "{figure}", "shows": "figure"},
         ),
-    params:
-        config=CONFIG,
-        caption=figure_caption,
-        shows=figure_shows,
-        tables=table_options,
-    threads: 1
-    resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
     log:
         out("logs/{paper}/{figure}/plot.log"),
     benchmark:
         out("benchmarks/{paper}/{figure}/plot.tsv")
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    params:
+        config=CONFIG,
+        caption=figure_caption,
+        shows=figure_shows,
+        tables=table_options,
     shell:
         "delayed-bandits plot --config {params.config} --paper {wildcards.paper}"
         " --figure {wildcards.figure} {params.tables} --out {output.pdf} {output.png}"
@@ -241,18 +243,18 @@ rule gather_claims:
         claims=all_claims(),
     output:
         report=report(out("results/claims.md"), category="claims"),
-    params:
-        scale=SCALE,
-    threads: 1
-    resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
     log:
         out("logs/claims.log"),
     benchmark:
         out("benchmarks/claims.tsv")
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    params:
+        scale=SCALE,
     shell:
         "delayed-bandits gather-claims --scale {params.scale} --out {output.report}"
         " {input.claims} > {log} 2>&1"
@@ -265,18 +267,18 @@ rule gather_paper_claims:
         claims=lambda wc: paper_claims(wc.paper),
     output:
         report=out("results/{paper}/claims.md"),
-    params:
-        scale=SCALE,
-    threads: 1
-    resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
     log:
         out("logs/{paper}/claims.log"),
     benchmark:
         out("benchmarks/{paper}/claims.tsv")
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    params:
+        scale=SCALE,
     shell:
         "delayed-bandits gather-claims --scale {params.scale} --out {output.report}"
         " {input.claims} > {log} 2>&1"

@@ -131,8 +131,10 @@ def registered() -> dict[str, Paper]:
         values = [getattr(p, key) for p in found]
         clash = sorted({v for v in values if values.count(v) > 1})
         if clash:
-            raise ConfigError(f"papers {', '.join(p.id for p in found)}: {key} {clash} is taken "
-                              "twice; each paper needs its own")
+            raise ConfigError(
+                f"papers {', '.join(p.id for p in found)}: {key} {clash} is taken "
+                "twice; each paper needs its own"
+            )
     return {p.id: p for p in found}
 
 

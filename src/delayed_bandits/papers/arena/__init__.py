@@ -6,31 +6,43 @@ views of its figure, is in ``workflow/rules/arena.smk``; its leaderboard is a ta
 from delayed_bandits.kindtype import PSEUDO_REGRET, Kind
 from delayed_bandits.papers import Paper
 
-_HEATMAP = (f"Each algorithm's mean {PSEUDO_REGRET} at round {{t}} over the lowest in its "
-            "setting at matched exploration (1 = best; bold: tied-best, within 2 paired SE of "
-            "it), one panel per (number of arms, gap); below the rule, the index methods at "
-            "their papers' constants; grey where the algorithm's model does not cover the "
-            "delays.")
+_HEATMAP = (
+    f"Each algorithm's mean {PSEUDO_REGRET} at round {{t}} over the lowest in its "
+    "setting at matched exploration (1 = best; bold: tied-best, within 2 paired SE of "
+    "it), one panel per (number of arms, gap); below the rule, the index methods at "
+    "their papers' constants; grey where the algorithm's model does not cover the "
+    "delays."
+)
 
 PAPER = Paper(
     id="arena",
     seed_id=6,
     title="Beyond the papers: every algorithm of the five papers under every delay regime (figure "
-          "regret: the heatmap at T, and as other views the heatmap at T/10 and the curves; "
-          "results/arena/regret/leaderboard.csv).",
+    "regret: the heatmap at T, and as other views the heatmap at T/10 and the curves; "
+    "results/arena/regret/leaderboard.csv).",
     figure_ids="^regret$",
     # the algorithms together, per algorithm-step (K = 10; measured 2.5M with 15 algorithms)
     steps_per_second=1_500_000,
     shard_steps_per_second=1_500_000,
     kinds=(
         Kind("arena", shows=_HEATMAP.format(t="T"), tables=("leaderboard",)),
-        Kind("arena_early", shows=_HEATMAP.format(t="T/10 (the first leaderboard horizon)"),
-             tables=("leaderboard",), in_config=False),
-        Kind("arena_curves",
-             shows=f"Mean {PSEUDO_REGRET} against time of every algorithm that applies, one panel "
-                   "per setting, with a ±2 SE band over runs.",
-             in_config=False),
+        Kind(
+            "arena_early",
+            shows=_HEATMAP.format(t="T/10 (the first leaderboard horizon)"),
+            tables=("leaderboard",),
+            in_config=False,
+        ),
+        Kind(
+            "arena_curves",
+            shows=f"Mean {PSEUDO_REGRET} against time of every algorithm that applies, one panel "
+            "per setting, with a ±2 SE band over runs.",
+            in_config=False,
+        ),
     ),
-    extra_targets=("figures/arena-curves.pdf", "figures/arena-curves.png",
-                   "figures/arena-early.pdf", "figures/arena-early.png"),
+    extra_targets=(
+        "figures/arena-curves.pdf",
+        "figures/arena-curves.png",
+        "figures/arena-early.pdf",
+        "figures/arena-early.png",
+    ),
 )

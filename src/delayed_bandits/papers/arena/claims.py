@@ -38,17 +38,32 @@ def _across(results: Iterable[tuple[bool, str]]) -> tuple[int, int, list[str]]:
     return len(results) - len(failed), len(results), failed
 
 
-def _claim(cid: str, statement: str, ref: str, results: Iterable[tuple[bool, str]],
-           expected: str, measured: str = "", unit: str = "settings") -> Claim:
+def _claim(
+    cid: str,
+    statement: str,
+    ref: str,
+    results: Iterable[tuple[bool, str]],
+    expected: str,
+    measured: str = "",
+    unit: str = "settings",
+) -> Claim:
     """A claim over settings: it holds when it holds in every one; the note lists the others."""
     held, total, failed = _across(results)
     note = "fails in " + "; ".join(failed) if failed else ""
-    return Claim(cid, statement, ref, f"holds in {held} of {total} {unit}{measured}", expected,
-                 bool(total and held == total), note)
+    return Claim(
+        cid,
+        statement,
+        ref,
+        f"holds in {held} of {total} {unit}{measured}",
+        expected,
+        bool(total and held == total),
+        note,
+    )
 
 
-def _settings(board: pd.DataFrame, censored: bool | None = None,
-              arm_dependent: bool | None = None) -> list[str]:
+def _settings(
+    board: pd.DataFrame, censored: bool | None = None, arm_dependent: bool | None = None
+) -> list[str]:
     rows = board.drop_duplicates("setting")
     if censored is not None:
         rows = rows[rows.censored == censored]
@@ -58,8 +73,7 @@ def _settings(board: pd.DataFrame, censored: bool | None = None,
 
 
 def _best_aware(board: pd.DataFrame, setting: str) -> str:
-    rows = board[(board.setting == setting) & board.algorithm.isin(DELAY_AWARE)
-                 & board.applicable]
+    rows = board[(board.setting == setting) & board.algorithm.isin(DELAY_AWARE) & board.applicable]
     return str(rows.loc[rows.regret.idxmin(), "algorithm"])
 
 
@@ -68,18 +82,23 @@ def regret(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> li
     present = set(fig_cfg["algorithms"])
     claims = []
     if {IGNORANT, *DELAY_AWARE} <= present:
-        for arm_dependent, which in ((False, "one delay law for all arms"),
-                                     (True, "arm-dependent delays")):
+        for arm_dependent, which in (
+            (False, "one delay law for all arms"),
+            (True, "arm-dependent delays"),
+        ):
             settings = _settings(board, censored=True, arm_dependent=arm_dependent)
             if settings:
-                claims.append(_claim(
-                    f"aware-beats-ignorant-censored-{'per-arm' if arm_dependent else 'shared'}",
-                    f"Under censoring ({which}), the best delay-aware method ({', '.join(DELAY_AWARE)})"
-                    " ends with less regret than UCB that ignores delays, at the same exploration "
-                    "scale",
-                    "Vernade et al. 2017, Sections 5-6 (censoring biases the naive estimate by τ_m)",
-                    (_beats(board, s, _best_aware(board, s), IGNORANT) for s in settings),
-                    "in every such setting, by > 2 SE"))
+                claims.append(
+                    _claim(
+                        f"aware-beats-ignorant-censored-{'per-arm' if arm_dependent else 'shared'}",
+                        f"Under censoring ({which}), the best delay-aware method ({', '.join(DELAY_AWARE)})"
+                        " ends with less regret than UCB that ignores delays, at the same exploration "
+                        "scale",
+                        "Vernade et al. 2017, Sections 5-6 (censoring biases the naive estimate by τ_m)",
+                        (_beats(board, s, _best_aware(board, s), IGNORANT) for s in settings),
+                        "in every such setting, by > 2 SE",
+                    )
+                )
     if "qpm-d" in present:
         for algorithm in ("odaaf", "odaaf-v"):
             rows = board[(board.algorithm == algorithm) & board.applicable]
@@ -87,24 +106,30 @@ def regret(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> li
                 continue
             qpmd = board[board.algorithm == "qpm-d"].set_index("setting").regret
             factor = rows.regret.to_numpy() / qpmd[rows.setting].to_numpy()
-            claims.append(_claim(
-                f"{algorithm}-pays-for-anonymity",
-                f"{algorithm.upper()}, which sees only the anonymous sum of arriving conversions, "
-                "ends with more regret than QPM-D, which sees them labelled",
-                "Pike-Burke et al. 2018, Section 5 and Figure 3 (ratios to QPM-D above 1)",
-                (_beats(board, s, "qpm-d", algorithm) for s in rows.setting),
-                "in every setting where it applies, by > 2 SE",
-                f"; regret over QPM-D's from {factor.min():.2f} to {factor.max():.2f}"))
+            claims.append(
+                _claim(
+                    f"{algorithm}-pays-for-anonymity",
+                    f"{algorithm.upper()}, which sees only the anonymous sum of arriving conversions, "
+                    "ends with more regret than QPM-D, which sees them labelled",
+                    "Pike-Burke et al. 2018, Section 5 and Figure 3 (ratios to QPM-D above 1)",
+                    (_beats(board, s, "qpm-d", algorithm) for s in rows.setting),
+                    "in every setting where it applies, by > 2 SE",
+                    f"; regret over QPM-D's from {factor.min():.2f} to {factor.max():.2f}",
+                )
+            )
     if {"patient", "d-ucb"} <= present:
         settings = _settings(board, arm_dependent=True)
         if settings:
-            claims.append(_claim(
-                "patient-robust-to-wrong-cdf",
-                "Where delays depend on the arm, so that d-UCB's one CDF (the arms' laws pooled) is "
-                "wrong for every arm, Patient ends with less regret than d-UCB",
-                "Manegueu et al. 2020, Section 8.2 and Figure 5 (D-UCB with a misspecified CDF)",
-                (_beats(board, s, "patient", "d-ucb") for s in settings),
-                "in every arm-dependent setting, by > 2 SE"))
+            claims.append(
+                _claim(
+                    "patient-robust-to-wrong-cdf",
+                    "Where delays depend on the arm, so that d-UCB's one CDF (the arms' laws pooled) is "
+                    "wrong for every arm, Patient ends with less regret than d-UCB",
+                    "Manegueu et al. 2020, Section 8.2 and Figure 5 (D-UCB with a misspecified CDF)",
+                    (_beats(board, s, "patient", "d-ucb") for s in settings),
+                    "in every arm-dependent setting, by > 2 SE",
+                )
+            )
     if "uniform" in present:
         learners = [a for a in fig_cfg["algorithms"] if a != "uniform"]
         results = []
@@ -113,12 +138,16 @@ def regret(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> li
                 if _row(board, s, algorithm).applicable:
                     worse, text = _beats(board, s, "uniform", algorithm)
                     results.append((not worse, text))
-        claims.append(_claim(
-            "no-worse-than-uniform",
-            "Every algorithm, where it applies, ends with no more regret than uniform play",
-            "every paper's regret bound is sublinear in T; uniform play's is linear",
-            results, "no (setting, algorithm) above uniform play by > 2 SE",
-            unit="(setting, algorithm) pairs"))
+        claims.append(
+            _claim(
+                "no-worse-than-uniform",
+                "Every algorithm, where it applies, ends with no more regret than uniform play",
+                "every paper's regret bound is sublinear in T; uniform play's is linear",
+                results,
+                "no (setting, algorithm) above uniform play by > 2 SE",
+                unit="(setting, algorithm) pairs",
+            )
+        )
     return claims
 
 

@@ -86,17 +86,18 @@ class Entrant(Algorithm):
 
     def __post_init__(self) -> None:
         if self.feedback not in FEEDBACK:
-            raise ValueError(f"entrant {self.id}: feedback {self.feedback!r} is not one of "
-                             f"{', '.join(FEEDBACK)}")
+            raise ValueError(
+                f"entrant {self.id}: feedback {self.feedback!r} is not one of {', '.join(FEEDBACK)}"
+            )
         if not self.fields or set(self.fields) - set(FIELDS):
-            raise ValueError(f"entrant {self.id}: fields {self.fields!r} must be some of "
-                             f"{', '.join(FIELDS)}")
+            raise ValueError(
+                f"entrant {self.id}: fields {self.fields!r} must be some of {', '.join(FIELDS)}"
+            )
 
 
 def problem(draw: Draw) -> Problem:
     st = draw.setting
-    return Problem(st.n_arms, draw.realisation.uniforms.shape[0], st.window, st.censored,
-                   st.pooled)
+    return Problem(st.n_arms, draw.realisation.uniforms.shape[0], st.window, st.censored, st.pooled)
 
 
 def policy_runners(factory: PolicyFactory, kernel: Kernel | None = None) -> tuple[Runner, Runner]:
@@ -121,8 +122,14 @@ def policy_runners(factory: PolicyFactory, kernel: Kernel | None = None) -> tupl
     return compiled, reference
 
 
-def from_policy(id: str, label: str, description: str, policy: PolicyFactory,
-                kernel: Kernel | None = None, **declared: Any) -> Entrant:
+def from_policy(
+    id: str,
+    label: str,
+    description: str,
+    policy: PolicyFactory,
+    kernel: Kernel | None = None,
+    **declared: Any,
+) -> Entrant:
     """An entrant from a policy class (or any factory of ``Problem`` and a generator), with an
     optional compiled ``kernel``; ``declared`` sets the other ``Entrant`` fields (``knows``,
     ``bonus``, ``fields``, ``applies``; ``feedback`` is arm-labelled)."""

@@ -36,12 +36,17 @@ from delayed_bandits import delays, papers
 from delayed_bandits.algorithms import Runner, get
 from delayed_bandits.environment import Realisation, checkpoint_grid
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.arena.entrants import (MATCHED, PUBLISHED, Entrant, Problem,
-                                                   from_policy)
+from delayed_bandits.papers.arena.entrants import MATCHED, PUBLISHED, Entrant, Problem, from_policy
 from delayed_bandits.papers.arena.kernels import run_ignores_delays_kernel
 from delayed_bandits.papers.arena.policies import IgnoresDelays
-from delayed_bandits.papers.arena.problem import (Draw, Setting, conversions, draw_environment,
-                                                  per_round, pseudo_regret)
+from delayed_bandits.papers.arena.problem import (
+    Draw,
+    Setting,
+    conversions,
+    draw_environment,
+    per_round,
+    pseudo_regret,
+)
 from delayed_bandits.papers.manegueu2020 import experiment as mg
 from delayed_bandits.papers.pikeburke2018 import experiment as pb
 from delayed_bandits.papers.thune2019 import experiment as th
@@ -51,8 +56,12 @@ from delayed_bandits.papers.vernade2020 import experiment as v20
 __all__ = ["ALGORITHMS", "BENCH", "Setting", "draw_environment"]  # the papers.Experiment contract
 
 
-def _translated(paper: str, algorithm: str, paper_setting: Callable[[Setting], Any],
-                environment: Callable[[Setting, Realisation], Any]) -> tuple[Runner, Runner]:
+def _translated(
+    paper: str,
+    algorithm: str,
+    paper_setting: Callable[[Setting], Any],
+    environment: Callable[[Setting, Realisation], Any],
+) -> tuple[Runner, Runner]:
     """(kernel, reference) of a paper's algorithm on the arena: ``paper_setting(st)`` and
     ``environment(st, env)`` translate the replication's problem and realisation into the
     paper's."""
@@ -61,9 +70,11 @@ def _translated(paper: str, algorithm: str, paper_setting: Callable[[Setting], A
     def run(runner: Runner):
         def arena_runner(_: Setting, draw: Draw, cp: np.ndarray, seed: int):
             st = draw.setting
-            _, actions, events = runner(paper_setting(st), environment(st, draw.realisation),
-                                        cp, seed)
+            _, actions, events = runner(
+                paper_setting(st), environment(st, draw.realisation), cp, seed
+            )
             return pseudo_regret(st.mu, actions, cp), actions, events
+
         return arena_runner
 
     return run(algo.kernel), run(algo.reference)
@@ -78,16 +89,21 @@ def _vernade2017(st: Setting) -> v17.Setting:
 def _pikeburke(coefficient: float) -> Callable[[Setting], pb.Setting]:
     def translate(st: Setting) -> pb.Setting:
         return pb.Setting(st.mu, st.observable, qpmd_coefficient=coefficient)
+
     return translate
 
 
 def _manegueu(st: Setting) -> mg.Setting:
-    law = st.delay if isinstance(st.delay, delays.PerArm) else delays.PerArm((st.delay,) * st.n_arms)
+    law = (
+        st.delay if isinstance(st.delay, delays.PerArm) else delays.PerArm((st.delay,) * st.n_arms)
+    )
     return mg.Setting(st.mu, law, st.alpha_tilde, st.adapt)
 
 
 def _thune(st: Setting) -> th.Setting:
-    return th.Setting(st.n_arms, th.Losses("bernoulli_gap", float(st.mu.max() - np.sort(st.mu)[-2])))
+    return th.Setting(
+        st.n_arms, th.Losses("bernoulli_gap", float(st.mu.max() - np.sort(st.mu)[-2]))
+    )
 
 
 def _thune_environment(st: Setting, env: Realisation) -> th.Environment:
@@ -102,44 +118,62 @@ def _linear_environment(st: Setting, env: Realisation) -> v20.Environment:
     """Canonical basis: action k is e_k every round, so <A_t, theta> = mu_k."""
     horizon = env.uniforms.shape[0]
     basis = np.broadcast_to(np.eye(st.n_arms), (horizon, st.n_arms, st.n_arms))
-    return v20.Environment(basis, np.ascontiguousarray(env.uniforms[:, 0]),
-                           np.ascontiguousarray(env.delays[:, 0]))
+    return v20.Environment(
+        basis, np.ascontiguousarray(env.uniforms[:, 0]), np.ascontiguousarray(env.delays[:, 0])
+    )
 
 
 def _uniform_play() -> tuple[Runner, Runner]:
     """Uniform play: one vectorised draw of the arms from the policy seed, so its kernel is its
     reference (there is no loop to compile)."""
+
     def runner(_: Setting, draw: Draw, cp: np.ndarray, seed: int):
         st = draw.setting
-        actions = np.random.default_rng(seed).integers(0, st.n_arms, draw.realisation.uniforms.shape[0])
+        actions = np.random.default_rng(seed).integers(
+            0, st.n_arms, draw.realisation.uniforms.shape[0]
+        )
         return pseudo_regret(st.mu, actions, cp), actions, None
+
     return runner, runner
 
 
 def _ignores_delays(index: str, coefficient: float = 1.0, loglog: float = 0.0):
     """(policy factory, kernel) of a baseline that ignores delays (``policies.IgnoresDelays``)."""
+
     def policy(problem: Problem, rng: np.random.Generator) -> IgnoresDelays:
         return IgnoresDelays(problem.n_arms, index, coefficient, loglog, rng)
 
-    def kernel(problem: Problem, mu: np.ndarray, uniforms: np.ndarray, delays_: np.ndarray,
-               seed: int) -> np.ndarray:
+    def kernel(
+        problem: Problem, mu: np.ndarray, uniforms: np.ndarray, delays_: np.ndarray, seed: int
+    ) -> np.ndarray:
         cp = np.array([problem.horizon], dtype=np.int64)
-        return run_ignores_delays_kernel(mu, uniforms, delays_, index, coefficient, loglog, seed,
-                                         cp)[1]
+        return run_ignores_delays_kernel(
+            mu, uniforms, delays_, index, coefficient, loglog, seed, cp
+        )[1]
+
     return policy, kernel
 
 
 def _needs_finite(moment: str):
     def check(st: Setting) -> str:
         value = getattr(st.observable, moment)
-        return "" if math.isfinite(value) else (
-            f"needs a finite {'E[τ]' if moment == 'mean' else 'V(τ)'}; this uncensored law has none")
+        return (
+            ""
+            if math.isfinite(value)
+            else (
+                f"needs a finite {'E[τ]' if moment == 'mean' else 'V(τ)'}; this uncensored law has none"
+            )
+        )
+
     return check
 
 
 def _action_independent(st: Setting) -> str:
-    return ("its model has one delay per round, whatever the action; these delays depend on the "
-            "arm" if st.arm_dependent else "")
+    return (
+        "its model has one delay per round, whatever the action; these delays depend on the arm"
+        if st.arm_dependent
+        else ""
+    )
 
 
 def _cdf(st: Setting) -> str:
@@ -160,76 +194,179 @@ LOG_T = "f(t) = log t"
 
 
 BUILT_IN: list[Entrant] = [
-    Entrant("d-ucb", "d-UCB", "DelayedUCB (Vernade et al. 2017, Algorithm 1), window m",
-            *_translated("vernade2017", "d-ucb", _vernade2017, conversions),
-            knows=_cdf, bonus=f"{LOG_T} (ε = 0)"),
-    Entrant("d-klucb", "d-KLUCB", "DelayedKLUCB (Vernade et al. 2017, Algorithm 1), window m",
-            *_translated("vernade2017", "d-klucb", _vernade2017, conversions),
-            knows=_cdf, bonus=f"{LOG_T} (ε = 0)"),
-    Entrant("discarding-ucb", "Discarding UCB", "UCB on pulls older than m (Vernade et al. 2017)",
-            *_translated("vernade2017", "discarding-ucb", _vernade2017, conversions),
-            knows=lambda st: f"m = {st.window} and τ_m = {float(st.pooled.cdf(st.window)):.3g}",
-            bonus=f"{LOG_T} (ε = 0)"),
-    Entrant("qpm-d", "QPM-D", "QPM-D with UCB1 (Joulani et al. 2013), arm-labelled feedback",
-            *_translated("pikeburke2018", "qpm-d", _pikeburke(2.0), conversions),
-            bonus="f(n) = 4 log n (UCB1)", fields=(PUBLISHED,)),
-    Entrant("qpm-d-matched", "QPM-D at log n", "QPM-D with UCB at f(n) = log n as its base",
-            *_translated("pikeburke2018", "qpm-d", _pikeburke(0.5), conversions),
-            bonus="f(n) = log n", fields=(MATCHED,)),
-    Entrant("odaaf", "ODAAF", "Pike-Burke et al. 2018, Algorithm 1 with n_m of eq. (2)",
-            *_translated("pikeburke2018", "odaaf", _pikeburke(2.0), conversions),
-            applies=_needs_finite("mean"), feedback="anonymous aggregate",
-            knows=lambda st: f"T and E[τ]{_settled(st)} = {st.observable.mean:.4g}"),
-    Entrant("odaaf-v", "ODAAF-V", "Pike-Burke et al. 2018, Algorithm 1 with n_m of eq. (7)",
-            *_translated("pikeburke2018", "odaaf-v", _pikeburke(2.0), conversions),
-            applies=_needs_finite("variance"), feedback="anonymous aggregate",
-            knows=lambda st: f"T, E[τ] = {st.observable.mean:.4g} and "
-                             f"V(τ) = {st.observable.variance:.4g}{_settled(st)}"),
-    Entrant("patient", "Patient", "Patient Bandits (Manegueu et al. 2020, Algorithm 1)",
-            *_translated("manegueu2020", "patient", _manegueu, conversions),
-            knows=lambda st: f"T and α̃ = {st.alpha_tilde:g}"),
-    Entrant("adapt-patient", "Adapt-Patient", "Manegueu et al. 2020, Algorithm 2",
-            *_translated("manegueu2020", "adapt-patient", _manegueu, conversions),
-            knows=lambda st: f"T, α_low = {st.adapt.alpha_low:g}, c = {st.adapt.c:g}, "
-                             f"μ_low = μ* = {st.adapt.mu_low:g}"),
-    Entrant("dew", "DEW", "Thune et al. 2019, Algorithm 1 (Theorem 1 tuning, knows d_max, D)",
-            *_translated("thune2019", "dew", _thune, _thune_environment),
-            applies=_action_independent, feedback="per-round loss",
-            knows=_told("T, and d_max and D of the realised delays")),
-    Entrant("skipper", "Skipper", "Thune et al. 2019, Algorithm 2 over DEW (Corollary 4, knows D)",
-            *_translated("thune2019", "skipper-explicit", _thune, _thune_environment),
-            applies=_action_independent, feedback="per-round loss",
-            knows=_told("T and D of the realised delays")),
-    Entrant("doubling", "Doubling", "Thune et al. 2019, Section 4.1 (knows nothing)",
-            *_translated("thune2019", "doubling", _thune, _thune_environment),
-            applies=_action_independent, feedback="per-round loss"),
-    Entrant("otflinucb", "OTFLinUCB", "Vernade et al. 2020, Algorithm 1, canonical basis",
-            *_translated("vernade2020", "otflinucb", _vernade2020, _linear_environment),
-            applies=_action_independent, knows=lambda st: f"m = {st.window}, λ = 1, δ = 0.1"),
-    Entrant("otflints", "OTFLinTS", "Vernade et al. 2020, Algorithm 2, canonical basis",
-            *_translated("vernade2020", "otflints", _vernade2020, _linear_environment),
-            applies=_action_independent, knows=lambda st: f"m = {st.window}, λ = 1, δ = 0.1"),
-    from_policy("ucb1", "UCB1 (ignores delays)",
-                "UCB1 (Auer et al. 2002) on the conversions seen so far over all pulls",
-                *_ignores_delays("ucb", coefficient=4.0), knows=_told(IGNORANT),
-                bonus="f(t) = 4 log t (UCB1)", fields=(PUBLISHED,)),
-    from_policy("ucb1-matched", "UCB at log t (ignores delays)",
-                "UCB with the Hoeffding bonus sqrt(log t / 2N) on the conversions seen so far "
-                "over all pulls", *_ignores_delays("ucb"), knows=_told(IGNORANT), bonus=LOG_T,
-                fields=(MATCHED,)),
-    from_policy("klucb", "KL-UCB (ignores delays)",
-                "Bernoulli KL-UCB (Garivier & Cappé 2011, f(t) = log t + 3 log log t) on the "
-                "conversions seen so far over all pulls", *_ignores_delays("klucb", loglog=3.0),
-                knows=_told(IGNORANT), bonus="f(t) = log t + 3 log log t", fields=(PUBLISHED,)),
-    from_policy("klucb-matched", "KL-UCB at log t (ignores delays)",
-                "Bernoulli KL-UCB at f(t) = log t on the conversions seen so far over all pulls",
-                *_ignores_delays("klucb"), knows=_told(IGNORANT), bonus=LOG_T,
-                fields=(MATCHED,)),
-    from_policy("ts", "Thompson sampling (ignores delays)",
-                "Beta(1, 1) Thompson sampling (Chapelle & Li 2011) on the conversions seen so "
-                "far over all pulls", *_ignores_delays("ts"), knows=_told(IGNORANT)),
-    Entrant("uniform", "Uniform play", "an arm uniformly at random each round", *_uniform_play(),
-            feedback="none"),
+    Entrant(
+        "d-ucb",
+        "d-UCB",
+        "DelayedUCB (Vernade et al. 2017, Algorithm 1), window m",
+        *_translated("vernade2017", "d-ucb", _vernade2017, conversions),
+        knows=_cdf,
+        bonus=f"{LOG_T} (ε = 0)",
+    ),
+    Entrant(
+        "d-klucb",
+        "d-KLUCB",
+        "DelayedKLUCB (Vernade et al. 2017, Algorithm 1), window m",
+        *_translated("vernade2017", "d-klucb", _vernade2017, conversions),
+        knows=_cdf,
+        bonus=f"{LOG_T} (ε = 0)",
+    ),
+    Entrant(
+        "discarding-ucb",
+        "Discarding UCB",
+        "UCB on pulls older than m (Vernade et al. 2017)",
+        *_translated("vernade2017", "discarding-ucb", _vernade2017, conversions),
+        knows=lambda st: f"m = {st.window} and τ_m = {float(st.pooled.cdf(st.window)):.3g}",
+        bonus=f"{LOG_T} (ε = 0)",
+    ),
+    Entrant(
+        "qpm-d",
+        "QPM-D",
+        "QPM-D with UCB1 (Joulani et al. 2013), arm-labelled feedback",
+        *_translated("pikeburke2018", "qpm-d", _pikeburke(2.0), conversions),
+        bonus="f(n) = 4 log n (UCB1)",
+        fields=(PUBLISHED,),
+    ),
+    Entrant(
+        "qpm-d-matched",
+        "QPM-D at log n",
+        "QPM-D with UCB at f(n) = log n as its base",
+        *_translated("pikeburke2018", "qpm-d", _pikeburke(0.5), conversions),
+        bonus="f(n) = log n",
+        fields=(MATCHED,),
+    ),
+    Entrant(
+        "odaaf",
+        "ODAAF",
+        "Pike-Burke et al. 2018, Algorithm 1 with n_m of eq. (2)",
+        *_translated("pikeburke2018", "odaaf", _pikeburke(2.0), conversions),
+        applies=_needs_finite("mean"),
+        feedback="anonymous aggregate",
+        knows=lambda st: f"T and E[τ]{_settled(st)} = {st.observable.mean:.4g}",
+    ),
+    Entrant(
+        "odaaf-v",
+        "ODAAF-V",
+        "Pike-Burke et al. 2018, Algorithm 1 with n_m of eq. (7)",
+        *_translated("pikeburke2018", "odaaf-v", _pikeburke(2.0), conversions),
+        applies=_needs_finite("variance"),
+        feedback="anonymous aggregate",
+        knows=lambda st: (
+            f"T, E[τ] = {st.observable.mean:.4g} and "
+            f"V(τ) = {st.observable.variance:.4g}{_settled(st)}"
+        ),
+    ),
+    Entrant(
+        "patient",
+        "Patient",
+        "Patient Bandits (Manegueu et al. 2020, Algorithm 1)",
+        *_translated("manegueu2020", "patient", _manegueu, conversions),
+        knows=lambda st: f"T and α̃ = {st.alpha_tilde:g}",
+    ),
+    Entrant(
+        "adapt-patient",
+        "Adapt-Patient",
+        "Manegueu et al. 2020, Algorithm 2",
+        *_translated("manegueu2020", "adapt-patient", _manegueu, conversions),
+        knows=lambda st: (
+            f"T, α_low = {st.adapt.alpha_low:g}, c = {st.adapt.c:g}, "
+            f"μ_low = μ* = {st.adapt.mu_low:g}"
+        ),
+    ),
+    Entrant(
+        "dew",
+        "DEW",
+        "Thune et al. 2019, Algorithm 1 (Theorem 1 tuning, knows d_max, D)",
+        *_translated("thune2019", "dew", _thune, _thune_environment),
+        applies=_action_independent,
+        feedback="per-round loss",
+        knows=_told("T, and d_max and D of the realised delays"),
+    ),
+    Entrant(
+        "skipper",
+        "Skipper",
+        "Thune et al. 2019, Algorithm 2 over DEW (Corollary 4, knows D)",
+        *_translated("thune2019", "skipper-explicit", _thune, _thune_environment),
+        applies=_action_independent,
+        feedback="per-round loss",
+        knows=_told("T and D of the realised delays"),
+    ),
+    Entrant(
+        "doubling",
+        "Doubling",
+        "Thune et al. 2019, Section 4.1 (knows nothing)",
+        *_translated("thune2019", "doubling", _thune, _thune_environment),
+        applies=_action_independent,
+        feedback="per-round loss",
+    ),
+    Entrant(
+        "otflinucb",
+        "OTFLinUCB",
+        "Vernade et al. 2020, Algorithm 1, canonical basis",
+        *_translated("vernade2020", "otflinucb", _vernade2020, _linear_environment),
+        applies=_action_independent,
+        knows=lambda st: f"m = {st.window}, λ = 1, δ = 0.1",
+    ),
+    Entrant(
+        "otflints",
+        "OTFLinTS",
+        "Vernade et al. 2020, Algorithm 2, canonical basis",
+        *_translated("vernade2020", "otflints", _vernade2020, _linear_environment),
+        applies=_action_independent,
+        knows=lambda st: f"m = {st.window}, λ = 1, δ = 0.1",
+    ),
+    from_policy(
+        "ucb1",
+        "UCB1 (ignores delays)",
+        "UCB1 (Auer et al. 2002) on the conversions seen so far over all pulls",
+        *_ignores_delays("ucb", coefficient=4.0),
+        knows=_told(IGNORANT),
+        bonus="f(t) = 4 log t (UCB1)",
+        fields=(PUBLISHED,),
+    ),
+    from_policy(
+        "ucb1-matched",
+        "UCB at log t (ignores delays)",
+        "UCB with the Hoeffding bonus sqrt(log t / 2N) on the conversions seen so far "
+        "over all pulls",
+        *_ignores_delays("ucb"),
+        knows=_told(IGNORANT),
+        bonus=LOG_T,
+        fields=(MATCHED,),
+    ),
+    from_policy(
+        "klucb",
+        "KL-UCB (ignores delays)",
+        "Bernoulli KL-UCB (Garivier & Cappé 2011, f(t) = log t + 3 log log t) on the "
+        "conversions seen so far over all pulls",
+        *_ignores_delays("klucb", loglog=3.0),
+        knows=_told(IGNORANT),
+        bonus="f(t) = log t + 3 log log t",
+        fields=(PUBLISHED,),
+    ),
+    from_policy(
+        "klucb-matched",
+        "KL-UCB at log t (ignores delays)",
+        "Bernoulli KL-UCB at f(t) = log t on the conversions seen so far over all pulls",
+        *_ignores_delays("klucb"),
+        knows=_told(IGNORANT),
+        bonus=LOG_T,
+        fields=(MATCHED,),
+    ),
+    from_policy(
+        "ts",
+        "Thompson sampling (ignores delays)",
+        "Beta(1, 1) Thompson sampling (Chapelle & Li 2011) on the conversions seen so "
+        "far over all pulls",
+        *_ignores_delays("ts"),
+        knows=_told(IGNORANT),
+    ),
+    Entrant(
+        "uniform",
+        "Uniform play",
+        "an arm uniformly at random each round",
+        *_uniform_play(),
+        feedback="none",
+    ),
 ]
 
 
@@ -241,8 +378,10 @@ def _plugged_in() -> list[Entrant]:
 ALGORITHMS: list[Entrant] = BUILT_IN + _plugged_in()
 _taken = [a.id for a in ALGORITHMS]
 if len(set(_taken)) < len(_taken):
-    raise ConfigError(f"arena algorithm ids {sorted({i for i in _taken if _taken.count(i) > 1})} "
-                      f"are declared twice (built in, or in ${papers.PLUGINS})")
+    raise ConfigError(
+        f"arena algorithm ids {sorted({i for i in _taken if _taken.count(i) > 1})} "
+        f"are declared twice (built in, or in ${papers.PLUGINS})"
+    )
 
 # K = 10, small gap, geometric delays with mean 100, censored at m = 200: used by the bench.
 BENCH = Setting(np.array([0.4] * 9 + [0.45]), delays.Geometric(100.0), 200, True, 0.5)
@@ -254,5 +393,7 @@ def check_figure(fig: Mapping[str, Any], where: str) -> None:
     recorded = checkpoint_grid(int(fig["horizon"]), int(fig["checkpoints"]))
     for horizon in fig.get("leaderboard_at", []):
         if horizon not in recorded:
-            raise ConfigError(f"{where}.leaderboard_at: {horizon} is not a checkpoint of the runs; "
-                              f"allowed: {', '.join(str(int(t)) for t in recorded)}")
+            raise ConfigError(
+                f"{where}.leaderboard_at: {horizon} is not a checkpoint of the runs; "
+                f"allowed: {', '.join(str(int(t)) for t in recorded)}"
+            )

@@ -29,8 +29,8 @@ import math
 import numpy as np
 from numba import njit
 
-from delayed_bandits.queues import arrival_lists, enqueue, record
 from delayed_bandits.papers.arena.policies import exploration, klucb_index, ucb_index
+from delayed_bandits.queues import arrival_lists, enqueue, record
 
 UCB = 0
 KLUCB = 1
@@ -39,9 +39,17 @@ INDEX_CODES = {"ucb": UCB, "klucb": KLUCB, "ts": TS}
 
 
 @njit(cache=True)
-def ignores_delays(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, index: int,
-                   coefficient: float, loglog: float, rng: np.random.Generator,
-                   checkpoints: np.ndarray, actions: np.ndarray) -> np.ndarray:
+def ignores_delays(
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    index: int,
+    coefficient: float,
+    loglog: float,
+    rng: np.random.Generator,
+    checkpoints: np.ndarray,
+    actions: np.ndarray,
+) -> np.ndarray:
     """UCB (``index`` = UCB), KL-UCB (KLUCB) or Thompson sampling (TS) ignoring delays.
 
     Fills ``actions`` (int64, length T) and returns the pseudo-regret sum_s (max mu - mu_{A_s})
@@ -111,11 +119,16 @@ def ignores_delays(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, ind
     return out
 
 
-def run_ignores_delays_kernel(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
-                              index: str, coefficient: float = 1.0, loglog: float = 0.0,
-                              seed: int | np.random.SeedSequence | None = None,
-                              checkpoints: np.ndarray | None = None
-                              ) -> tuple[np.ndarray, np.ndarray]:
+def run_ignores_delays_kernel(
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    index: str,
+    coefficient: float = 1.0,
+    loglog: float = 0.0,
+    seed: int | np.random.SeedSequence | None = None,
+    checkpoints: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """``ignores_delays`` by name ("ucb", "klucb", "ts"), TS drawing from
     ``np.random.default_rng(seed)`` as the reference does; returns (regret at checkpoints,
     actions). Without checkpoints, the regret is recorded at T only."""
@@ -128,7 +141,15 @@ def run_ignores_delays_kernel(mu: np.ndarray, uniforms: np.ndarray, delays: np.n
     horizon = uniforms.shape[0]
     checkpoints = np.array([horizon] if checkpoints is None else checkpoints, dtype=np.int64)
     actions = np.empty(horizon, dtype=np.int64)
-    regret = ignores_delays(np.asarray(mu, dtype=np.float64), uniforms, delays,
-                            INDEX_CODES[index], float(coefficient), float(loglog),
-                            np.random.default_rng(seed), checkpoints, actions)
+    regret = ignores_delays(
+        np.asarray(mu, dtype=np.float64),
+        uniforms,
+        delays,
+        INDEX_CODES[index],
+        float(coefficient),
+        float(loglog),
+        np.random.default_rng(seed),
+        checkpoints,
+        actions,
+    )
     return regret, actions

@@ -24,10 +24,34 @@ from delayed_bandits.papers.arena.problem import Setting
 PAPER = "arena"
 TIE_SE = 2.0
 """An algorithm within this many paired standard errors of its field's best is tied-best."""
-COLUMNS = ["horizon", "field", "setting", "regime", "regime_label", "delay", "arm_dependent",
-           "censored", "window", "n_arms", "gap", "algorithm", "label", "feedback", "knows",
-           "exploration", "applicable", "reason", "regret", "se", "n_runs", "diff", "se_diff",
-           "rank", "tied_best", "ratio"]
+COLUMNS = [
+    "horizon",
+    "field",
+    "setting",
+    "regime",
+    "regime_label",
+    "delay",
+    "arm_dependent",
+    "censored",
+    "window",
+    "n_arms",
+    "gap",
+    "algorithm",
+    "label",
+    "feedback",
+    "knows",
+    "exploration",
+    "applicable",
+    "reason",
+    "regret",
+    "se",
+    "n_runs",
+    "diff",
+    "se_diff",
+    "rank",
+    "tied_best",
+    "ratio",
+]
 
 
 def horizons(fig: Mapping[str, Any]) -> list[int]:
@@ -50,7 +74,12 @@ def _field_rows(rows: pd.DataFrame, regrets: pd.DataFrame) -> pd.DataFrame:
     rows["rank"] = rows.regret.where(live).rank(method="min")
     best = rows.loc[live, "regret"].idxmin() if live.any() else None
     if best is None:
-        rows["diff"], rows["se_diff"], rows["tied_best"], rows["ratio"] = np.nan, np.nan, False, np.nan
+        rows["diff"], rows["se_diff"], rows["tied_best"], rows["ratio"] = (
+            np.nan,
+            np.nan,
+            False,
+            np.nan,
+        )
         return rows
     best_alg, low = rows.at[best, "algorithm"], rows.at[best, "regret"]
     mean, se = _paired(regrets[list(rows.algorithm[live])], best_alg)
@@ -71,16 +100,22 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any]) -> pd.DataFrame:
     ``tied_best`` marks those within ``TIE_SE`` paired SE of the best; ``ratio`` is the regret
     over the best's. A curve missing from ``raw`` although it applies is an error."""
     at = raw[raw.t.isin(horizons(fig))]
-    wide = {key: group.pivot(index="replication", columns="algorithm", values="regret")
-            for key, group in at.groupby(["t", "setting"], sort=False)}
+    wide = {
+        key: group.pivot(index="replication", columns="algorithm", values="regret")
+        for key, group in at.groupby(["t", "setting"], sort=False)
+    }
     fields = {a: get(PAPER, _registry_id(fig, a)).fields for a in fig["algorithms"]}
     out = []
     for horizon in horizons(fig):
         for name, raw_setting in config.settings(fig).items():
             st = Setting.from_config(raw_setting, name)
             regrets = wide.get((horizon, name), pd.DataFrame())
-            rows = pd.DataFrame([_row(fig, name, raw_setting, st, algorithm, regrets, horizon)
-                                 for algorithm in fig["algorithms"]])
+            rows = pd.DataFrame(
+                [
+                    _row(fig, name, raw_setting, st, algorithm, regrets, horizon)
+                    for algorithm in fig["algorithms"]
+                ]
+            )
             for field in FIELDS:
                 members = rows[[field in fields[a] for a in rows.algorithm]]
                 out.append(_field_rows(members.assign(field=field), regrets))
@@ -91,25 +126,44 @@ def _registry_id(fig: Mapping[str, Any], curve: str) -> str:
     return config.resolve(fig, {}, curve)[0]
 
 
-def _row(fig: Mapping[str, Any], name: str, raw_setting: Mapping[str, Any], st: Setting,
-         algorithm: str, regrets: pd.DataFrame, horizon: int) -> dict[str, Any]:
+def _row(
+    fig: Mapping[str, Any],
+    name: str,
+    raw_setting: Mapping[str, Any],
+    st: Setting,
+    algorithm: str,
+    regrets: pd.DataFrame,
+    horizon: int,
+) -> dict[str, Any]:
     entrant = get(PAPER, _registry_id(fig, algorithm))
     reason = entrant.applies(st)
     if not reason and algorithm not in regrets:
-        raise ConfigError(f"{name}/{algorithm}: no replications at t = {horizon}, although "
-                          "the algorithm applies")
+        raise ConfigError(
+            f"{name}/{algorithm}: no replications at t = {horizon}, although the algorithm applies"
+        )
     runs = regrets[algorithm].dropna() if not reason else pd.Series(dtype=float)
     se = runs.std(ddof=1) / np.sqrt(len(runs)) if len(runs) > 1 else 0.0  # 0 for a single run
     return {
-        "horizon": horizon, "setting": name, "regime": config.listed_setting(fig, name),
+        "horizon": horizon,
+        "setting": name,
+        "regime": config.listed_setting(fig, name),
         "regime_label": raw_setting.get("label", config.listed_setting(fig, name)),
-        "delay": delays.describe(raw_setting["delay"]), "arm_dependent": st.arm_dependent,
-        "censored": st.censored, "window": st.window, "n_arms": st.n_arms,
-        "gap": float(raw_setting["gap"]), "algorithm": algorithm,
-        "label": config.label(PAPER, fig, algorithm), "feedback": entrant.feedback,
-        "knows": entrant.knows(st), "exploration": entrant.bonus, "applicable": not reason,
-        "reason": reason, "regret": runs.mean() if len(runs) else np.nan,
-        "se": se if len(runs) else np.nan, "n_runs": len(runs),
+        "delay": delays.describe(raw_setting["delay"]),
+        "arm_dependent": st.arm_dependent,
+        "censored": st.censored,
+        "window": st.window,
+        "n_arms": st.n_arms,
+        "gap": float(raw_setting["gap"]),
+        "algorithm": algorithm,
+        "label": config.label(PAPER, fig, algorithm),
+        "feedback": entrant.feedback,
+        "knows": entrant.knows(st),
+        "exploration": entrant.bonus,
+        "applicable": not reason,
+        "reason": reason,
+        "regret": runs.mean() if len(runs) else np.nan,
+        "se": se if len(runs) else np.nan,
+        "n_runs": len(runs),
     }
 
 
@@ -126,8 +180,11 @@ def wins(board: pd.DataFrame) -> pd.DataFrame:
     alone = board.groupby(["horizon", "field", "setting"]).tied_best.transform("sum") == 1
     board = board.assign(outright=board.tied_best & alone)
     table = board.groupby(["horizon", "field", "algorithm", "label"], sort=False).agg(
-        wins=("tied_best", "sum"), outright=("outright", "sum"),
-        settings=("applicable", "sum"), median_ratio=("ratio", "median"))
+        wins=("tied_best", "sum"),
+        outright=("outright", "sum"),
+        settings=("applicable", "sum"),
+        median_ratio=("ratio", "median"),
+    )
     return table.reset_index()
 
 
@@ -142,8 +199,10 @@ def display(board: pd.DataFrame, horizon: int | None = None) -> pd.DataFrame:
     others = others[~others.algorithm.isin(matched.algorithm)].copy()
     best = matched[matched.applicable.astype(bool)].groupby("setting").regret.min()
     low = others.setting.map(best).astype(float)
-    others["ratio"] = np.where(low > 0, others.regret.astype(float) / low.where(low > 0, 1.0),
-                               np.nan)
+    others["ratio"] = np.where(
+        low > 0, others.regret.astype(float) / low.where(low > 0, 1.0), np.nan
+    )
     others["rank"], others["tied_best"] = np.nan, False
-    return pd.concat([matched.assign(section=MATCHED), others.assign(section=PUBLISHED)],
-                     ignore_index=True)
+    return pd.concat(
+        [matched.assign(section=MATCHED), others.assign(section=PUBLISHED)], ignore_index=True
+    )

@@ -38,8 +38,10 @@ def regime_order(board: pd.DataFrame) -> list[str]:
 def algorithm_labels(board: pd.DataFrame) -> dict[str, str]:
     """Each algorithm's label in board order, with MARK after the anonymous-feedback ones."""
     rows = board.drop_duplicates("algorithm")
-    return {alg: f"{label} {MARK}" if feedback == ANONYMOUS else label
-            for alg, label, feedback in zip(rows.algorithm, rows.label, rows.feedback)}
+    return {
+        alg: f"{label} {MARK}" if feedback == ANONYMOUS else label
+        for alg, label, feedback in zip(rows.algorithm, rows.label, rows.feedback)
+    }
 
 
 def problems(board: pd.DataFrame) -> tuple[list[int], list[str]]:
@@ -56,7 +58,8 @@ def grid(board: pd.DataFrame, n_arms: int, gap: str, column: str) -> pd.DataFram
     """``column`` of one problem's rows as algorithms x regimes, in display order."""
     rows = board[(board.n_arms == n_arms) & (board.gap == gap)]
     return rows.pivot(index="algorithm", columns="regime", values=column).reindex(
-        index=list(algorithm_labels(board)), columns=regime_order(board))
+        index=list(algorithm_labels(board)), columns=regime_order(board)
+    )
 
 
 def ratio_text(ratio: float) -> str:
@@ -82,8 +85,15 @@ def runs_note(board: pd.DataFrame) -> str:
     return f"{low} runs" if low == high else f"{low}-{high} runs"
 
 
-def heatmap_panel(ax: plt.Axes, board: pd.DataFrame, n_arms: int, gap: str, norm: LogNorm,
-                  cmap: Colormap, row_labels: bool) -> QuadMesh:
+def heatmap_panel(
+    ax: plt.Axes,
+    board: pd.DataFrame,
+    n_arms: int,
+    gap: str,
+    norm: LogNorm,
+    cmap: Colormap,
+    row_labels: bool,
+) -> QuadMesh:
     """One problem's algorithms x regimes: cells coloured by ratio and annotated with it (the
     tied-best in bold), grey "n/a" where not applicable; a rule between uncensored and censored
     regimes, and one above the rows at the papers' constants (in italics)."""
@@ -92,16 +102,24 @@ def heatmap_panel(ax: plt.Axes, board: pd.DataFrame, n_arms: int, gap: str, norm
     na = grid(board, n_arms, gap, "applicable").eq(False)  # a missing row is not n/a
     tied = grid(board, n_arms, gap, "tied_best").eq(True)
     published = board.drop_duplicates("algorithm").set_index("algorithm").section.eq(PUBLISHED)
-    mesh = ax.pcolormesh(np.ma.masked_invalid(ratio), cmap=cmap, norm=norm, edgecolors="white",
-                         linewidth=0.5)
+    mesh = ax.pcolormesh(
+        np.ma.masked_invalid(ratio), cmap=cmap, norm=norm, edgecolors="white", linewidth=0.5
+    )
     for (r, c), value in np.ndenumerate(ratio):
         if na.iat[r, c]:
             ax.text(c + 0.5, r + 0.5, "n/a", ha="center", va="center", fontsize=6, color="0.35")
         elif np.isfinite(value):
-            ax.text(c + 0.5, r + 0.5, ratio_text(value), ha="center", va="center", fontsize=6.5,
-                    fontweight="bold" if tied.iat[r, c] else "normal",
-                    style="italic" if published.iat[r] else "normal",
-                    color="white" if norm(value) > 0.55 else "black")  # dark cells: white text
+            ax.text(
+                c + 0.5,
+                r + 0.5,
+                ratio_text(value),
+                ha="center",
+                va="center",
+                fontsize=6.5,
+                fontweight="bold" if tied.iat[r, c] else "normal",
+                style="italic" if published.iat[r] else "normal",
+                color="white" if norm(value) > 0.55 else "black",
+            )  # dark cells: white text
     n_matched = int((~published).sum())
     if 0 < n_matched < len(labels):
         ax.axhline(n_matched, color="black", linewidth=1.5)
@@ -110,15 +128,23 @@ def heatmap_panel(ax: plt.Axes, board: pd.DataFrame, n_arms: int, gap: str, norm
     if 0 < n_plain < len(regimes):
         ax.axvline(n_plain, color="black", linewidth=1.5)
         for start, stop, text in ((0, n_plain, "uncensored"), (n_plain, len(regimes), "censored")):
-            ax.text((start + stop) / 2, -0.25, text, ha="center", va="bottom", fontsize=7,
-                    style="italic")
+            ax.text(
+                (start + stop) / 2,
+                -0.25,
+                text,
+                ha="center",
+                va="bottom",
+                fontsize=7,
+                style="italic",
+            )
     ax.grid(False)
     ax.set_xlim(0, len(regimes))
     ax.set_ylim(len(labels), 0)  # first algorithm on top
     ax.set_xticks(np.arange(len(regimes)) + 0.5)
     ax.set_yticks(np.arange(len(labels)) + 0.5)
-    ax.set_xticklabels(regime_rows.regime_label, rotation=55, ha="right", rotation_mode="anchor",
-                       fontsize=7)
+    ax.set_xticklabels(
+        regime_rows.regime_label, rotation=55, ha="right", rotation_mode="anchor", fontsize=7
+    )
     ax.set_yticklabels(list(labels.values()) if row_labels else [], fontsize=7)
     ax.tick_params(length=0)
     ax.set_title(problem_title(n_arms, gap), fontsize=9, pad=18)
@@ -128,15 +154,19 @@ def heatmap_panel(ax: plt.Axes, board: pd.DataFrame, n_arms: int, gap: str, norm
 def heatmap_note(labels: Mapping[str, str], width: float) -> str:
     """What a cell, n/a, censored and MARK mean, wrapped to a figure ``width`` inches wide
     (about 15 characters of 7 pt per inch)."""
-    text = ["Cell: mean pseudo-regret over the lowest among the applicable algorithms of the same "
-            "setting at matched exploration (every index method at f(t) = log t); bold: "
-            "tied-best, within 2 paired SE of that lowest. Below the rule, in italics: index "
-            "methods at their papers' constants, over the same lowest, not ranked. Grey n/a: the "
-            "algorithm's model does not cover the regime (reasons in the leaderboard). Censored: "
-            "rewards delayed by more than the window m rounds are never seen."]
+    text = [
+        "Cell: mean pseudo-regret over the lowest among the applicable algorithms of the same "
+        "setting at matched exploration (every index method at f(t) = log t); bold: "
+        "tied-best, within 2 paired SE of that lowest. Below the rule, in italics: index "
+        "methods at their papers' constants, over the same lowest, not ranked. Grey n/a: the "
+        "algorithm's model does not cover the regime (reasons in the leaderboard). Censored: "
+        "rewards delayed by more than the window m rounds are never seen."
+    ]
     if MARK in "".join(labels.values()):
-        text.append(f"{MARK} anonymous aggregate feedback: the algorithm sees only the sum of "
-                    "the rewards arriving each round, not which pull they came from.")
+        text.append(
+            f"{MARK} anonymous aggregate feedback: the algorithm sees only the sum of "
+            "the rewards arriving each round, not which pull they came from."
+        )
     return "\n".join(textwrap.fill(t, int(15 * width)) for t in text)
 
 
@@ -152,17 +182,23 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
     low = min(float(board.ratio.min()), 1.0)  # a published constant may beat the matched best
     norm = LogNorm(vmin=low, vmax=top)
     import seaborn  # only here, for its "rocket" colormap: the import costs ~0.7 s
+
     cmap = seaborn.color_palette("rocket_r", as_cmap=True).with_extremes(bad=NA_GREY)
 
     width = len(gaps) * (0.55 * len(regimes) + 0.4) + 3.4
     fig = plt.figure(figsize=(width, len(arms) * (0.27 * len(labels) + 2.3) + 1.6))
     # the colour bar and the note get their own cells: save()'s tight_layout then leaves them room
-    spec = fig.add_gridspec(len(arms) + 1, len(gaps) + 1, width_ratios=[*[1] * len(gaps), 0.04],
-                            height_ratios=[*[1] * len(arms), 0.06])
+    spec = fig.add_gridspec(
+        len(arms) + 1,
+        len(gaps) + 1,
+        width_ratios=[*[1] * len(gaps), 0.04],
+        height_ratios=[*[1] * len(arms), 0.06],
+    )
     for i, n_arms in enumerate(arms):
         for j, gap in enumerate(gaps):
-            mesh = heatmap_panel(fig.add_subplot(spec[i, j]), board, n_arms, gap, norm, cmap,
-                                 row_labels=j == 0)
+            mesh = heatmap_panel(
+                fig.add_subplot(spec[i, j]), board, n_arms, gap, norm, cmap, row_labels=j == 0
+            )
     bar = fig.colorbar(mesh, cax=fig.add_subplot(spec[:-1, -1]))
     bar.set_label(BAR_LABEL)
     bar.ax.yaxis.set_major_locator(FixedLocator(ratio_ticks(low, top)))
@@ -170,12 +206,18 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
     bar.ax.yaxis.set_minor_locator(NullLocator())
     note = fig.add_subplot(spec[-1, :])
     note.axis("off")
-    note.text(0, 1, heatmap_note(labels, width), ha="left", va="top", fontsize=7,
-              transform=note.transAxes)
-    at = (f"T = {horizon:,}" if horizon == fig_cfg["horizon"]
-          else f"t = {horizon:,} (T = {fig_cfg['horizon']:,})")
-    fig.suptitle(f"{fig_cfg['title']}\npseudo-regret at {at}, mean over {runs_note(board)} per "
-                 "cell", fontsize=10)
+    note.text(
+        0, 1, heatmap_note(labels, width), ha="left", va="top", fontsize=7, transform=note.transAxes
+    )
+    at = (
+        f"T = {horizon:,}"
+        if horizon == fig_cfg["horizon"]
+        else f"t = {horizon:,} (T = {fig_cfg['horizon']:,})"
+    )
+    fig.suptitle(
+        f"{fig_cfg['title']}\npseudo-regret at {at}, mean over {runs_note(board)} per cell",
+        fontsize=10,
+    )
     return fig
 
 
@@ -193,8 +235,16 @@ comparison) are a family of their own, like the rows below the heatmap's rule; a
 (a plug-in's) joins the family "other entrants"."""
 PUBLISHED_FAMILY, OTHERS = "at their papers' constants", "other entrants"
 IGNORES = " (ignores delays)"  # said once, by the family, in the legend
-DASHES: tuple[Any, ...] = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (8, 2)),
-                           (0, (1, 3)), (0, (3, 1, 3, 3)))
+DASHES: tuple[Any, ...] = (
+    "-",
+    "--",
+    ":",
+    "-.",
+    (0, (5, 1, 1, 1, 1, 1)),
+    (0, (8, 2)),
+    (0, (1, 3)),
+    (0, (3, 1, 3, 3)),
+)
 PAGE = (8.27, 11.69)  # inches: an A4 page, portrait
 
 
@@ -222,17 +272,25 @@ def curve_styles(board: pd.DataFrame) -> dict[str, tuple[Any, Any]]:
     return styles
 
 
-def legend_entries(board: pd.DataFrame, styles: Mapping[str, tuple[Any, Any]]
-                   ) -> tuple[list[Any], list[str], int]:
+def legend_entries(
+    board: pd.DataFrame, styles: Mapping[str, tuple[Any, Any]]
+) -> tuple[list[Any], list[str], int]:
     """The curves' legend, a row per family: its name, then its members (handles, labels, and the
     number of columns, for a legend filled column by column)."""
     labels = algorithm_labels(board)
     rows = []
     for family, algs in families(board).items():
         drop = IGNORES if family == "ignoring delays" else ""
-        rows.append([(Line2D([], [], linestyle="none"), f"{family}:")]
-                    + [(Line2D([], [], color=styles[a][0], linestyle=styles[a][1], linewidth=1.5),
-                        labels[a].removesuffix(drop) if drop else labels[a]) for a in algs])
+        rows.append(
+            [(Line2D([], [], linestyle="none"), f"{family}:")]
+            + [
+                (
+                    Line2D([], [], color=styles[a][0], linestyle=styles[a][1], linewidth=1.5),
+                    labels[a].removesuffix(drop) if drop else labels[a],
+                )
+                for a in algs
+            ]
+        )
     ncol = max(len(row) for row in rows)
     blank = (Line2D([], [], linestyle="none"), "")
     grid = [row + [blank] * (ncol - len(row)) for row in rows]
@@ -262,13 +320,19 @@ def na_note(board: pd.DataFrame, n_arms: int, gap: str) -> str:
     if not where:
         return ""
     parts = [f"{', '.join(algs)} under {'; '.join(laws)}" for algs, laws in where.items()]
-    return textwrap.fill("Not drawn where the algorithm's model does not cover the regime "
-                         "(reasons in the leaderboard): " + ". ".join(parts) + ".",
-                         int(15 * PAGE[0]))
+    return textwrap.fill(
+        "Not drawn where the algorithm's model does not cover the regime "
+        "(reasons in the leaderboard): " + ". ".join(parts) + ".",
+        int(15 * PAGE[0]),
+    )
 
 
-def curves_panel(ax: plt.Axes, by_curve: Mapping[tuple[str, str], pd.DataFrame],
-                 cell: pd.DataFrame, styles: Mapping[str, tuple[Any, Any]]) -> float:
+def curves_panel(
+    ax: plt.Axes,
+    by_curve: Mapping[tuple[str, str], pd.DataFrame],
+    cell: pd.DataFrame,
+    styles: Mapping[str, tuple[Any, Any]],
+) -> float:
     """One setting (``cell``: its board rows): each applicable algorithm's mean regret with a
     ±2 SE band on a log y axis; a grey background if censored. Returns the lowest mean drawn
     above 0 (inf if none)."""
@@ -279,8 +343,14 @@ def curves_panel(ax: plt.Axes, by_curve: Mapping[tuple[str, str], pd.DataFrame],
         curve = by_curve[setting, alg].sort_values("t")
         colour, style = styles[alg]
         ax.plot(curve.t, curve["mean"], color=colour, linestyle=style, linewidth=1)
-        ax.fill_between(curve.t, curve["mean"] - 2 * curve.se, curve["mean"] + 2 * curve.se,
-                        color=colour, alpha=0.12, linewidth=0)
+        ax.fill_between(
+            curve.t,
+            curve["mean"] - 2 * curve.se,
+            curve["mean"] + 2 * curve.se,
+            color=colour,
+            alpha=0.12,
+            linewidth=0,
+        )
         positive = curve["mean"][curve["mean"] > 0]
         lowest = min(lowest, float(positive.min())) if len(positive) else lowest
     if cell.censored.iloc[0]:
@@ -291,20 +361,33 @@ def curves_panel(ax: plt.Axes, by_curve: Mapping[tuple[str, str], pd.DataFrame],
     return lowest
 
 
-def curves_page(summary: pd.DataFrame, board: pd.DataFrame, fig_cfg: Mapping[str, Any],
-                n_arms: int, gap: str, page: int, pages: int) -> plt.Figure:
+def curves_page(
+    summary: pd.DataFrame,
+    board: pd.DataFrame,
+    fig_cfg: Mapping[str, Any],
+    n_arms: int,
+    gap: str,
+    page: int,
+    pages: int,
+) -> plt.Figure:
     """One problem's page: a row per delay law (sharing a log y axis), uncensored on the left and
     censored on the right (grey), the legend by family and what does not apply below."""
     styles, rows = curve_styles(board), law_rows(board)
     regime_labels = board.drop_duplicates("regime").set_index("regime").regime_label
     problem = board[(board.n_arms == n_arms) & (board.gap == gap)]
-    by_curve = dict(list(summary[summary.setting.isin(set(problem.setting))].groupby(
-        ["setting", "algorithm"], sort=False)))
+    by_curve = dict(
+        list(
+            summary[summary.setting.isin(set(problem.setting))].groupby(
+                ["setting", "algorithm"], sort=False
+            )
+        )
+    )
     handles, labels, ncol = legend_entries(board, styles)
     legend_rows = len(labels) // ncol
     fig = plt.figure(figsize=PAGE, layout="constrained")
-    spec = fig.add_gridspec(len(rows) + 1, 2, height_ratios=[*[1] * len(rows),
-                                                               0.16 * legend_rows + 0.5])
+    spec = fig.add_gridspec(
+        len(rows) + 1, 2, height_ratios=[*[1] * len(rows), 0.16 * legend_rows + 0.5]
+    )
     for i, regimes in enumerate(rows):
         first, lowest = None, np.inf
         for j, regime in enumerate(regimes):
@@ -312,8 +395,9 @@ def curves_page(summary: pd.DataFrame, board: pd.DataFrame, fig_cfg: Mapping[str
                 continue
             ax = fig.add_subplot(spec[i, j], sharey=first)
             first = first or ax
-            lowest = min(lowest, curves_panel(ax, by_curve, problem[problem.regime == regime],
-                                              styles))
+            lowest = min(
+                lowest, curves_panel(ax, by_curve, problem[problem.regime == regime], styles)
+            )
             ax.set_xlim(0, fig_cfg["horizon"])
             ax.set_title(reader(str(regime_labels[regime])), fontsize=8, pad=3)
             if j == 0:
@@ -325,50 +409,77 @@ def curves_page(summary: pd.DataFrame, board: pd.DataFrame, fig_cfg: Mapping[str
             first.set_ylim(bottom=lowest / 2)
     foot = fig.add_subplot(spec[-1, :])
     foot.axis("off")
-    legend = foot.legend(handles, [reader(t) for t in labels], loc="upper center", ncol=ncol,
-                         fontsize=7, frameon=False, handlelength=2.6, columnspacing=1.2)
+    legend = foot.legend(
+        handles,
+        [reader(t) for t in labels],
+        loc="upper center",
+        ncol=ncol,
+        fontsize=7,
+        frameon=False,
+        handlelength=2.6,
+        columnspacing=1.2,
+    )
     for text in legend.get_texts():
         if text.get_text().endswith(":"):
             text.set_fontweight("bold")
-    foot.text(0.5, 0.0, reader(na_note(board, n_arms, gap)), transform=foot.transAxes,
-              ha="center", va="bottom", fontsize=6.5, color="0.3")
+    foot.text(
+        0.5,
+        0.0,
+        reader(na_note(board, n_arms, gap)),
+        transform=foot.transAxes,
+        ha="center",
+        va="bottom",
+        fontsize=6.5,
+        color="0.3",
+    )
     note = "left: uncensored; right, on grey: censored at the window m"
     if MARK in "".join(algorithm_labels(board).values()):
         note += f"; {MARK} anonymous aggregate feedback"
-    fig.suptitle(reader(f"{fig_cfg['title']}: {problem_title(n_arms, gap)} (page {page} of "
-                        f"{pages}, a page per problem)\nmean pseudo-regret against t, ±2 SE over "
-                        f"{runs_note(problem)}, T = {fig_cfg['horizon']:,}\n{note}"), fontsize=9)
+    fig.suptitle(
+        reader(
+            f"{fig_cfg['title']}: {problem_title(n_arms, gap)} (page {page} of "
+            f"{pages}, a page per problem)\nmean pseudo-regret against t, ±2 SE over "
+            f"{runs_note(problem)}, T = {fig_cfg['horizon']:,}\n{note}"
+        ),
+        fontsize=9,
+    )
     return fig
 
 
-def curves(summary: pd.DataFrame, board: pd.DataFrame, fig_cfg: Mapping[str, Any]
-           ) -> list[plt.Figure]:
+def curves(
+    summary: pd.DataFrame, board: pd.DataFrame, fig_cfg: Mapping[str, Any]
+) -> list[plt.Figure]:
     """Mean pseudo-regret against t (±2 SE) of every applicable algorithm, a page per (number of
     arms, gap) (``curves_page``): an A4 page each, where 56 panels on one would be unreadable.
     ``plotting.save`` writes every page to a PDF and the first to a PNG."""
     arms, gaps = problems(board)
     pairs = [(n_arms, gap) for n_arms in arms for gap in gaps]
-    return [curves_page(summary, board, fig_cfg, n_arms, gap, i, len(pairs))
-            for i, (n_arms, gap) in enumerate(pairs, 1)]
+    return [
+        curves_page(summary, board, fig_cfg, n_arms, gap, i, len(pairs))
+        for i, (n_arms, gap) in enumerate(pairs, 1)
+    ]
 
 
-def heatmap_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
-                   fig_cfg: Mapping[str, Any]) -> plt.Figure:
+def heatmap_figure(
+    tables: Mapping[str, pd.DataFrame], paper: str, figure: str, fig_cfg: Mapping[str, Any]
+) -> plt.Figure:
     """``heatmap`` of the leaderboard at its last horizon (T)."""
     board = tables["leaderboard"]
     return heatmap(leaderboard.display(board), fig_cfg, int(board.horizon.max()))
 
 
-def early_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
-                 fig_cfg: Mapping[str, Any]) -> plt.Figure:
+def early_figure(
+    tables: Mapping[str, pd.DataFrame], paper: str, figure: str, fig_cfg: Mapping[str, Any]
+) -> plt.Figure:
     """``heatmap`` of the leaderboard at its first horizon (T/10 at paper scale)."""
     board = tables["leaderboard"]
     first = int(board.horizon.min())
     return heatmap(leaderboard.display(board, first), fig_cfg, first)
 
 
-def curves_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
-                  fig_cfg: Mapping[str, Any]) -> list[plt.Figure]:
+def curves_figure(
+    tables: Mapping[str, pd.DataFrame], paper: str, figure: str, fig_cfg: Mapping[str, Any]
+) -> list[plt.Figure]:
     """``curves`` of the summary, with the leaderboard's labels and applicability."""
     return curves(tables["summary"], leaderboard.display(tables["leaderboard"]), fig_cfg)
 

@@ -145,9 +145,10 @@ class IgnoresDelays:
     def choose(self, t: int) -> int:
         if self.index == "ts":
             # Beta(1, 1) prior: posterior Beta(1 + S, 1 + N - S), arms drawn in order 0..K-1
-            samples = [self.rng.beta(1.0 + self.successes[k],
-                                     1.0 + self.pulls[k] - self.successes[k])
-                       for k in range(self.n_arms)]
+            samples = [
+                self.rng.beta(1.0 + self.successes[k], 1.0 + self.pulls[k] - self.successes[k])
+                for k in range(self.n_arms)
+            ]
             return first_argmax(samples)
         if t <= self.n_arms:
             return t - 1
@@ -155,8 +156,11 @@ class IgnoresDelays:
         indices = []
         for k in range(self.n_arms):
             p = self.successes[k] / self.pulls[k]
-            indices.append(klucb_index(p, self.pulls[k], f) if self.index == "klucb"
-                           else ucb_index(p, self.pulls[k], f))
+            indices.append(
+                klucb_index(p, self.pulls[k], f)
+                if self.index == "klucb"
+                else ucb_index(p, self.pulls[k], f)
+            )
         return first_argmax(indices)
 
     def played(self, t: int, arm: int) -> None:
@@ -167,12 +171,19 @@ class IgnoresDelays:
         self.successes[arm] += 1
 
 
-def run_ignores_delays(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, index: str,
-                       coefficient: float = 1.0, loglog: float = 0.0,
-                       seed: int | np.random.SeedSequence | None = None) -> np.ndarray:
+def run_ignores_delays(
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    index: str,
+    coefficient: float = 1.0,
+    loglog: float = 0.0,
+    seed: int | np.random.SeedSequence | None = None,
+) -> np.ndarray:
     """Play one replication with the reference policy; returns the arms played (0-based, int64).
 
     TS draws from ``np.random.default_rng(seed)``, as the kernel's wrapper does."""
-    policy = IgnoresDelays(uniforms.shape[1], index, coefficient, loglog,
-                           np.random.default_rng(seed))
+    policy = IgnoresDelays(
+        uniforms.shape[1], index, coefficient, loglog, np.random.default_rng(seed)
+    )
     return run(policy, mu, uniforms, delays, None)

@@ -43,15 +43,19 @@ class Setting:
         if n_arms < 2:
             raise ConfigError(f"{where}.n_arms: need at least 2 arms, got {n_arms}")
         if not (gap > 0 and base >= 0 and base + gap <= 1):
-            raise ConfigError(f"{where}: need 0 < gap and 0 <= base_mean < base_mean + gap <= 1, "
-                              f"got base_mean {base}, gap {gap}")
+            raise ConfigError(
+                f"{where}: need 0 < gap and 0 <= base_mean < base_mean + gap <= 1, "
+                f"got base_mean {base}, gap {gap}"
+            )
         mu = np.full(n_arms, base)
         mu[-1] = base + gap
         dist = delays.from_spec(cfg["delay"], f"{where}.delay")
         if isinstance(dist, delays.PerArm):
             if len(dist.arms) != 2:
-                raise ConfigError(f"{where}.delay: an arena per_arm law has two entries, the law "
-                                  f"of the best arm and the law of the others; got {len(dist.arms)}")
+                raise ConfigError(
+                    f"{where}.delay: an arena per_arm law has two entries, the law "
+                    f"of the best arm and the law of the others; got {len(dist.arms)}"
+                )
             dist = delays.PerArm((dist.arms[1],) * (n_arms - 1) + (dist.arms[0],))
         window = int(cfg["window"])
         if window < 1:

@@ -25,21 +25,29 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     spread = (table["mean"].max() - best["mean"]) / best["mean"]
     located = bool(0.2 <= best.x <= 0.4)
     return [
-        Claim("fig2-minimum-near-0.3",
-              "Patient's regret at T is smallest near alpha_tilde = min_i alpha_i = 0.3",
-              "Section 8.1, Figure 2",
-              f"minimum {best['mean']:.1f} ± {best.se:.1f} at alpha_tilde = {best.x:.2f}; the "
-              f"regret varies by {spread:.1%} along the sweep",
-              "argmin in [0.2, 0.4]", located,
-              "" if located else "the exploration term sqrt(2 log(2KT^3) / T_i) (about 0.18 at "
-              "T_i = 1500) dwarfs the gap 0.05, so Patient plays both arms almost uniformly for "
-              "every alpha_tilde at T = 3000 and the curve is nearly flat"),
-        Claim("fig2-u-shaped",
-              "The regret first decreases with alpha_tilde, then increases (U shape)",
-              "Section 8.1, Figure 2",
-              f"alpha_tilde = {ends.x.iloc[0]:.2f}: {ends['mean'].iloc[0]:.1f}; "
-              f"{ends.x.iloc[1]:.2f}: {ends['mean'].iloc[1]:.1f}; minimum {best['mean']:.1f}",
-              "both ends above the minimum by more than 2 SE each", u_shaped),
+        Claim(
+            "fig2-minimum-near-0.3",
+            "Patient's regret at T is smallest near alpha_tilde = min_i alpha_i = 0.3",
+            "Section 8.1, Figure 2",
+            f"minimum {best['mean']:.1f} ± {best.se:.1f} at alpha_tilde = {best.x:.2f}; the "
+            f"regret varies by {spread:.1%} along the sweep",
+            "argmin in [0.2, 0.4]",
+            located,
+            ""
+            if located
+            else "the exploration term sqrt(2 log(2KT^3) / T_i) (about 0.18 at "
+            "T_i = 1500) dwarfs the gap 0.05, so Patient plays both arms almost uniformly for "
+            "every alpha_tilde at T = 3000 and the curve is nearly flat",
+        ),
+        Claim(
+            "fig2-u-shaped",
+            "The regret first decreases with alpha_tilde, then increases (U shape)",
+            "Section 8.1, Figure 2",
+            f"alpha_tilde = {ends.x.iloc[0]:.2f}: {ends['mean'].iloc[0]:.1f}; "
+            f"{ends.x.iloc[1]:.2f}: {ends['mean'].iloc[1]:.1f}; minimum {best['mean']:.1f}",
+            "both ends above the minimum by more than 2 SE each",
+            u_shaped,
+        ),
     ]
 
 
@@ -69,22 +77,34 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         previous = fits[-1]
         chosen.append(previous)
     ordered = len(chosen) == len(ties)
-    measured = "; ".join(f"alpha_2 = {a}: peak {h:.1f} at gap {x:.2f} (tied: "
-                         f"{', '.join(f'{g:.2f}' for g in tied)})"
-                         for a, h, x, tied in peaks)
+    measured = "; ".join(
+        f"alpha_2 = {a}: peak {h:.1f} at gap {x:.2f} (tied: {', '.join(f'{g:.2f}' for g in tied)})"
+        for a, h, x, tied in peaks
+    )
     ref = "Section 8.1, Figure 3"
     return [
-        Claim("fig3-smaller-alpha-higher-peak",
-              "The smaller alpha_2, the larger the peak regret", ref, measured,
-              "peak regret decreasing in alpha_2", bool(all(np.diff(heights) < 0))),
-        Claim("fig3-smaller-alpha-peak-at-larger-gap",
-              "The smaller alpha_2, the larger the gap at which the regret peaks", ref, measured,
-              "peak positions non-increasing in alpha_2, a peak being any gap within 2 SE (of the "
-              "difference) of the curve's maximum", ordered,
-              "alpha_2 = 0.5 and 0.8 give Patient the same index (min(alpha_tilde, 1/2)), so "
-              "their peaks can only differ through the delays"
-              if ordered else f"no non-increasing choice of tied peaks past alpha_2 = "
-              f"{alphas[len(chosen) - 1] if chosen else alphas[0]}"),
+        Claim(
+            "fig3-smaller-alpha-higher-peak",
+            "The smaller alpha_2, the larger the peak regret",
+            ref,
+            measured,
+            "peak regret decreasing in alpha_2",
+            bool(all(np.diff(heights) < 0)),
+        ),
+        Claim(
+            "fig3-smaller-alpha-peak-at-larger-gap",
+            "The smaller alpha_2, the larger the gap at which the regret peaks",
+            ref,
+            measured,
+            "peak positions non-increasing in alpha_2, a peak being any gap within 2 SE (of the "
+            "difference) of the curve's maximum",
+            ordered,
+            "alpha_2 = 0.5 and 0.8 give Patient the same index (min(alpha_tilde, 1/2)), so "
+            "their peaks can only differ through the delays"
+            if ordered
+            else f"no non-increasing choice of tied peaks past alpha_2 = "
+            f"{alphas[len(chosen) - 1] if chosen else alphas[0]}",
+        ),
     ]
 
 
@@ -103,8 +123,11 @@ def _rate(growth: float, linear: bool) -> bool | None:
 
 
 def _rate_note(verdict: bool | None, horizon: int) -> str:
-    return (f"between the sublinear and linear thresholds: T = {horizon} cannot tell"
-            if verdict is None else "")
+    return (
+        f"between the sublinear and linear thresholds: T = {horizon} cannot tell"
+        if verdict is None
+        else ""
+    )
 
 
 def fig4(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
@@ -122,30 +145,47 @@ def fig4(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     if waits:
         start_note = "by construction: the waiting D-UCB cycles through the arms until m + K"
     else:
-        start_note = ("" if linear_start else "this D-UCB does not wait (ducb_wait false): "
-                      "Vernade et al.'s censored DelayedUCB weights recent pulls by tau(age) from "
-                      "round K + 1")
+        start_note = (
+            ""
+            if linear_start
+            else "this D-UCB does not wait (ducb_wait false): "
+            "Vernade et al.'s censored DelayedUCB weights recent pulls by tau(age) from "
+            "round K + 1"
+        )
     later = _rate(_growth(summary, setting, widest), linear=False)
     ref = "Section 8.2, Figure 4"
     return [
-        Claim("fig4-patient-comparable-to-best-ducb",
-              "Patient (alpha_tilde = 0.5) is comparable to the best D-UCB, which knows the CDF",
-              ref, f"Patient {patient}; best D-UCB ({best}) {top}",
-              f"Patient's regret at T within x{COMPARABLE} of the best D-UCB's",
-              bool(patient.mean <= COMPARABLE * top.mean),
-              "" if patient.mean <= COMPARABLE * top.mean else "Patient's exploration term "
-              "sqrt(2 log(2KT^3) / T_i) is several times D-UCB's sqrt(log t / (2 N~)) here"),
-        Claim("fig4-ducb-large-m-linear-start",
-              "D-UCB with a large m has a long initial linear phase: it waits m + K rounds", ref,
-              f"{widest}: R(t)/t = {early.mean / early.t:.3f} at t = {early.t} (last checkpoint "
-              f"<= m + K = {m + len(mu)}); uniform play {uniform:.3f}",
-              "R(t)/t at least 80% of the uniform-play rate at t = m + K", bool(linear_start),
-              start_note),
-        Claim("fig4-ducb-large-m-catches-up",
-              "D-UCB's initial linear phase tends to be caught up over time", ref,
-              f"{widest}: (R(T) - R(T/2)) / R(T/2) = {_growth(summary, setting, widest):.2f}",
-              f"<= {SUBLINEAR} (sublinear after the phase); >= {LINEAR} refutes", later,
-              _rate_note(later, fig_cfg["horizon"])),
+        Claim(
+            "fig4-patient-comparable-to-best-ducb",
+            "Patient (alpha_tilde = 0.5) is comparable to the best D-UCB, which knows the CDF",
+            ref,
+            f"Patient {patient}; best D-UCB ({best}) {top}",
+            f"Patient's regret at T within x{COMPARABLE} of the best D-UCB's",
+            bool(patient.mean <= COMPARABLE * top.mean),
+            ""
+            if patient.mean <= COMPARABLE * top.mean
+            else "Patient's exploration term "
+            "sqrt(2 log(2KT^3) / T_i) is several times D-UCB's sqrt(log t / (2 N~)) here",
+        ),
+        Claim(
+            "fig4-ducb-large-m-linear-start",
+            "D-UCB with a large m has a long initial linear phase: it waits m + K rounds",
+            ref,
+            f"{widest}: R(t)/t = {early.mean / early.t:.3f} at t = {early.t} (last checkpoint "
+            f"<= m + K = {m + len(mu)}); uniform play {uniform:.3f}",
+            "R(t)/t at least 80% of the uniform-play rate at t = m + K",
+            bool(linear_start),
+            start_note,
+        ),
+        Claim(
+            "fig4-ducb-large-m-catches-up",
+            "D-UCB's initial linear phase tends to be caught up over time",
+            ref,
+            f"{widest}: (R(T) - R(T/2)) / R(T/2) = {_growth(summary, setting, widest):.2f}",
+            f"<= {SUBLINEAR} (sublinear after the phase); >= {LINEAR} refutes",
+            later,
+            _rate_note(later, fig_cfg["horizon"]),
+        ),
     ]
 
 
@@ -158,10 +198,15 @@ def _ducb_limits(fig_cfg: Mapping[str, Any], setting: str, alg: str) -> str:
     arms = arms.arms if isinstance(arms, delays.PerArm) else (arms,) * len(mu)
     given = float(delays.from_spec(cell["assumed_delay"], alg).cdf(m))
     limits = [p * float(law.cdf(m)) / given for p, law in zip(mu, arms)]
-    return (f"D-UCB's estimates tend to mu_i tau_i(m) / tau(m) = "
-            f"({', '.join(f'{x:.3f}' for x in limits)}) at m = {m}: the better arm "
-            + ("also looks better, so D-UCB can learn it" if int(np.argmax(limits)) ==
-               int(np.argmax(mu)) else "looks worse"))
+    return (
+        f"D-UCB's estimates tend to mu_i tau_i(m) / tau(m) = "
+        f"({', '.join(f'{x:.3f}' for x in limits)}) at m = {m}: the better arm "
+        + (
+            "also looks better, so D-UCB can learn it"
+            if int(np.argmax(limits)) == int(np.argmax(mu))
+            else "looks worse"
+        )
+    )
 
 
 def fig5(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
@@ -174,22 +219,37 @@ def fig5(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         note = _rate_note(verdict, fig_cfg["horizon"])
         if ducb and verdict is not True:
             note = "; ".join(filter(None, (note, _ducb_limits(fig_cfg, setting, alg))))
-        claims.append(Claim(
-            f"fig5-{alg}-{'linear' if ducb else 'sublinear'}",
-            f"{alg}'s regret " + ("keeps growing linearly (D-UCB cannot adapt to arm-dependent "
-                                  "delays)" if ducb else "is sublinear"),
-            "Section 8.2, Figure 5",
-            f"(R(T) - R(T/2)) / R(T/2) = {growth:.2f} at T = {fig_cfg['horizon']}",
-            (f">= {LINEAR}; <= {SUBLINEAR} refutes" if ducb
-             else f"<= {SUBLINEAR}; >= {LINEAR} refutes"), verdict, note))
+        claims.append(
+            Claim(
+                f"fig5-{alg}-{'linear' if ducb else 'sublinear'}",
+                f"{alg}'s regret "
+                + (
+                    "keeps growing linearly (D-UCB cannot adapt to arm-dependent delays)"
+                    if ducb
+                    else "is sublinear"
+                ),
+                "Section 8.2, Figure 5",
+                f"(R(T) - R(T/2)) / R(T/2) = {growth:.2f} at T = {fig_cfg['horizon']}",
+                (
+                    f">= {LINEAR}; <= {SUBLINEAR} refutes"
+                    if ducb
+                    else f"<= {SUBLINEAR}; >= {LINEAR} refutes"
+                ),
+                verdict,
+                note,
+            )
+        )
     return claims
 
 
 def _adapt_curves(fig_cfg: Mapping[str, Any]) -> list[str]:
     """The figure's Adapt-Patient curves, one per reading of d_t."""
     variants = fig_cfg.get("variants", {})
-    return [a for a in fig_cfg["algorithms"]
-            if variants.get(a, {}).get("algorithm", a) == "adapt-patient"]
+    return [
+        a
+        for a in fig_cfg["algorithms"]
+        if variants.get(a, {}).get("algorithm", a) == "adapt-patient"
+    ]
 
 
 def _window_alpha(fig_cfg: Mapping[str, Any], alg: str) -> float:
@@ -207,17 +267,23 @@ def fig6(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         adapt = at(summary, setting, alg)
         below = all(w.mean - adapt.mean > 2 * diff_se(w, adapt) for w in wrong)
         above = adapt.mean >= oracle.mean - 2 * diff_se(adapt, oracle)
-        claims.append(Claim(
-            f"fig6-{alg}-between-oracle-and-misspecified",
-            "Adapt-Patient is slightly worse than the oracle alpha_tilde = 0.3 but better than the "
-            f"mis-specified alpha_tilde in {{0.1, 0.6}} (d_t from alpha = "
-            f"{_window_alpha(fig_cfg, alg):g})", "Section 8.3, Figure 6",
-            f"Adapt {adapt}; oracle {oracle}; 0.1: {wrong[0]}; 0.6: {wrong[1]}",
-            "oracle <= Adapt (within 2 SE) and Adapt below both mis-specified by > 2 SE",
-            bool(below and above),
-            "" if below and above else "the lower confidence value alpha_t stays at alpha_low "
-            "under either reading of d_t, so Adapt-Patient behaves like Patient with 0.1 "
-            "(Figure 7)"))
+        claims.append(
+            Claim(
+                f"fig6-{alg}-between-oracle-and-misspecified",
+                "Adapt-Patient is slightly worse than the oracle alpha_tilde = 0.3 but better than the "
+                f"mis-specified alpha_tilde in {{0.1, 0.6}} (d_t from alpha = "
+                f"{_window_alpha(fig_cfg, alg):g})",
+                "Section 8.3, Figure 6",
+                f"Adapt {adapt}; oracle {oracle}; 0.1: {wrong[0]}; 0.6: {wrong[1]}",
+                "oracle <= Adapt (within 2 SE) and Adapt below both mis-specified by > 2 SE",
+                bool(below and above),
+                ""
+                if below and above
+                else "the lower confidence value alpha_t stays at alpha_low "
+                "under either reading of d_t, so Adapt-Patient behaves like Patient with 0.1 "
+                "(Figure 7)",
+            )
+        )
     return claims
 
 
@@ -231,19 +297,33 @@ def fig7(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         hat_se = last.alpha_hat.std(ddof=1) / np.sqrt(len(last))
         window = _window_alpha(fig_cfg, alg)
         holds = abs(alpha_t - 0.3) <= NEAR_ALPHA
-        claims.append(Claim(
-            f"fig7-{alg}-alpha-approaches-0.3",
-            f"Adapt-Patient's estimate alpha_t approaches alpha = 0.3 (d_t from alpha = "
-            f"{window:g})", "Section 8.3, Figure 7",
-            f"mean alpha_t at T = {alpha_t:.3f}; raw estimate alpha_hat_t = {alpha_hat:.3f} ± "
-            f"{hat_se:.4f} (1 SE)",
-            f"|alpha_t - 0.3| <= {NEAR_ALPHA}", bool(holds),
-            "" if holds else "the lower-confidence correction log(24 sqrt(log(2KT^3))/(c mu_low))"
-            f" / log(T_bar) is about 0.6 at T = 10^4, so alpha_t is clipped at alpha_low; the raw "
-            f"alpha_hat_t is {'within' if abs(alpha_hat - 0.3) <= NEAR_ALPHA else 'not within'} "
-            f"{NEAR_ALPHA} of 0.3 with this d_t (docs/decisions.md)"))
+        claims.append(
+            Claim(
+                f"fig7-{alg}-alpha-approaches-0.3",
+                f"Adapt-Patient's estimate alpha_t approaches alpha = 0.3 (d_t from alpha = "
+                f"{window:g})",
+                "Section 8.3, Figure 7",
+                f"mean alpha_t at T = {alpha_t:.3f}; raw estimate alpha_hat_t = {alpha_hat:.3f} ± "
+                f"{hat_se:.4f} (1 SE)",
+                f"|alpha_t - 0.3| <= {NEAR_ALPHA}",
+                bool(holds),
+                ""
+                if holds
+                else "the lower-confidence correction log(24 sqrt(log(2KT^3))/(c mu_low))"
+                f" / log(T_bar) is about 0.6 at T = 10^4, so alpha_t is clipped at alpha_low; the raw "
+                f"alpha_hat_t is {'within' if abs(alpha_hat - 0.3) <= NEAR_ALPHA else 'not within'} "
+                f"{NEAR_ALPHA} of 0.3 with this d_t (docs/decisions.md)",
+            )
+        )
     return claims
 
 
-CHECKS: dict[str, Checker] = {"fig2": fig2, "fig3": fig3, "fig4": fig4, "fig5": fig5,
-                              "fig5long": fig5, "fig6": fig6, "fig7": fig7}
+CHECKS: dict[str, Checker] = {
+    "fig2": fig2,
+    "fig3": fig3,
+    "fig4": fig4,
+    "fig5": fig5,
+    "fig5long": fig5,
+    "fig6": fig6,
+    "fig7": fig7,
+}

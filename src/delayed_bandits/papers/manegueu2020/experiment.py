@@ -18,8 +18,8 @@ from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.environment import Realisation, draw
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.manegueu2020 import kernels as kmg
-from delayed_bandits.papers.vernade2017 import kernels as k17
 from delayed_bandits.papers.manegueu2020 import policies as pmg
+from delayed_bandits.papers.vernade2017 import kernels as k17
 from delayed_bandits.papers.vernade2017 import policies as p17
 from delayed_bandits.references import run
 
@@ -53,13 +53,20 @@ class Setting:
             dist = delays.PerArm((dist,) * len(mu))
         if len(dist.arms) != len(mu):
             raise ConfigError(f"{where}.delay: {len(dist.arms)} delay laws for {len(mu)} arms")
-        assumed = delays.from_spec(cfg.get("assumed_delay", {"kind": "pareto", "alpha": 0.7}),
-                                   f"{where}.assumed_delay")
+        assumed = delays.from_spec(
+            cfg.get("assumed_delay", {"kind": "pareto", "alpha": 0.7}), f"{where}.assumed_delay"
+        )
         if isinstance(assumed, delays.PerArm):
             raise ConfigError(f"{where}.assumed_delay: D-UCB takes one CDF for all arms")
-        return cls(mu, dist, float(cfg.get("alpha_tilde", 0.5)),
-                   pmg.AdaptParams(**cfg.get("adapt", {})), int(cfg.get("window", 100)),
-                   assumed, bool(cfg.get("ducb_wait", True)))
+        return cls(
+            mu,
+            dist,
+            float(cfg.get("alpha_tilde", 0.5)),
+            pmg.AdaptParams(**cfg.get("adapt", {})),
+            int(cfg.get("window", 100)),
+            assumed,
+            bool(cfg.get("ducb_wait", True)),
+        )
 
     @property
     def n_arms(self) -> int:
@@ -82,16 +89,18 @@ def _patient(adaptive: bool) -> tuple[Runner, Runner]:
         actions = np.zeros(horizon, dtype=np.int64)
         trace = np.zeros((len(cp), 3))
         start = st.adapt.alpha_low if adaptive else st.alpha_tilde
-        regret = kmg.patient(st.mu, env.uniforms, env.delays, start, adaptive, _adapt_array(st),
-                             cp, actions, trace)
+        regret = kmg.patient(
+            st.mu, env.uniforms, env.delays, start, adaptive, _adapt_array(st), cp, actions, trace
+        )
         if not adaptive:  # no trace to keep: a DataFrame costs more than Patient's run at T = 5000
             return regret, actions, None
         return regret, actions, pd.DataFrame(trace, columns=TRACE_COLUMNS).astype({"t": np.int64})
 
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         start = st.adapt.alpha_low if adaptive else st.alpha_tilde
-        actions, trace = pmg.run_patient(st.mu, env.uniforms, env.delays, start,
-                                         st.adapt if adaptive else None, cp)
+        actions, trace = pmg.run_patient(
+            st.mu, env.uniforms, env.delays, start, st.adapt if adaptive else None, cp
+        )
         regret = np.cumsum(st.mu.max() - st.mu[actions])[cp - 1]
         events = pd.DataFrame(trace, columns=TRACE_COLUMNS).astype({"t": np.int64})
         return regret, actions, events if adaptive else None
@@ -109,15 +118,33 @@ def _ducb() -> tuple[Runner, Runner]:
         horizon = env.uniforms.shape[0]
         tau = delays.cdf_table(st.assumed_delay, st.window)
         actions = np.zeros(horizon, dtype=np.int64)
-        regret = k17.delayed_index(st.mu, env.uniforms, env.delays, tau, st.window, True, False,
-                                   False, -1.0, 1.0, 0.0, cp, actions,
-                                   st.window if st.ducb_wait else 0)
+        regret = k17.delayed_index(
+            st.mu,
+            env.uniforms,
+            env.delays,
+            tau,
+            st.window,
+            True,
+            False,
+            False,
+            -1.0,
+            1.0,
+            0.0,
+            cp,
+            actions,
+            st.window if st.ducb_wait else 0,
+        )
         return regret, actions, None
 
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
-        policy = p17.DelayedIndexPolicy(st.n_arms, lambda d: float(st.assumed_delay.cdf(d)),
-                                        st.window, False, 0.0,
-                                        wait=st.window if st.ducb_wait else 0)
+        policy = p17.DelayedIndexPolicy(
+            st.n_arms,
+            lambda d: float(st.assumed_delay.cdf(d)),
+            st.window,
+            False,
+            0.0,
+            wait=st.window if st.ducb_wait else 0,
+        )
         actions = run(policy, st.mu, env.uniforms, env.delays, st.window)
         return np.cumsum(st.mu.max() - st.mu[actions])[cp - 1], actions, None
 
@@ -129,16 +156,28 @@ def _needs_positive_alpha(st: Setting) -> str:
 
 
 ALGORITHMS: list[Algorithm] = [
-    Algorithm("patient", "Patient Bandits", "Algorithm 1 with tail parameter alpha_tilde",
-              *_patient(False), precondition=_needs_positive_alpha),
-    Algorithm("adapt-patient", "Adapt-Patient", "Algorithm 2, alpha estimated online (Sec. 6.3)",
-              *_patient(True)),
-    Algorithm("d-ucb", "D-UCB", "censored DelayedUCB of Vernade et al. 2017, waiting m + K rounds "
-              "(Sec. 8.2)",
-              *_ducb()),
+    Algorithm(
+        "patient",
+        "Patient Bandits",
+        "Algorithm 1 with tail parameter alpha_tilde",
+        *_patient(False),
+        precondition=_needs_positive_alpha,
+    ),
+    Algorithm(
+        "adapt-patient",
+        "Adapt-Patient",
+        "Algorithm 2, alpha estimated online (Sec. 6.3)",
+        *_patient(True),
+    ),
+    Algorithm(
+        "d-ucb",
+        "D-UCB",
+        "censored DelayedUCB of Vernade et al. 2017, waiting m + K rounds (Sec. 8.2)",
+        *_ducb(),
+    ),
 ]
 
 # Figure 5's problem (alpha_1 = 1, alpha_2 = 0.3), used by `delayed-bandits bench`.
-BENCH = Setting(np.array([0.6, 0.8]), delays.PerArm((delays.Pareto(1.0), delays.Pareto(0.3))),
-                alpha_tilde=0.3)
-
+BENCH = Setting(
+    np.array([0.6, 0.8]), delays.PerArm((delays.Pareto(1.0), delays.Pareto(0.3))), alpha_tilde=0.3
+)

@@ -26,13 +26,20 @@ import math
 import numpy as np
 from numba import njit
 
-from delayed_bandits.queues import arrival_lists, enqueue, record
 from delayed_bandits.papers.manegueu2020.policies import alpha_estimates, patient_index, windows
+from delayed_bandits.queues import arrival_lists, enqueue, record
 
 
 @njit(cache=True)
-def _raise_threshold(old: int, new: int, counts: np.ndarray, upto: int, by_delay: np.ndarray,
-                     next_same: np.ndarray, actions: np.ndarray) -> None:
+def _raise_threshold(
+    old: int,
+    new: int,
+    counts: np.ndarray,
+    upto: int,
+    by_delay: np.ndarray,
+    next_same: np.ndarray,
+    actions: np.ndarray,
+) -> None:
     """Count the converted pulls s <= ``upto`` whose delay is in (old, new]."""
     for value in range(old + 1, new + 1):
         s = by_delay[value]
@@ -43,9 +50,17 @@ def _raise_threshold(old: int, new: int, counts: np.ndarray, upto: int, by_delay
 
 
 @njit(cache=True)
-def patient(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, alpha_tilde: float,
-            adaptive: bool, adapt: np.ndarray, checkpoints: np.ndarray, actions: np.ndarray,
-            trace: np.ndarray) -> np.ndarray:
+def patient(
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    alpha_tilde: float,
+    adaptive: bool,
+    adapt: np.ndarray,
+    checkpoints: np.ndarray,
+    actions: np.ndarray,
+    trace: np.ndarray,
+) -> np.ndarray:
     """Patient Bandits (``adaptive`` False, tail parameter ``alpha_tilde``) or Adapt-Patient
     (``adapt`` = (alpha_low, c, mu_low, lcb_constant, window_alpha)). Fills ``actions`` and, for
     Adapt-Patient, ``trace[i] = (t, alpha_hat_t, alpha_t)`` at each checkpoint; returns the
@@ -94,10 +109,18 @@ def patient(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, alpha_tild
                 if top_pulls != windows_of:
                     windows_of = top_pulls
                     new_big, new_small = windows(top_pulls, adapt[1], adapt[4])
-                    _raise_threshold(big, min(new_big, horizon), count_big, upto, by_delay,
-                                     next_same, actions)
-                    _raise_threshold(small, min(new_small, horizon), count_small, upto, by_delay,
-                                     next_same, actions)
+                    _raise_threshold(
+                        big, min(new_big, horizon), count_big, upto, by_delay, next_same, actions
+                    )
+                    _raise_threshold(
+                        small,
+                        min(new_small, horizon),
+                        count_small,
+                        upto,
+                        by_delay,
+                        next_same,
+                        actions,
+                    )
                     big, small = new_big, new_small
                 while upto < t - big:
                     upto += 1
@@ -112,8 +135,9 @@ def patient(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, alpha_tild
                 if diff != estimated_diff or pulls[top] != estimated_pulls:
                     estimated_diff = diff
                     estimated_pulls = pulls[top]
-                    alpha_hat, alpha_t = alpha_estimates(diff, pulls[top], log_term, adapt[0],
-                                                         adapt[1], adapt[2], adapt[3])
+                    alpha_hat, alpha_t = alpha_estimates(
+                        diff, pulls[top], log_term, adapt[0], adapt[1], adapt[2], adapt[3]
+                    )
             if ci < checkpoints.shape[0] and checkpoints[ci] == t:
                 trace[ci, 0] = t
                 trace[ci, 1] = alpha_hat

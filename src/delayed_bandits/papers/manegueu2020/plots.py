@@ -13,46 +13,74 @@ from delayed_bandits.papers.manegueu2020.analysis import sweep_table
 from delayed_bandits.style import legend_outside, palette, reader, unique_handles
 
 
-def sweep_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
-                 fig_cfg: Mapping[str, Any]) -> plt.Figure:
+def sweep_figure(
+    tables: Mapping[str, pd.DataFrame], paper: str, figure: str, fig_cfg: Mapping[str, Any]
+) -> plt.Figure:
     """Mean pseudo-regret at T (±2 SE) against the swept value, one curve per listed setting."""
     table = sweep_table(tables["summary"], fig_cfg)
     xlabel = {"alpha_tilde": "tail parameter α̃ of Patient Bandits", "gap": "gap Δ"}
     fig, ax = plt.subplots(figsize=(7.5, 4.8), layout="constrained")
-    for colour, (base, rows) in zip(palette("viridis", table.base.nunique()),
-                                    table.groupby("base", sort=False)):
-        ax.errorbar(rows.x, rows["mean"], yerr=2 * rows.se, marker="o", ms=3, capsize=2,
-                    color=colour, label=fig_cfg["settings"][base].get("label", base))
-    ax.set(xlabel=reader(xlabel[fig_cfg["sweep"]["key"]]),
-           ylabel=f"mean pseudo-regret at T = {fig_cfg['horizon']} (±2 SE)")
+    for colour, (base, rows) in zip(
+        palette("viridis", table.base.nunique()), table.groupby("base", sort=False)
+    ):
+        ax.errorbar(
+            rows.x,
+            rows["mean"],
+            yerr=2 * rows.se,
+            marker="o",
+            ms=3,
+            capsize=2,
+            color=colour,
+            label=fig_cfg["settings"][base].get("label", base),
+        )
+    ax.set(
+        xlabel=reader(xlabel[fig_cfg["sweep"]["key"]]),
+        ylabel=f"mean pseudo-regret at T = {fig_cfg['horizon']} (±2 SE)",
+    )
     legend_outside(fig, *ax.get_legend_handles_labels())
-    fig.suptitle(reader(f"{fig_cfg['title']}\n{int(table.n_runs.min())} runs per point"),
-                 fontsize=10)
+    fig.suptitle(
+        reader(f"{fig_cfg['title']}\n{int(table.n_runs.min())} runs per point"), fontsize=10
+    )
     return fig
 
 
-def alpha_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
-                 fig_cfg: Mapping[str, Any]) -> plt.Figure:
+def alpha_figure(
+    tables: Mapping[str, pd.DataFrame], paper: str, figure: str, fig_cfg: Mapping[str, Any]
+) -> plt.Figure:
     """alpha_t and alpha_hat_t over time, mean and 5-95% quantiles over runs: one panel per
     Adapt-Patient curve (reading of d_t)."""
     events = tables["events"].dropna(subset=["t"])
     curves = [a for a in fig_cfg["algorithms"] if a in set(events.algorithm)]
-    fig, axes = plt.subplots(1, len(curves), figsize=(5.2 * len(curves), 4.5), sharey=True,
-                             squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(
+        1,
+        len(curves),
+        figsize=(5.2 * len(curves), 4.5),
+        sharey=True,
+        squeeze=False,
+        layout="constrained",
+    )
     for ax, alg in zip(axes[0], curves):
         own = events[events.algorithm == alg]
-        for column, label, colour in (("alpha_t", "α_t, the lower confidence value used", "C0"),
-                                      ("alpha_hat", "α̂_t, the raw estimate", "C1")):
+        for column, label, colour in (
+            ("alpha_t", "α_t, the lower confidence value used", "C0"),
+            ("alpha_hat", "α̂_t, the raw estimate", "C1"),
+        ):
             stats = own.groupby("t")[column].agg(
-                mean="mean", lo=lambda x: x.quantile(0.05), hi=lambda x: x.quantile(0.95))
+                mean="mean", lo=lambda x: x.quantile(0.05), hi=lambda x: x.quantile(0.95)
+            )
             ax.plot(stats.index, stats["mean"], color=colour, label=label)
             ax.fill_between(stats.index, stats.lo, stats.hi, color=colour, alpha=0.2, lw=0)
         ax.axhline(0.3, color="black", ls="--", lw=1, label="true α = 0.3")
         ax.set(xlabel="round t", ylim=(0, 1.05), title=reader(config.label(paper, fig_cfg, alg)))
     axes[0, 0].set_ylabel(reader("estimate of α"))
     legend_outside(fig, *unique_handles(axes[0]))
-    fig.suptitle(reader(f"{fig_cfg['title']}\n{events.replication.nunique()} runs, mean and "
-                        "5-95% quantiles over runs"), fontsize=10)
+    fig.suptitle(
+        reader(
+            f"{fig_cfg['title']}\n{events.replication.nunique()} runs, mean and "
+            "5-95% quantiles over runs"
+        ),
+        fontsize=10,
+    )
     return fig
 
 

@@ -37,8 +37,15 @@ class AdaptParams:
 
 
 @register_jitable
-def alpha_estimates(diff: float, top_pulls: float, log_term: float, alpha_low: float, c: float,
-                    mu_low: float, lcb_constant: float) -> tuple[float, float]:
+def alpha_estimates(
+    diff: float,
+    top_pulls: float,
+    log_term: float,
+    alpha_low: float,
+    c: float,
+    mu_low: float,
+    lcb_constant: float,
+) -> tuple[float, float]:
     """(alpha_hat_t, alpha_t) of Section 6.3, as we read the garbled extraction:
     alpha_hat = min(-log(m_{t,D} - m_{t,d}) / log(T_bar), 1) (1 when the difference is not
     positive) and the lower confidence value
@@ -91,8 +98,14 @@ class PatientPolicy:
         count_big = sum(1 for d in known if d <= big)
         count_small = sum(1 for d in known if d <= small)
         self.alpha_hat, self.alpha_t = alpha_estimates(
-            (count_big - count_small) / pulls[top], float(pulls[top]), self.log_term,
-            adapt.alpha_low, adapt.c, adapt.mu_low, adapt.lcb_constant)
+            (count_big - count_small) / pulls[top],
+            float(pulls[top]),
+            self.log_term,
+            adapt.alpha_low,
+            adapt.c,
+            adapt.mu_low,
+            adapt.lcb_constant,
+        )
 
     def choose(self, t: int) -> int:
         pulls = [self.actions.count(k) for k in range(self.n_arms)]
@@ -105,8 +118,12 @@ class PatientPolicy:
             return (t - 1) % self.n_arms
         alpha = self.alpha_t if self.adapt is not None else self.alpha_tilde
         seen = [sum(1 for _, k, _ in self.arrived if k == arm) for arm in range(self.n_arms)]
-        return first_argmax([patient_index(seen[k] / pulls[k], float(pulls[k]), alpha,
-                                           self.log_term) for k in range(self.n_arms)])
+        return first_argmax(
+            [
+                patient_index(seen[k] / pulls[k], float(pulls[k]), alpha, self.log_term)
+                for k in range(self.n_arms)
+            ]
+        )
 
     def played(self, t: int, arm: int) -> None:
         self.actions.append(arm)
@@ -115,13 +132,19 @@ class PatientPolicy:
         self.arrived.append((s, arm, delay))
 
 
-def run_patient(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, alpha_tilde: float,
-                adapt: AdaptParams | None, checkpoints: np.ndarray
-                ) -> tuple[np.ndarray, list[tuple[int, float, float]]]:
+def run_patient(
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    alpha_tilde: float,
+    adapt: AdaptParams | None,
+    checkpoints: np.ndarray,
+) -> tuple[np.ndarray, list[tuple[int, float, float]]]:
     """``PatientPolicy`` through the shared loop with this paper's timing (eq. 1: the pull of
     round s is seen from round s + max(D_s, 1)); returns the arms played and the trace."""
     horizon, n_arms = uniforms.shape
-    policy = PatientPolicy(n_arms, horizon, alpha_tilde, adapt,
-                           frozenset(int(t) for t in checkpoints))
+    policy = PatientPolicy(
+        n_arms, horizon, alpha_tilde, adapt, frozenset(int(t) for t in checkpoints)
+    )
     actions = run(policy, mu, uniforms, delays, None, usable=lambda s, d: s + max(d, 1))
     return actions, policy.trace

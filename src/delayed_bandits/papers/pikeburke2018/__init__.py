@@ -13,13 +13,17 @@ PAPER = Paper(
     steps_per_second=900_000,
     shard_steps_per_second=6_000_000,
     kinds=(
-        Kind("ratio",
-             shows=f"Left: ratio of each algorithm's mean {PSEUDO_REGRET} to the baseline's "
-                   "against time, with a 95% percentile-bootstrap band over paired runs. Right: "
-                   "the mean pseudo-regrets themselves, with a ±2 SE band.",
-             tables=("ratios",)),
-        Kind("delay_sweep",
-             shows=f"Mean {PSEUDO_REGRET} at the horizon T, with a ±2 SE band over runs, against "
-                   "the expected delay E[τ], with a least-squares line per algorithm."),
+        Kind(
+            "ratio",
+            shows=f"Left: ratio of each algorithm's mean {PSEUDO_REGRET} to the baseline's "
+            "against time, with a 95% percentile-bootstrap band over paired runs. Right: "
+            "the mean pseudo-regrets themselves, with a ±2 SE band.",
+            tables=("ratios",),
+        ),
+        Kind(
+            "delay_sweep",
+            shows=f"Mean {PSEUDO_REGRET} at the horizon T, with a ±2 SE band over runs, against "
+            "the expected delay E[τ], with a least-squares line per algorithm.",
+        ),
     ),
 )

@@ -13,7 +13,8 @@ from delayed_bandits.papers.pikeburke2018.experiment import Setting
 def at_horizon(summary: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> pd.DataFrame:
     """The summary at T, with each setting's expected delay as ``mean_delay``."""
     last = summary[summary.t == summary.t.max()].copy()
-    means = {name: Setting.from_config(cfg, name).delay.mean
-             for name, cfg in fig_cfg["settings"].items()}
+    means = {
+        name: Setting.from_config(cfg, name).delay.mean for name, cfg in fig_cfg["settings"].items()
+    }
     last["mean_delay"] = last.setting.map(means)
     return last

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits.claims import Checker, Claim
-from delayed_bandits.papers.pikeburke2018.experiment import Setting, coefficient_band
 from delayed_bandits.papers.pikeburke2018.analysis import at_horizon
+from delayed_bandits.papers.pikeburke2018.experiment import Setting, coefficient_band
 
 # "The ratios converge to a constant": we call a ratio converged when it moves by at most this
 # relative amount over the last quarter of the horizon (docs/decisions.md).
@@ -23,8 +23,10 @@ LINEAR_R2 = 0.95
 # Section 5 contrasts a small delay variance (Poisson, V = E[tau]) with the exponential's
 # V = E[tau]^2; we classify by V / E[tau]^2 and make no variance claim in between.
 SMALL_VARIANCE, LARGE_VARIANCE = 0.1, 0.9
-PHASE_NOTE = ("ODAAF's regret grows in jumps at phase ends; a phase ending in the last quarter "
-              "moves the ratio")
+PHASE_NOTE = (
+    "ODAAF's regret grows in jumps at phase ends; a phase ending in the last quarter "
+    "moves the ratio"
+)
 
 
 def _ratio(ratios: pd.DataFrame, setting: str, alg: str, t: int | None = None) -> pd.Series:
@@ -41,13 +43,18 @@ def _converges(ratios: pd.DataFrame, fig_cfg: Mapping[str, Any], ref: str) -> li
         end, quarter = _ratio(ratios, setting, alg), _ratio(ratios, setting, alg, 3 * horizon // 4)
         change = abs(end.ratio - quarter.ratio) / end.ratio
         holds = bool(change <= CONVERGED)
-        claims.append(Claim(
-            f"{setting}-{alg}-ratio-converges",
-            f"The ratio of {alg} to QPM-D converges to a constant ({setting})", ref,
-            f"ratio {quarter.ratio:.2f} at t={quarter.t}, {end.ratio:.2f} [{end.lo:.2f}, "
-            f"{end.hi:.2f}] at T; relative change {change:.1%}",
-            f"relative change over the last quarter <= {CONVERGED:.0%}", holds,
-            "" if holds else PHASE_NOTE))
+        claims.append(
+            Claim(
+                f"{setting}-{alg}-ratio-converges",
+                f"The ratio of {alg} to QPM-D converges to a constant ({setting})",
+                ref,
+                f"ratio {quarter.ratio:.2f} at t={quarter.t}, {end.ratio:.2f} [{end.lo:.2f}, "
+                f"{end.hi:.2f}] at T; relative change {change:.1%}",
+                f"relative change over the last quarter <= {CONVERGED:.0%}",
+                holds,
+                "" if holds else PHASE_NOTE,
+            )
+        )
     return claims
 
 
@@ -59,17 +66,23 @@ def _same_jumps(events: pd.DataFrame, ref: str) -> list[Claim]:
         ev = ev.sort_values(["replication", "phase"])
         codes = ev.eliminated.astype(int).astype(str)
         history = codes.groupby(ev.replication).transform(
-            lambda e: (e.shift(fill_value="") + ",").cumsum())
+            lambda e: (e.shift(fill_value="") + ",").cumsum()
+        )
         distinct = ev.assign(history=history).groupby(["phase", "history"]).step1_end.nunique()
         eliminated = ev[ev.eliminated != 0]
-        claims.append(Claim(
-            f"{setting}-{alg}-jumps-at-same-rounds",
-            f"{alg}'s phase ends (its regret jumps) fall on the same rounds in every replication "
-            f"({setting})", ref,
-            f"{len(distinct)} (phase, elimination history) groups, at most "
-            f"{int(distinct.max())} distinct end round(s); worse arm eliminated in "
-            f"{eliminated.replication.nunique()} of {ev.replication.nunique()} runs",
-            "1 distinct end round per group", bool(distinct.max() == 1)))
+        claims.append(
+            Claim(
+                f"{setting}-{alg}-jumps-at-same-rounds",
+                f"{alg}'s phase ends (its regret jumps) fall on the same rounds in every replication "
+                f"({setting})",
+                ref,
+                f"{len(distinct)} (phase, elimination history) groups, at most "
+                f"{int(distinct.max())} distinct end round(s); worse arm eliminated in "
+                f"{eliminated.replication.nunique()} of {ev.replication.nunique()} runs",
+                "1 distinct end round per group",
+                bool(distinct.max() == 1),
+            )
+        )
     return claims
 
 
@@ -85,28 +98,36 @@ def _band(ratios: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> list[Claim]:
             end = _ratio(ratios, setting, curve)
             quarter = _ratio(ratios, setting, curve, 3 * horizon // 4)
             change = abs(end.ratio - quarter.ratio) / end.ratio
-            parts.append(f"{k:g}: {end.ratio:.2f} [{end.lo:.2f}, {end.hi:.2f}] "
-                         f"(change {change:.1%})")
+            parts.append(
+                f"{k:g}: {end.ratio:.2f} [{end.lo:.2f}, {end.hi:.2f}] (change {change:.1%})"
+            )
             at_t.append(end.ratio)
             if change > CONVERGED or end.lo <= 1:
                 failing.append(f"{k:g}")
-        claims.append(Claim(
-            f"{setting}-odaaf-coefficient-band",
-            "ODAAF's regret is of QPM-D's order with worse constants whatever the delay "
-            f"coefficient of D_m in {min(coefficients.values()):g}-"
-            f"{max(coefficients.values()):g}: its ratio converges and stays above 1 ({setting})",
-            "Section 5, Figure 3; Section 6",
-            "ratio at T by coefficient: " + "; ".join(parts)
-            + f"; the coefficient moves the ratio at T by a factor {max(at_t) / min(at_t):.2f}",
-            f"at every coefficient: relative change over the last quarter <= {CONVERGED:.0%} "
-            "and the band at T above 1", not failing,
-            "" if not failing else f"fails at coefficient(s) {', '.join(failing)}; "
-            + PHASE_NOTE))
+        claims.append(
+            Claim(
+                f"{setting}-odaaf-coefficient-band",
+                "ODAAF's regret is of QPM-D's order with worse constants whatever the delay "
+                f"coefficient of D_m in {min(coefficients.values()):g}-"
+                f"{max(coefficients.values()):g}: its ratio converges and stays above 1 ({setting})",
+                "Section 5, Figure 3; Section 6",
+                "ratio at T by coefficient: "
+                + "; ".join(parts)
+                + f"; the coefficient moves the ratio at T by a factor {max(at_t) / min(at_t):.2f}",
+                f"at every coefficient: relative change over the last quarter <= {CONVERGED:.0%} "
+                "and the band at T above 1",
+                not failing,
+                ""
+                if not failing
+                else f"fails at coefficient(s) {', '.join(failing)}; " + PHASE_NOTE,
+            )
+        )
     return claims
 
 
-def _elimination(events: pd.DataFrame, setting: str, alg: str, runs: int,
-                 horizon: int) -> tuple[int, float, int]:
+def _elimination(
+    events: pd.DataFrame, setting: str, alg: str, runs: int, horizon: int
+) -> tuple[int, float, int]:
     """(runs that eliminated an arm, median round of it / T, phases completed by T)."""
     ev = events[(events.setting == setting) & (events.algorithm == alg)]
     rounds = ev[ev.eliminated.fillna(0) != 0].step1_end
@@ -121,14 +142,18 @@ def ratio_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any])
     ref = "Section 5, Figure 3"
     ratios, events = tables["ratios"], tables["events"]
     variants = list(fig_cfg.get("variants", {}))
-    claims = (_converges(ratios[~ratios.algorithm.isin(variants)], fig_cfg, ref)
-              + _same_jumps(events[~events.algorithm.isin(variants)].dropna(subset=["phase"]),
-                            ref)
-              + _band(ratios, fig_cfg))
+    claims = (
+        _converges(ratios[~ratios.algorithm.isin(variants)], fig_cfg, ref)
+        + _same_jumps(events[~events.algorithm.isin(variants)].dropna(subset=["phase"]), ref)
+        + _band(ratios, fig_cfg)
+    )
     if "odaaf-v" not in set(ratios.algorithm):
         return claims
-    others = [v for v in variants if fig_cfg["variants"][v]["algorithm"] == "odaaf-v"
-              and v in set(ratios.algorithm)]
+    others = [
+        v
+        for v in variants
+        if fig_cfg["variants"][v]["algorithm"] == "odaaf-v" and v in set(ratios.algorithm)
+    ]
     runs, horizon = int(tables["summary"].n_runs.max()), int(fig_cfg["horizon"])
     for setting, scfg in fig_cfg["settings"].items():
         plain, informed = _ratio(ratios, setting, "odaaf"), _ratio(ratios, setting, "odaaf-v")
@@ -138,57 +163,90 @@ def ratio_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any])
             continue  # neither of the paper's two cases
         large = spread >= LARGE_VARIANCE
         holds = bool(informed.lo > plain.hi if large else informed.hi < plain.lo)
-        measured = (f"ratio at T: ODAAF-V {informed.ratio:.2f} [{informed.lo:.2f}, "
-                    f"{informed.hi:.2f}], ODAAF {plain.ratio:.2f} [{plain.lo:.2f}, {plain.hi:.2f}]")
+        measured = (
+            f"ratio at T: ODAAF-V {informed.ratio:.2f} [{informed.lo:.2f}, "
+            f"{informed.hi:.2f}], ODAAF {plain.ratio:.2f} [{plain.lo:.2f}, {plain.hi:.2f}]"
+        )
         for other in others:
             row = _ratio(ratios, setting, other)
             measured += f"; {other}: {row.ratio:.2f} [{row.lo:.2f}, {row.hi:.2f}]"
-        claims.append(Claim(
-            f"{setting}-variance-{'hurts' if large else 'helps'}",
-            "Knowing the variance " + ("hurts when it is large (exponential: V = E[tau]^2)"
-                                       if large else "helps when it is small")
-            + f" ({setting}, V / E[tau]^2 = {spread:.2f})", ref, measured,
-            "ODAAF-V's band " + ("above" if large else "below") + " ODAAF's", holds))
+        claims.append(
+            Claim(
+                f"{setting}-variance-{'hurts' if large else 'helps'}",
+                "Knowing the variance "
+                + (
+                    "hurts when it is large (exponential: V = E[tau]^2)"
+                    if large
+                    else "helps when it is small"
+                )
+                + f" ({setting}, V / E[tau]^2 = {spread:.2f})",
+                ref,
+                measured,
+                "ODAAF-V's band " + ("above" if large else "below") + " ODAAF's",
+                holds,
+            )
+        )
         if large:
             count, median, phases = _elimination(events, setting, "odaaf-v", runs, horizon)
             holds = bool(count / runs > 0.5 and median >= LATE)
-            measured = (f"eliminated in {count} of {runs} runs (median at {median:.2f} T); "
-                        f"{phases} phase(s) completed by T")
+            measured = (
+                f"eliminated in {count} of {runs} runs (median at {median:.2f} T); "
+                f"{phases} phase(s) completed by T"
+            )
             for other in others:
                 count, median, phases = _elimination(events, setting, other, runs, horizon)
-                measured += (f"; {other}: eliminated in {count} of {runs} runs"
-                             + (f" (median at {median:.2f} T)" if count else "")
-                             + f", {phases} phase(s) by T")
-            claims.append(Claim(
-                f"{setting}-odaaf-v-eliminates-late",
-                f"With a large delay variance ODAAF-V only just eliminates the worse arm by T "
-                f"({setting})", ref, measured,
-                f"eliminated in most runs, at a median after {LATE:.2f} T", holds,
-                "eq. (7)'s constants are calibrated to this statement (docs/decisions.md), so "
-                "the claim checks the runs against the closed form, not the paper's appendix "
-                "constants: phase 4, the first whose tolerance 2^-4 is below the gap 0.1, ends "
-                "its Step 1 at N_3 + 2 N_4"))
+                measured += (
+                    f"; {other}: eliminated in {count} of {runs} runs"
+                    + (f" (median at {median:.2f} T)" if count else "")
+                    + f", {phases} phase(s) by T"
+                )
+            claims.append(
+                Claim(
+                    f"{setting}-odaaf-v-eliminates-late",
+                    f"With a large delay variance ODAAF-V only just eliminates the worse arm by T "
+                    f"({setting})",
+                    ref,
+                    measured,
+                    f"eliminated in most runs, at a median after {LATE:.2f} T",
+                    holds,
+                    "eq. (7)'s constants are calibrated to this statement (docs/decisions.md), so "
+                    "the claim checks the runs against the closed form, not the paper's appendix "
+                    "constants: phase 4, the first whose tolerance 2^-4 is below the gap 0.1, ends "
+                    "its Step 1 at N_3 + 2 N_4",
+                )
+            )
     return claims
 
 
-def delay_sweep_claims(tables: Mapping[str, pd.DataFrame],
-                       fig_cfg: Mapping[str, Any]) -> list[Claim]:
+def delay_sweep_claims(
+    tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]
+) -> list[Claim]:
     claims = []
     at_t = at_horizon(tables["summary"], fig_cfg)
     for alg, rows in at_t.groupby("algorithm"):
         x, y = rows.mean_delay.to_numpy(), rows["mean"].to_numpy()
         slope, intercept = np.polyfit(x, y, 1)
         r2 = 1 - np.sum((y - (intercept + slope * x)) ** 2) / np.sum((y - y.mean()) ** 2)
-        claims.append(Claim(
-            f"{alg}-regret-linear-in-delay",
-            f"{alg}'s regret at T increases linearly in E[tau]", "Section 5, Appendix E",
-            f"slope {slope:.2f} per unit of E[tau], R^2 = {r2:.3f} over {len(x)} delays; regret "
-            f"{y.min():.0f} to {y.max():.0f}",
-            f"slope > 0 and R^2 >= {LINEAR_R2}", bool(slope > 0 and r2 >= LINEAR_R2),
-            "" if r2 >= LINEAR_R2 else "the delay's share of the regret (about Delta E[tau] "
-            "per suboptimal arm) is small against run-to-run noise at this scale"))
+        claims.append(
+            Claim(
+                f"{alg}-regret-linear-in-delay",
+                f"{alg}'s regret at T increases linearly in E[tau]",
+                "Section 5, Appendix E",
+                f"slope {slope:.2f} per unit of E[tau], R^2 = {r2:.3f} over {len(x)} delays; regret "
+                f"{y.min():.0f} to {y.max():.0f}",
+                f"slope > 0 and R^2 >= {LINEAR_R2}",
+                bool(slope > 0 and r2 >= LINEAR_R2),
+                ""
+                if r2 >= LINEAR_R2
+                else "the delay's share of the regret (about Delta E[tau] "
+                "per suboptimal arm) is small against run-to-run noise at this scale",
+            )
+        )
     return claims
 
 
-CHECKS: dict[str, Checker] = {"fig3a": ratio_claims, "fig3b": ratio_claims,
-                              "appE": delay_sweep_claims}
+CHECKS: dict[str, Checker] = {
+    "fig3a": ratio_claims,
+    "fig3b": ratio_claims,
+    "appE": delay_sweep_claims,
+}

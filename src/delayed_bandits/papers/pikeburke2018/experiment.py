@@ -42,8 +42,12 @@ class Setting:
         if isinstance(dist, delays.PerArm):
             raise ConfigError(f"{where}.delay: Pike-Burke et al. assume i.i.d. delays across arms")
         constants = ppb.PhaseConstants(**cfg.get("phase_constants", {}))
-        return cls(np.asarray(cfg["mu"], dtype=np.float64), dist, constants,
-                   cfg.get("bridge_arm", "leader") == "leader")
+        return cls(
+            np.asarray(cfg["mu"], dtype=np.float64),
+            dist,
+            constants,
+            cfg.get("bridge_arm", "leader") == "leader",
+        )
 
     @property
     def n_arms(self) -> int:
@@ -80,24 +84,43 @@ def _odaaf(variant: int) -> tuple[Runner, Runner]:
         horizon = env.uniforms.shape[0]
         actions = np.zeros(horizon, dtype=np.int64)
         events = np.zeros((MAX_PHASES, len(EVENT_COLUMNS)), dtype=np.int64)
-        n = kpb.odaaf(st.mu, env.uniforms, env.delays, variant, st.delay.mean,
-                      st.delay.variance, st.bound, _constants(st), bridge, st.bridge_leader,
-                      actions, events)
-        return (_regret_at(st.mu, actions, cp), actions,
-                pd.DataFrame(events[:n], columns=EVENT_COLUMNS))
+        n = kpb.odaaf(
+            st.mu,
+            env.uniforms,
+            env.delays,
+            variant,
+            st.delay.mean,
+            st.delay.variance,
+            st.bound,
+            _constants(st),
+            bridge,
+            st.bridge_leader,
+            actions,
+            events,
+        )
+        return (
+            _regret_at(st.mu, actions, cp),
+            actions,
+            pd.DataFrame(events[:n], columns=EVENT_COLUMNS),
+        )
 
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         horizon = env.uniforms.shape[0]
         c = _constants(st)
 
         def required(m: int) -> int:
-            return ppb.samples_required(m, horizon, variant, st.delay.mean, st.delay.variance,
-                                        st.bound, *c)
+            return ppb.samples_required(
+                m, horizon, variant, st.delay.mean, st.delay.variance, st.bound, *c
+            )
 
-        actions, events = ppb.run_odaaf(st.mu, env.uniforms, env.delays, required, bridge,
-                                        st.bridge_leader)
-        return (_regret_at(st.mu, actions, cp), actions,
-                pd.DataFrame(events, columns=EVENT_COLUMNS, dtype=np.int64))
+        actions, events = ppb.run_odaaf(
+            st.mu, env.uniforms, env.delays, required, bridge, st.bridge_leader
+        )
+        return (
+            _regret_at(st.mu, actions, cp),
+            actions,
+            pd.DataFrame(events, columns=EVENT_COLUMNS, dtype=np.int64),
+        )
 
     return kernel, reference
 
@@ -116,12 +139,17 @@ def _qpmd() -> tuple[Runner, Runner]:
 
 
 def _needs_bound(st: Setting) -> str:
-    return "" if math.isfinite(st.bound) else \
-        "ODAAF-B needs a bounded delay law (uniform, or exponential with a bound)"
+    return (
+        ""
+        if math.isfinite(st.bound)
+        else "ODAAF-B needs a bounded delay law (uniform, or exponential with a bound)"
+    )
 
 
 def _needs_variance(st: Setting) -> str:
-    return "" if math.isfinite(st.delay.variance) else "ODAAF-V needs a delay law with finite variance"
+    return (
+        "" if math.isfinite(st.delay.variance) else "ODAAF-V needs a delay law with finite variance"
+    )
 
 
 def _needs_mean(st: Setting) -> str:
@@ -129,15 +157,32 @@ def _needs_mean(st: Setting) -> str:
 
 
 ALGORITHMS: list[Algorithm] = [
-    Algorithm("qpm-d", "QPM-D", "QPM-D with UCB1, non-anonymous feedback (Joulani et al. 2013)",
-              *_qpmd()),
-    Algorithm("odaaf", "ODAAF", "Algorithm 1, n_m of eq. (2), no bridge period (Section 5)",
-              *_odaaf(0), precondition=_needs_mean),
-    Algorithm("odaaf-b", "ODAAF-B", "Algorithm 1 with bridge, n_m of eq. (6) using the bound d",
-              *_odaaf(1), precondition=_needs_bound),
-    Algorithm("odaaf-v", "ODAAF-V", "Algorithm 1 with bridge, n_m of eq. (7) using V(tau)",
-              *_odaaf(2), precondition=_needs_variance),
+    Algorithm(
+        "qpm-d", "QPM-D", "QPM-D with UCB1, non-anonymous feedback (Joulani et al. 2013)", *_qpmd()
+    ),
+    Algorithm(
+        "odaaf",
+        "ODAAF",
+        "Algorithm 1, n_m of eq. (2), no bridge period (Section 5)",
+        *_odaaf(0),
+        precondition=_needs_mean,
+    ),
+    Algorithm(
+        "odaaf-b",
+        "ODAAF-B",
+        "Algorithm 1 with bridge, n_m of eq. (6) using the bound d",
+        *_odaaf(1),
+        precondition=_needs_bound,
+    ),
+    Algorithm(
+        "odaaf-v",
+        "ODAAF-V",
+        "Algorithm 1 with bridge, n_m of eq. (7) using V(tau)",
+        *_odaaf(2),
+        precondition=_needs_variance,
+    ),
 ]
+
 
 def coefficient_band(fig: Mapping[str, Any], where: str = "") -> dict[str, dict[str, float]]:
     """Per setting, the delay coefficient (``phase_constants.odaaf``, eq. 2) of ODAAF and of each
@@ -151,19 +196,29 @@ def coefficient_band(fig: Mapping[str, Any], where: str = "") -> dict[str, dict[
     if "odaaf" not in fig["algorithms"]:
         raise ConfigError(f"{key}: the band is drawn around odaaf, which is not in algorithms")
     for member in members:
-        if member not in fig["algorithms"] or resolve(fig, {}, member)[0] != "odaaf" \
-                or member == "odaaf":
+        if (
+            member not in fig["algorithms"]
+            or resolve(fig, {}, member)[0] != "odaaf"
+            or member == "odaaf"
+        ):
             raise ConfigError(f"{key}: {member!r} must be a variant of odaaf listed in algorithms")
     band = {}
     for name, raw in fig["settings"].items():
-        constants = {c: Setting.from_config(resolve(fig, raw, c)[1], name).constants
-                     for c in ["odaaf", *members]}
+        constants = {
+            c: Setting.from_config(resolve(fig, raw, c)[1], name).constants
+            for c in ["odaaf", *members]
+        }
         for member in members:
             if replace(constants[member], odaaf=constants["odaaf"].odaaf) != constants["odaaf"]:
-                raise ConfigError(f"{key}: {member!r} changes phase constants other than odaaf "
-                                  f"(setting {name})")
-        band[name] = dict(sorted(((c, float(k.odaaf)) for c, k in constants.items()),
-                                 key=lambda item: (item[1], item[0])))
+                raise ConfigError(
+                    f"{key}: {member!r} changes phase constants other than odaaf (setting {name})"
+                )
+        band[name] = dict(
+            sorted(
+                ((c, float(k.odaaf)) for c, k in constants.items()),
+                key=lambda item: (item[1], item[0]),
+            )
+        )
     return band
 
 

@@ -11,13 +11,20 @@ import math
 import numpy as np
 from numba import njit
 
-from delayed_bandits.queues import arrival_lists, enqueue
 from delayed_bandits.papers.pikeburke2018.policies import samples_required
+from delayed_bandits.queues import arrival_lists, enqueue
 
 
 @njit(cache=True)
-def _play(t: int, arm: int, mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
-          aggregate: np.ndarray, actions: np.ndarray) -> None:
+def _play(
+    t: int,
+    arm: int,
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    aggregate: np.ndarray,
+    actions: np.ndarray,
+) -> None:
     actions[t - 1] = arm
     d = delays[t - 1, arm]
     if uniforms[t - 1, arm] < mu[arm] and d <= aggregate.shape[0] - 1 - t:
@@ -25,9 +32,20 @@ def _play(t: int, arm: int, mu: np.ndarray, uniforms: np.ndarray, delays: np.nda
 
 
 @njit(cache=True)
-def odaaf(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, variant: int, mean: float,
-          var: float, bound: float, constants: np.ndarray, bridge: bool, bridge_leader: bool,
-          actions: np.ndarray, events: np.ndarray) -> int:
+def odaaf(
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    variant: int,
+    mean: float,
+    var: float,
+    bound: float,
+    constants: np.ndarray,
+    bridge: bool,
+    bridge_leader: bool,
+    actions: np.ndarray,
+    events: np.ndarray,
+) -> int:
     """ODAAF / ODAAF-B / ODAAF-V. Fills ``actions`` and one row of ``events`` per completed phase
     (m, Step 1 end, bridge end or -1, active arms, eliminated bitmask); returns the row count.
     ``constants`` = (a, b, odaaf, bounded, variance, variance_weight) of ``PhaseConstants``."""
@@ -44,9 +62,23 @@ def odaaf(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, variant: int
     m = 1
     n_events = 0
     while t < horizon:
-        needed = max(samples_required(m, horizon, variant, mean, var, bound, constants[0],
-                                      constants[1], constants[2], constants[3], constants[4],
-                                      constants[5]), previous + 1)
+        needed = max(
+            samples_required(
+                m,
+                horizon,
+                variant,
+                mean,
+                var,
+                bound,
+                constants[0],
+                constants[1],
+                constants[2],
+                constants[3],
+                constants[4],
+                constants[5],
+            ),
+            previous + 1,
+        )
         for j in range(n_arms):
             if not active[j]:
                 continue
@@ -105,8 +137,13 @@ def odaaf(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, variant: int
 
 
 @njit(cache=True)
-def qpmd(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, actions: np.ndarray,
-         coefficient: float = 2.0) -> None:
+def qpmd(
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    actions: np.ndarray,
+    coefficient: float = 2.0,
+) -> None:
     """QPM-D with UCB1 as base: per-arm FIFO queues of arrived rewards feed the base on its own
     clock; the first recommended arm with an empty queue is played. Fills ``actions``. The base's
     bonus is sqrt(coefficient log n / N): 2 is UCB1's (Auer et al. 2002)."""

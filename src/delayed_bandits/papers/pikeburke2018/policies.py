@@ -40,7 +40,6 @@ class PhaseConstants:
     variance_weight: float = 1.0
 
 
-
 @register_jitable
 def _n_of(a: float, b: float, delta: float, log_term: float, delay_term: float) -> float:
     root = math.sqrt(a * log_term) + math.sqrt(a * log_term + b * delta * log_term + delay_term)
@@ -48,9 +47,20 @@ def _n_of(a: float, b: float, delta: float, log_term: float, delay_term: float) 
 
 
 @register_jitable  # plain Python here; compiled into the kernels, same arithmetic
-def samples_required(m: int, horizon: int, variant: int, mean: float, var: float, bound: float,
-                     a: float, b: float, c_odaaf: float, c_bounded: float, c_variance: float,
-                     variance_weight: float) -> int:
+def samples_required(
+    m: int,
+    horizon: int,
+    variant: int,
+    mean: float,
+    var: float,
+    bound: float,
+    a: float,
+    b: float,
+    c_odaaf: float,
+    c_bounded: float,
+    c_variance: float,
+    variance_weight: float,
+) -> int:
     """N_m = ceil(n_m), the number of samples of each active arm by the end of phase m.
 
     ``variant``: 0 ODAAF (eq. 2), 1 ODAAF-B (eq. 6, then max(., m min(d, n_m^ODAAF / m))),
@@ -69,8 +79,14 @@ def samples_required(m: int, horizon: int, variant: int, mean: float, var: float
     return max(1, int(math.ceil(n - 1e-9)))
 
 
-def run_odaaf(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, required, bridge: bool,
-              bridge_leader: bool) -> tuple[np.ndarray, list[tuple[int, int, int, int, int]]]:
+def run_odaaf(
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    required,
+    bridge: bool,
+    bridge_leader: bool,
+) -> tuple[np.ndarray, list[tuple[int, int, int, int, int]]]:
     """Algorithm 1 (ODAAF). ``required(m)`` is N_m. Returns the arms played and, per completed
     phase, (m, round ending Step 1, round ending the bridge or -1, active arms after Step 2,
     bitmask of the arms eliminated in Step 2).
@@ -121,8 +137,9 @@ def run_odaaf(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, required
     return np.array(actions, dtype=np.int64), events
 
 
-def run_qpmd(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
-             coefficient: float = 2.0) -> np.ndarray:
+def run_qpmd(
+    mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, coefficient: float = 2.0
+) -> np.ndarray:
     """QPM-D (Joulani et al. 2013) with UCB1 (Auer et al. 2002) as base. Arrivals join their arm's
     FIFO queue (usable from the round after they arrive). Before each real play, while the base's
     recommended arm has a queued reward, the base consumes it and is asked again; the first
@@ -138,8 +155,12 @@ def run_qpmd(mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
             if counts[j] == 0:
                 return j
         n = sum(counts)
-        return first_argmax([sums[j] / counts[j] + math.sqrt(coefficient * math.log(n) / counts[j])
-                             for j in range(n_arms)])
+        return first_argmax(
+            [
+                sums[j] / counts[j] + math.sqrt(coefficient * math.log(n) / counts[j])
+                for j in range(n_arms)
+            ]
+        )
 
     actions = []
     for t in range(1, horizon + 1):

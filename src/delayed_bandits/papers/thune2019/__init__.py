@@ -13,10 +13,12 @@ PAPER = Paper(
     steps_per_second=3_500_000,
     shard_steps_per_second=10_000_000,
     kinds=(
-        Kind("example8",
-             shows=f"(a) The regret bounds against T; (b) mean {PSEUDO_REGRET} at T, with a ±2 SE "
-                   "band over runs, against T, uniform play's linear regret dotted; (c) mean "
-                   "pseudo-regret against time at the largest T, with a ±2 SE band. Log-log in "
-                   "(a) and (b)."),
+        Kind(
+            "example8",
+            shows=f"(a) The regret bounds against T; (b) mean {PSEUDO_REGRET} at T, with a ±2 SE "
+            "band over runs, against T, uniform play's linear regret dotted; (c) mean "
+            "pseudo-regret against time at the largest T, with a ±2 SE band. Log-log in "
+            "(a) and (b).",
+        ),
     ),
 )

@@ -38,9 +38,12 @@ class Fit:
 
 def grid(fig_cfg: Mapping[str, Any]) -> list[GridPoint]:
     """The figure's settings in increasing order of T."""
-    points = [GridPoint(name, int(scfg.get("horizon", fig_cfg["horizon"])),
-                        Setting.from_config(scfg, name))
-              for name, scfg in fig_cfg["settings"].items()]
+    points = [
+        GridPoint(
+            name, int(scfg.get("horizon", fig_cfg["horizon"])), Setting.from_config(scfg, name)
+        )
+        for name, scfg in fig_cfg["settings"].items()
+    ]
     return sorted(points, key=lambda p: p.horizon)
 
 
@@ -70,11 +73,19 @@ def bounds(points: list[GridPoint]) -> pd.DataFrame:
         delays = p.problem.delays(p.horizon)
         beta = sb.example8_threshold(p.horizon, p.problem.n_arms)
         stats = sb.skip_stats(delays, beta)
-        rows.append({"setting": p.setting, "T": p.horizon, "K": p.problem.n_arms,
-                     "explicit": sb.corollary7_bound(delays, p.problem.n_arms),
-                     "oracle": sb.theorem6_bound(delays, p.problem.n_arms),
-                     "beta": beta, "skipped": stats.skipped, "D": stats.total_delay,
-                     "D_beta": stats.experienced_delay})
+        rows.append(
+            {
+                "setting": p.setting,
+                "T": p.horizon,
+                "K": p.problem.n_arms,
+                "explicit": sb.corollary7_bound(delays, p.problem.n_arms),
+                "oracle": sb.theorem6_bound(delays, p.problem.n_arms),
+                "beta": beta,
+                "skipped": stats.skipped,
+                "D": stats.total_delay,
+                "D_beta": stats.experienced_delay,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -91,4 +102,3 @@ def grid_between(points: list[GridPoint], n: int) -> list[GridPoint]:
     problem: the bound curves between the simulated points."""
     horizons = np.unique(np.round(np.geomspace(points[0].horizon, points[-1].horizon, n)))
     return [GridPoint(f"T={int(h)}", int(h), points[-1].problem) for h in horizons]
-

@@ -51,8 +51,9 @@ def skip_stats(delays: np.ndarray, beta: float) -> SkipStats:
 def skipper_objective(delays: np.ndarray, n_arms: int, beta: float, c: float) -> float:
     """f_c(beta) = |S_beta| + 4 e beta ln K + (c + D_beta) / (4 e beta)."""
     st = skip_stats(delays, beta)
-    return (st.skipped + 4 * E * beta * math.log(n_arms)
-            + (c + st.experienced_delay) / (4 * E * beta))
+    return (
+        st.skipped + 4 * E * beta * math.log(n_arms) + (c + st.experienced_delay) / (4 * E * beta)
+    )
 
 
 def minimise(delays: np.ndarray, n_arms: int, c: float) -> Minimum:
@@ -63,8 +64,9 @@ def minimise(delays: np.ndarray, n_arms: int, c: float) -> Minimum:
     A = 4 e ln K and B_j = (c + D_j) / (4 e), minimised at sqrt(B_j / A) clipped to the interval.
     When the clip hits the open left end u_j, the infimum is approached from above; we take the
     next float above u_j, which attains it to rounding. The first interval wins ties."""
-    beta, value, skipped, kept = _scan(np.sort(np.asarray(delays, dtype=np.float64)),
-                                       4 * E * math.log(n_arms), c)
+    beta, value, skipped, kept = _scan(
+        np.sort(np.asarray(delays, dtype=np.float64)), 4 * E * math.log(n_arms), c
+    )
     return Minimum(beta, value, skipped, kept)
 
 
@@ -120,12 +122,12 @@ def corollary7_bound(delays: np.ndarray, n_arms: int) -> float:
 
 def corollary4_bound(n_arms: int, horizon: int, total_delay: float) -> float:
     """Corollary 4 (Skipper with known T and D): 2 sqrt((K T e / 2 + (1 + 4e) D) ln K)."""
-    return 2 * math.sqrt((n_arms * horizon * E / 2 + (1 + 4 * E) * total_delay)
-                         * math.log(n_arms))
+    return 2 * math.sqrt((n_arms * horizon * E / 2 + (1 + 4 * E) * total_delay) * math.log(n_arms))
 
 
-def theorem1_bound(n_arms: int, horizon: int, total_delay: float, d_max: float,
-                   eta: float) -> float:
+def theorem1_bound(
+    n_arms: int, horizon: int, total_delay: float, d_max: float, eta: float
+) -> float:
     """Theorem 1 (DEW with learning rate eta and delay bound d_max):
     max{ln K / eta, 4 e d_max ln K} + eta (K T e / 2 + D)."""
     log_k = math.log(n_arms)
@@ -137,8 +139,11 @@ def theorem3_bound(delays: np.ndarray, n_arms: int, beta: float, eta: float) -> 
     |S_beta| + max{ln K / eta, 4 e beta ln K} + eta (K T e / 2 + D_beta)."""
     st = skip_stats(delays, beta)
     log_k = math.log(n_arms)
-    return (st.skipped + max(log_k / eta, 4 * E * beta * log_k)
-            + eta * (n_arms * len(delays) * E / 2 + st.experienced_delay))
+    return (
+        st.skipped
+        + max(log_k / eta, 4 * E * beta * log_k)
+        + eta * (n_arms * len(delays) * E / 2 + st.experienced_delay)
+    )
 
 
 def example8_threshold(horizon: int, n_arms: int) -> float:

@@ -13,11 +13,17 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits.papers.thune2019 import bounds as sb
 from delayed_bandits.claims import Checker, Claim, at, diff_se
+from delayed_bandits.papers.thune2019 import bounds as sb
+from delayed_bandits.papers.thune2019.analysis import (
+    GridPoint,
+    at_horizon,
+    bounds,
+    grid,
+    loglog_fit,
+    upper_half,
+)
 from delayed_bandits.papers.thune2019.experiment import tuning
-from delayed_bandits.papers.thune2019.analysis import (GridPoint, at_horizon, bounds, grid,
-                                                       loglog_fit, upper_half)
 
 REF = "Section 4.3, Example 8"
 # "Close to" 3/4 and 1/2: the bounds are exact, so this only absorbs their lower-order terms
@@ -36,26 +42,32 @@ ORACLE_SLOPE_MARGIN = 0.1
 D_RATIO = (0.5, 1.0)
 NOTES = {
     "doubling": "Doubling restarts DEW at every epoch, and how much of the horizon the last, "
-                "fresh epoch covers varies along the grid; the fit has only the upper half's T",
+    "fresh epoch covers varies along the grid; the fit has only the upper half's T",
     "skipper-oracle": "beta* balances the bound's terms, not the regret's: with a gap the "
-                      "regret of exponential weights is about ln K / eta, which need not scale "
-                      "like the bound",
+    "regret of exponential weights is about ln K / eta, which need not scale "
+    "like the bound",
 }
 
 
 def _bound_slopes(table: pd.DataFrame, upper: np.ndarray) -> list[Claim]:
     claims = []
     for column, target, ref, name in (
-            ("explicit", 0.75, "Corollary 7, eq. (9); Section 4.3", "explicit bound (Cor. 7)"),
-            ("oracle", 0.5, "Theorem 6; Section 4.3", "oracle bound (Thm 6)")):
+        ("explicit", 0.75, "Corollary 7, eq. (9); Section 4.3", "explicit bound (Cor. 7)"),
+        ("oracle", 0.5, "Theorem 6; Section 4.3", "oracle bound (Thm 6)"),
+    ):
         fit = loglog_fit(table["T"][upper], table[column][upper])
         holds = abs(fit.slope - target) <= BOUND_SLOPE_TOLERANCE
-        claims.append(Claim(
-            f"{column}-bound-slope",
-            f"On Example 8 the {name} grows like T^{target:g}", ref,
-            f"fitted slope {fit.slope:.3f} for T = {int(table['T'][upper].min()):,} to "
-            f"{int(table['T'].max()):,}; bound {table[column].iloc[-1]:,.0f} at the largest T",
-            f"{target:g} ± {BOUND_SLOPE_TOLERANCE}", bool(holds)))
+        claims.append(
+            Claim(
+                f"{column}-bound-slope",
+                f"On Example 8 the {name} grows like T^{target:g}",
+                ref,
+                f"fitted slope {fit.slope:.3f} for T = {int(table['T'][upper].min()):,} to "
+                f"{int(table['T'].max()):,}; bound {table[column].iloc[-1]:,.0f} at the largest T",
+                f"{target:g} ± {BOUND_SLOPE_TOLERANCE}",
+                bool(holds),
+            )
+        )
     return claims
 
 
@@ -64,21 +76,32 @@ def _example8_quantities(table: pd.DataFrame) -> list[Claim]:
     ratio = table.D / (table["T"] * threshold)
     assumed = table["T"] >= table.K * np.log(table.K)  # Example 8's "assuming T >= K ln K"
     return [
-        Claim("example8-skipped",
-              "With beta = sqrt(KT / ln K), |S_beta| < sqrt(KT / ln K)", REF,
-              f"|S_beta| / sqrt(KT / ln K) from {(table.skipped / threshold).min():.3f} to "
-              f"{(table.skipped / threshold).max():.3f} over {len(table)} values of T",
-              "< 1 at every T", bool((table.skipped < threshold).all())),
-        Claim("example8-experienced-delay",
-              "D_beta = 0 (assuming T >= K ln K)", REF,
-              f"D_beta = {table.D_beta[assumed].max():g} at most, over the {int(assumed.sum())} "
-              f"values of T >= K ln K",
-              "0 at every such T", bool((table.D_beta[assumed] == 0).all())),
-        Claim("example8-total-delay",
-              "D = Theta(T sqrt(KT / ln K))", REF,
-              f"D / (T sqrt(KT / ln K)) from {ratio.min():.3f} to {ratio.max():.3f}",
-              f"in [{D_RATIO[0]:g}, {D_RATIO[1]:g}] at every T",
-              bool(((ratio >= D_RATIO[0]) & (ratio <= D_RATIO[1])).all())),
+        Claim(
+            "example8-skipped",
+            "With beta = sqrt(KT / ln K), |S_beta| < sqrt(KT / ln K)",
+            REF,
+            f"|S_beta| / sqrt(KT / ln K) from {(table.skipped / threshold).min():.3f} to "
+            f"{(table.skipped / threshold).max():.3f} over {len(table)} values of T",
+            "< 1 at every T",
+            bool((table.skipped < threshold).all()),
+        ),
+        Claim(
+            "example8-experienced-delay",
+            "D_beta = 0 (assuming T >= K ln K)",
+            REF,
+            f"D_beta = {table.D_beta[assumed].max():g} at most, over the {int(assumed.sum())} "
+            f"values of T >= K ln K",
+            "0 at every such T",
+            bool((table.D_beta[assumed] == 0).all()),
+        ),
+        Claim(
+            "example8-total-delay",
+            "D = Theta(T sqrt(KT / ln K))",
+            REF,
+            f"D / (T sqrt(KT / ln K)) from {ratio.min():.3f} to {ratio.max():.3f}",
+            f"in [{D_RATIO[0]:g}, {D_RATIO[1]:g}] at every T",
+            bool(((ratio >= D_RATIO[0]) & (ratio <= D_RATIO[1])).all()),
+        ),
     ]
 
 
@@ -86,10 +109,12 @@ def _regret_bounds(last: pd.DataFrame, points: list[GridPoint]) -> list[Claim]:
     """Each algorithm's bound on its expected regret, evaluated on each T's delays; the claim is
     rejected if the mean regret exceeds it by more than 2 SE at some T."""
     claims = []
-    for alg, ref, name in (("dew", "Theorem 1", "DEW's"),
-                           ("skipper-explicit", "Corollary 4", "explicit Skipper's"),
-                           ("doubling", "Theorem 6", "Doubling's"),
-                           ("skipper-oracle", "Theorem 3 at beta*", "oracle Skipper's")):
+    for alg, ref, name in (
+        ("dew", "Theorem 1", "DEW's"),
+        ("skipper-explicit", "Corollary 4", "explicit Skipper's"),
+        ("doubling", "Theorem 6", "Doubling's"),
+        ("skipper-oracle", "Theorem 3 at beta*", "oracle Skipper's"),
+    ):
         rows = last[last.algorithm == alg].set_index("setting")
         if rows.empty:
             continue
@@ -99,11 +124,17 @@ def _regret_bounds(last: pd.DataFrame, points: list[GridPoint]) -> list[Claim]:
             excess = (rows.loc[p.setting, "mean"] - 2 * rows.loc[p.setting, "se"]) / bound
             if excess > worst:
                 worst, where = excess, (p.horizon, rows.loc[p.setting, "mean"], bound)
-        claims.append(Claim(
-            f"{alg}-within-bound", f"{name} regret is within its bound ({ref})", ref,
-            f"largest (mean - 2 SE) / bound {worst:.3f}, at T = {where[0]:,} "
-            f"(regret {where[1]:,.0f}, bound {where[2]:,.0f})",
-            "<= 1 at every T", bool(worst <= 1.0)))
+        claims.append(
+            Claim(
+                f"{alg}-within-bound",
+                f"{name} regret is within its bound ({ref})",
+                ref,
+                f"largest (mean - 2 SE) / bound {worst:.3f}, at T = {where[0]:,} "
+                f"(regret {where[1]:,.0f}, bound {where[2]:,.0f})",
+                "<= 1 at every T",
+                bool(worst <= 1.0),
+            )
+        )
     return claims
 
 
@@ -141,38 +172,55 @@ def example8_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, An
         d = at(summary, largest.setting, "doubling")
         e = at(summary, largest.setting, "skipper-explicit")
         holds = d.mean + 2 * diff_se(d, e) < e.mean
-        claims.append(Claim(
-            "doubling-below-explicit",
-            "At the largest T, Doubling's regret is below the explicitly tuned Skipper's "
-            "(oracle bound O(T^1/2) against explicit O(T^3/4))", REF,
-            f"Doubling {d}, Skipper (Cor. 4) {e}; ratio {d.mean / e.mean:.3f}",
-            "Doubling + 2 SE of the difference < Skipper (Cor. 4)", bool(holds)))
+        claims.append(
+            Claim(
+                "doubling-below-explicit",
+                "At the largest T, Doubling's regret is below the explicitly tuned Skipper's "
+                "(oracle bound O(T^1/2) against explicit O(T^3/4))",
+                REF,
+                f"Doubling {d}, Skipper (Cor. 4) {e}; ratio {d.mean / e.mean:.3f}",
+                "Doubling + 2 SE of the difference < Skipper (Cor. 4)",
+                bool(holds),
+            )
+        )
 
     if "dew" in algs:
         dew = at(summary, largest.setting, "dew")
         linear = largest.problem.uniform_play_regret(largest.horizon)
         fit = fits["dew"]
-        holds = dew.mean + 2 * dew.se >= LINEAR_SHARE * linear \
+        holds = (
+            dew.mean + 2 * dew.se >= LINEAR_SHARE * linear
             and fit.slope + 2 * fit.se >= 1 - LINEAR_SLOPE_MARGIN
-        claims.append(Claim(
-            "dew-linear",
-            "DEW tuned with d_max = max_t d_t has essentially linear regret here (a single delay "
-            "of order T makes Theorem 1's bound linear)", "Section 3.2; Theorem 1",
-            f"regret at T {dew}, {dew.mean / linear:.3f} of uniform play's {linear:,.0f}; "
-            f"fitted slope {fit}",
-            f">= {LINEAR_SHARE:g} of uniform play's regret, slope >= {1 - LINEAR_SLOPE_MARGIN:g}",
-            bool(holds)))
+        )
+        claims.append(
+            Claim(
+                "dew-linear",
+                "DEW tuned with d_max = max_t d_t has essentially linear regret here (a single delay "
+                "of order T makes Theorem 1's bound linear)",
+                "Section 3.2; Theorem 1",
+                f"regret at T {dew}, {dew.mean / linear:.3f} of uniform play's {linear:,.0f}; "
+                f"fitted slope {fit}",
+                f">= {LINEAR_SHARE:g} of uniform play's regret, slope >= {1 - LINEAR_SLOPE_MARGIN:g}",
+                bool(holds),
+            )
+        )
 
     for alg, name in (("doubling", "Doubling's"), ("skipper-oracle", "The oracle Skipper's")):
         if alg not in fits:
             continue
         fit = fits[alg]
         holds = fit.slope - 2 * fit.se <= 0.5 + ORACLE_SLOPE_MARGIN
-        claims.append(Claim(
-            f"{alg}-slope",
-            f"{name} regret grows no faster than the oracle bound's T^1/2", "Theorem 6; " + REF,
-            f"fitted slope {fit}", f"<= {0.5 + ORACLE_SLOPE_MARGIN:g}", bool(holds),
-            "" if holds else NOTES[alg]))
+        claims.append(
+            Claim(
+                f"{alg}-slope",
+                f"{name} regret grows no faster than the oracle bound's T^1/2",
+                "Theorem 6; " + REF,
+                f"fitted slope {fit}",
+                f"<= {0.5 + ORACLE_SLOPE_MARGIN:g}",
+                bool(holds),
+                "" if holds else NOTES[alg],
+            )
+        )
 
     return claims + _regret_bounds(last, points)
 

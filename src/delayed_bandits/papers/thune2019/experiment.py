@@ -21,9 +21,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from delayed_bandits.papers.thune2019 import bounds as sb
 from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.papers.thune2019 import bounds as sb
 from delayed_bandits.papers.thune2019 import kernels as k19
 from delayed_bandits.papers.thune2019 import policies as p19
 
@@ -82,30 +82,40 @@ class Setting:
         spec = need(cfg, "losses", where)
         kind = need(spec, "kind", f"{where}.losses")
         if kind not in LOSS_KINDS:
-            raise ConfigError(f"{where}.losses.kind: {kind!r} is not one of "
-                              f"{', '.join(LOSS_KINDS)}")
+            raise ConfigError(
+                f"{where}.losses.kind: {kind!r} is not one of {', '.join(LOSS_KINDS)}"
+            )
         gap = need(spec, "gap", f"{where}.losses")
         if isinstance(gap, bool) or not isinstance(gap, (int, float)) or not 0 < gap <= 0.5:
             raise ConfigError(f"{where}.losses.gap: need 0 < gap <= 0.5, got {gap!r}")
         switch = 0.0
         if kind == "bernoulli_switch":
             switch = need(spec, "switch", f"{where}.losses")
-            if isinstance(switch, bool) or not isinstance(switch, (int, float)) \
-                    or not 0 < switch < 0.5:
-                raise ConfigError(f"{where}.losses.switch: need 0 < switch < 0.5 (the best arm "
-                                  f"must stay best in hindsight), got {switch!r}")
+            if (
+                isinstance(switch, bool)
+                or not isinstance(switch, (int, float))
+                or not 0 < switch < 0.5
+            ):
+                raise ConfigError(
+                    f"{where}.losses.switch: need 0 < switch < 0.5 (the best arm "
+                    f"must stay best in hindsight), got {switch!r}"
+                )
         elif "switch" in spec:
             raise ConfigError(f"{where}.losses.switch: only bernoulli_switch has a switch")
         delay = need(need(cfg, "delay", where), "kind", f"{where}.delay")
         if delay not in DELAY_KINDS:
-            raise ConfigError(f"{where}.delay.kind: {delay!r} is not one of "
-                              f"{', '.join(DELAY_KINDS)}")
+            raise ConfigError(
+                f"{where}.delay.kind: {delay!r} is not one of {', '.join(DELAY_KINDS)}"
+            )
         reading = cfg.get("corollary4_beta", COROLLARY4_READINGS[0])
         if reading not in COROLLARY4_READINGS:
-            raise ConfigError(f"{where}.corollary4_beta: {reading!r} is not one of "
-                              f"{', '.join(COROLLARY4_READINGS)}")
-        return cls(n_arms, Losses(kind, float(gap), float(switch)), delay,
-                   reading == "with_skip_term")
+            raise ConfigError(
+                f"{where}.corollary4_beta: {reading!r} is not one of "
+                f"{', '.join(COROLLARY4_READINGS)}"
+            )
+        return cls(
+            n_arms, Losses(kind, float(gap), float(switch)), delay, reading == "with_skip_term"
+        )
 
     def delays(self, horizon: int) -> np.ndarray:
         """d_1..d_T (deterministic for Example 8)."""
@@ -138,7 +148,7 @@ def draw_environment(seed: np.random.SeedSequence, horizon: int, st: Setting) ->
     for rounds, means in st.losses.phases(horizon, st.n_arms):
         arm_means = np.empty(st.n_arms)
         arm_means[order] = means
-        losses[start:start + rounds] = uniforms[start:start + rounds] < arm_means
+        losses[start : start + rounds] = uniforms[start : start + rounds] < arm_means
         start += rounds
     return Environment(losses, st.delays(horizon))
 
@@ -149,8 +159,9 @@ def policy_uniforms(seed: int, horizon: int) -> np.ndarray:
     return np.random.default_rng(seed).random(horizon)
 
 
-def tuning(algorithm: str, st: Setting, horizon: int,
-           delays: np.ndarray) -> tuple[float, float, float]:
+def tuning(
+    algorithm: str, st: Setting, horizon: int, delays: np.ndarray
+) -> tuple[float, float, float]:
     """(eta, d_max, beta) of a fixed-threshold algorithm: DEW(eta, d_max) under Skipper(beta).
 
     ``dew``: Theorem 1's eta with d_max = max_t d_t, no skipping (beta = inf).
@@ -168,17 +179,26 @@ def tuning(algorithm: str, st: Setting, horizon: int,
 
 
 def _fixed(algorithm: str) -> tuple[Runner, Runner]:
-    def kernel(st: Setting, env: Environment, cp: np.ndarray,
-               seed: int) -> tuple[np.ndarray, np.ndarray, None]:
+    def kernel(
+        st: Setting, env: Environment, cp: np.ndarray, seed: int
+    ) -> tuple[np.ndarray, np.ndarray, None]:
         horizon = env.losses.shape[0]
         eta, d_max, beta = tuning(algorithm, st, horizon, env.delays)
         actions = np.zeros(horizon, dtype=np.int64)
-        regret = k19.skipper(env.losses, env.delays, policy_uniforms(seed, horizon),
-                             p19.truncated_rate(eta, d_max), beta, cp, actions)
+        regret = k19.skipper(
+            env.losses,
+            env.delays,
+            policy_uniforms(seed, horizon),
+            p19.truncated_rate(eta, d_max),
+            beta,
+            cp,
+            actions,
+        )
         return regret, actions, None
 
-    def reference(st: Setting, env: Environment, cp: np.ndarray,
-                  seed: int) -> tuple[np.ndarray, np.ndarray, None]:
+    def reference(
+        st: Setting, env: Environment, cp: np.ndarray, seed: int
+    ) -> tuple[np.ndarray, np.ndarray, None]:
         horizon = env.losses.shape[0]
         eta, d_max, beta = tuning(algorithm, st, horizon, env.delays)
         dew = p19.DEW(st.n_arms, eta, d_max)
@@ -191,15 +211,17 @@ def _fixed(algorithm: str) -> tuple[Runner, Runner]:
 
 
 def _doubling() -> tuple[Runner, Runner]:
-    def kernel(st: Setting, env: Environment, cp: np.ndarray,
-               seed: int) -> tuple[np.ndarray, np.ndarray, None]:
+    def kernel(
+        st: Setting, env: Environment, cp: np.ndarray, seed: int
+    ) -> tuple[np.ndarray, np.ndarray, None]:
         horizon = env.losses.shape[0]
         actions = np.zeros(horizon, dtype=np.int64)
         regret = k19.doubling(env.losses, env.delays, policy_uniforms(seed, horizon), cp, actions)
         return regret, actions, None
 
-    def reference(st: Setting, env: Environment, cp: np.ndarray,
-                  seed: int) -> tuple[np.ndarray, np.ndarray, None]:
+    def reference(
+        st: Setting, env: Environment, cp: np.ndarray, seed: int
+    ) -> tuple[np.ndarray, np.ndarray, None]:
         policy = p19.Doubling(st.n_arms)
         uniforms = policy_uniforms(seed, env.losses.shape[0])
         actions = p19.run(policy, env.losses, env.delays, uniforms)
@@ -209,17 +231,30 @@ def _doubling() -> tuple[Runner, Runner]:
 
 
 ALGORITHMS: list[Algorithm] = [
-    Algorithm("dew", "DEW (d_max)",
-              "Algorithm 1 tuned as in Theorem 1 with d_max = max_t d_t", *_fixed("dew")),
-    Algorithm("skipper-explicit", "Skipper (Cor. 4)",
-              "Algorithm 2 over DEW, beta and eta = 1/(4e beta) of Corollary 4 (knows T and D)",
-              *_fixed("skipper-explicit")),
-    Algorithm("doubling", "Doubling",
-              "Skipper over DEW tuned by Doubling (Section 4.1, eqs. 5-6; delays at action time)",
-              *_doubling()),
-    Algorithm("skipper-oracle", "Skipper (oracle β*)",
-              "Skipper over DEW with beta* minimising Theorem 3's bound on the realised delays",
-              *_fixed("skipper-oracle")),
+    Algorithm(
+        "dew",
+        "DEW (d_max)",
+        "Algorithm 1 tuned as in Theorem 1 with d_max = max_t d_t",
+        *_fixed("dew"),
+    ),
+    Algorithm(
+        "skipper-explicit",
+        "Skipper (Cor. 4)",
+        "Algorithm 2 over DEW, beta and eta = 1/(4e beta) of Corollary 4 (knows T and D)",
+        *_fixed("skipper-explicit"),
+    ),
+    Algorithm(
+        "doubling",
+        "Doubling",
+        "Skipper over DEW tuned by Doubling (Section 4.1, eqs. 5-6; delays at action time)",
+        *_doubling(),
+    ),
+    Algorithm(
+        "skipper-oracle",
+        "Skipper (oracle β*)",
+        "Skipper over DEW with beta* minimising Theorem 3's bound on the realised delays",
+        *_fixed("skipper-oracle"),
+    ),
 ]
 
 # Four arms, gap 0.2: the paper-scale setting, used by `delayed-bandits bench`.

@@ -14,14 +14,27 @@ import math
 import numpy as np
 from numba import njit
 
+from delayed_bandits.papers.thune2019.policies import (
+    doubling_beta,
+    doubling_condition,
+    draw_arm,
+    total_weight,
+    truncated_rate,
+    weight_factor,
+)
 from delayed_bandits.queues import enqueue
-from delayed_bandits.papers.thune2019.policies import (doubling_beta, doubling_condition, draw_arm,
-                                                 total_weight, truncated_rate, weight_factor)
 
 
 @njit(cache=True)
-def skipper(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray, rate: float,
-            beta: float, checkpoints: np.ndarray, actions: np.ndarray) -> np.ndarray:
+def skipper(
+    losses: np.ndarray,
+    delays: np.ndarray,
+    uniforms: np.ndarray,
+    rate: float,
+    beta: float,
+    checkpoints: np.ndarray,
+    actions: np.ndarray,
+) -> np.ndarray:
     """Skipper(beta, DEW) with DEW's truncated learning rate ``rate`` = eta' (Algorithms 1-2);
     beta = inf is DEW alone. Fills ``actions`` (0-based arms) and returns the regret against the
     best fixed arm in hindsight at ``checkpoints``."""
@@ -61,8 +74,13 @@ def skipper(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray, rate: 
 
 
 @njit(cache=True)
-def doubling(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray,
-             checkpoints: np.ndarray, actions: np.ndarray) -> np.ndarray:
+def doubling(
+    losses: np.ndarray,
+    delays: np.ndarray,
+    uniforms: np.ndarray,
+    checkpoints: np.ndarray,
+    actions: np.ndarray,
+) -> np.ndarray:
     """Skipper(beta_m, DEW(1/(4e beta_m), beta_m)) tuned by Doubling (Section 4.1, eqs. 5-6).
     Fills ``actions`` and returns the regret at ``checkpoints``."""
     horizon, n_arms = losses.shape
@@ -76,7 +94,7 @@ def doubling(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray,
     link = np.full(horizon + 1, -1, dtype=np.int64)
     out = np.zeros(checkpoints.shape[0])
     m = 0
-    omega = 2.0 ** m
+    omega = 2.0**m
     beta = doubling_beta(m, n_arms)
     rate = truncated_rate(1.0 / (4.0 * math.e * beta), beta)
     length = 0
@@ -92,7 +110,7 @@ def doubling(losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray,
             if doubling_condition(new_skipped, length + 1, new_delay_sum, omega, n_arms, log_k):
                 break
             m += 1
-            omega = 2.0 ** m
+            omega = 2.0**m
             beta = doubling_beta(m, n_arms)
             rate = truncated_rate(1.0 / (4.0 * math.e * beta), beta)
             length = 0

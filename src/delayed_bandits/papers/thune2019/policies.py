@@ -21,8 +21,8 @@ import numpy as np
 from numba.extending import register_jitable
 
 # Rescaling of the weights against underflow (``total_weight``); powers of two keep it exact.
-RESCALE_BELOW = 2.0 ** -512
-RESCALE_BY = 2.0 ** 512
+RESCALE_BELOW = 2.0**-512
+RESCALE_BY = 2.0**512
 
 
 @register_jitable  # plain Python here; compiled into the kernels, same arithmetic
@@ -47,19 +47,21 @@ def corollary4_beta(n_arms: int, horizon: int, total_delay: float, skip_term: bo
     Otherwise beta = sqrt((eKT/2 + D) / ln K) / (4e), the other reading of our garbled copy
     (docs/decisions.md). The learning rate is eta = 1 / (4 e beta) in both."""
     weight = 1.0 + 4.0 * math.e if skip_term else 1.0
-    return math.sqrt((math.e * n_arms * horizon / 2.0 + weight * total_delay)
-                     / math.log(n_arms)) / (4.0 * math.e)
+    return math.sqrt(
+        (math.e * n_arms * horizon / 2.0 + weight * total_delay) / math.log(n_arms)
+    ) / (4.0 * math.e)
 
 
 @register_jitable  # plain Python here; compiled into the kernels, same arithmetic
 def doubling_beta(m: int, n_arms: int) -> float:
     """Eq. (5): beta_m = sqrt(omega_m) / (4 e ln K) with omega_m = 2^m."""
-    return math.sqrt(2.0 ** m) / (4.0 * math.e * math.log(n_arms))
+    return math.sqrt(2.0**m) / (4.0 * math.e * math.log(n_arms))
 
 
 @register_jitable  # plain Python here; compiled into the kernels, same arithmetic
-def doubling_condition(skipped: float, length: float, delay_sum: float, omega: float,
-                       n_arms: int, log_k: float) -> bool:
+def doubling_condition(
+    skipped: float, length: float, delay_sum: float, omega: float, n_arms: int, log_k: float
+) -> bool:
     """Eq. (6): stay in the epoch while max{|S^m|^2, (e K sigma(m) / 2 + D^m) ln K} <= omega_m
     (omega_m = 2^m and log_k = ln K are passed in: the kernels compute them once per epoch)."""
     return max(skipped * skipped, (math.e * n_arms * length / 2.0 + delay_sum) * log_k) <= omega
@@ -183,8 +185,9 @@ class Doubling:
             beta = self.skipper.beta
             skipped = self.skipped + (1 if delay >= beta else 0)
             delay_sum = self.delay_sum + (0.0 if delay >= beta else float(delay))
-            if doubling_condition(skipped, self.length + 1, delay_sum, 2.0 ** self.m,
-                                  self.n_arms, math.log(self.n_arms)):
+            if doubling_condition(
+                skipped, self.length + 1, delay_sum, 2.0**self.m, self.n_arms, math.log(self.n_arms)
+            ):
                 break
             self.m += 1
             self.length, self.skipped, self.delay_sum = 0, 0, 0.0
@@ -211,8 +214,9 @@ def doubling_epochs(delays: np.ndarray, n_arms: int) -> list[tuple[int, int, flo
     return policy.epochs
 
 
-def run(policy: DEW | Skipper | Doubling, losses: np.ndarray, delays: np.ndarray,
-        uniforms: np.ndarray) -> np.ndarray:
+def run(
+    policy: DEW | Skipper | Doubling, losses: np.ndarray, delays: np.ndarray, uniforms: np.ndarray
+) -> np.ndarray:
     """Play one replication of Section 2's protocol; returns the arms played (0-based).
 
     ``losses[t-1, a]`` is l_t^a, ``delays[t-1]`` is d_t and ``uniforms[t-1]`` the policy's uniform

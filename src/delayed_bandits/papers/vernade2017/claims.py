@@ -8,9 +8,9 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from delayed_bandits.claims import Checker, Claim, at, diff_se
 from delayed_bandits.papers.vernade2017 import lower_bounds
 from delayed_bandits.papers.vernade2017.experiment import Setting
-from delayed_bandits.claims import Claim, Checker, at, diff_se
 
 # "Costs little": the paper shows no number; we call a relative increase of regret at T of at
 # most this much "little" (docs/decisions.md, Vernade 2017 Figure 3).
@@ -21,32 +21,67 @@ def _setting(fig_cfg: Mapping[str, Any], name: str) -> Setting:
     return Setting.from_config(fig_cfg["settings"][name], name)
 
 
-def _below(summary: pd.DataFrame, setting: str, low: str, high: str, cid: str, statement: str,
-           ref: str, t: int | None = None) -> Claim:
+def _below(
+    summary: pd.DataFrame,
+    setting: str,
+    low: str,
+    high: str,
+    cid: str,
+    statement: str,
+    ref: str,
+    t: int | None = None,
+) -> Claim:
     """Claim that ``low`` has less regret than ``high`` at round t (default T), by > 2 SE."""
     a, b = at(summary, setting, low, t), at(summary, setting, high, t)
     d, se = b.mean - a.mean, diff_se(a, b)
-    return Claim(cid, statement, ref, f"{low} {a}; {high} {b}; difference {d:.1f} ± {se:.1f}",
-                 f"{high} - {low} > 2 SE", bool(d > 2 * se))
+    return Claim(
+        cid,
+        statement,
+        ref,
+        f"{low} {a}; {high} {b}; difference {d:.1f} ± {se:.1f}",
+        f"{high} - {low} > 2 SE",
+        bool(d > 2 * se),
+    )
 
 
 def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
     summary = tables["summary"]
     ref = "Section 7, Figure 1"
     claims = [
-        _below(summary, "thetaL", "d-klucb", "d-ucb", "fig1-kl-beats-ucb-censored",
-               "For theta_L, d-KLUCB ends with less regret than d-UCB", ref),
-        _below(summary, "thetaL", "ud-klucb", "ud-ucb", "fig1-kl-beats-ucb-uncensored",
-               "For theta_L, ud-KLUCB ends with less regret than ud-UCB", ref),
+        _below(
+            summary,
+            "thetaL",
+            "d-klucb",
+            "d-ucb",
+            "fig1-kl-beats-ucb-censored",
+            "For theta_L, d-KLUCB ends with less regret than d-UCB",
+            ref,
+        ),
+        _below(
+            summary,
+            "thetaL",
+            "ud-klucb",
+            "ud-ucb",
+            "fig1-kl-beats-ucb-uncensored",
+            "For theta_L, ud-KLUCB ends with less regret than ud-UCB",
+            ref,
+        ),
     ]
-    ratio = {s: at(summary, s, "d-ucb").mean / at(summary, s, "d-klucb").mean
-             for s in ("thetaH", "thetaL")}
-    claims.append(Claim(
-        "fig1-ucb-fine-for-central-rates",
-        "UCB is satisfactory for central rates (theta_H) but clearly sub-optimal for low rates "
-        "(theta_L): the UCB/KLUCB regret ratio at T is larger for theta_L", ref,
-        f"d-UCB/d-KLUCB at T: theta_H {ratio['thetaH']:.2f}, theta_L {ratio['thetaL']:.2f}",
-        "ratio(theta_L) > ratio(theta_H)", bool(ratio["thetaL"] > ratio["thetaH"])))
+    ratio = {
+        s: at(summary, s, "d-ucb").mean / at(summary, s, "d-klucb").mean
+        for s in ("thetaH", "thetaL")
+    }
+    claims.append(
+        Claim(
+            "fig1-ucb-fine-for-central-rates",
+            "UCB is satisfactory for central rates (theta_H) but clearly sub-optimal for low rates "
+            "(theta_L): the UCB/KLUCB regret ratio at T is larger for theta_L",
+            ref,
+            f"d-UCB/d-KLUCB at T: theta_H {ratio['thetaH']:.2f}, theta_L {ratio['thetaL']:.2f}",
+            "ratio(theta_L) > ratio(theta_H)",
+            bool(ratio["thetaL"] > ratio["thetaH"]),
+        )
+    )
     # Theorem 11: DelayedKLUCB's regret grows at most like LB / (1 - theta*) log T, LB of Thm 3.
     # Theorems 3 and 11 bound the tau_m-weighted regret of eq. (3) in the censored setting; the
     # summary holds pseudo-regret, so the censored constant is put on that scale (/ tau_m).
@@ -56,21 +91,31 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     censored = lower_bounds.censored_pseudo_constant(st.theta, tau_m)
     uncensored = lower_bounds.uncensored_constant(st.theta)
     for alg, lb, thm, constant in (
-            ("d-klucb", censored, "3", f"Theorem 3 constant {weighted:.2f} (regret of eq. 3) / "
-                                       f"τ_m = {tau_m:.4f}: {censored:.2f}"),
-            ("ud-klucb", uncensored, "4", f"Theorem 4 constant {uncensored:.2f}")):
+        (
+            "d-klucb",
+            censored,
+            "3",
+            f"Theorem 3 constant {weighted:.2f} (regret of eq. 3) / "
+            f"τ_m = {tau_m:.4f}: {censored:.2f}",
+        ),
+        ("ud-klucb", uncensored, "4", f"Theorem 4 constant {uncensored:.2f}"),
+    ):
         bound = lb / (1.0 - float(st.theta.max()))
         end = at(summary, "thetaL", alg)
         mid = at(summary, "thetaL", alg, end.t // 2)
         rate = (end.mean - mid.mean) / math.log(end.t / mid.t)
         se = diff_se(end, mid) / math.log(end.t / mid.t)
-        claims.append(Claim(
-            f"fig1-{alg}-near-optimal-rate",
-            f"For theta_L, {alg}'s regret grows no faster than the optimal log T rate up to the "
-            "Poisson factor 1/(1 - theta*) (Theorem 11)", f"Section 7; Theorems {thm} and 11",
-            f"pseudo-regret dR/dlog t over [T/2, T] = {rate:.1f} ± {se:.1f}; {constant}",
-            f"rate - 2 SE <= {bound:.2f} (= pseudo-regret constant / (1 - theta*))",
-            bool(rate - 2 * se <= bound)))
+        claims.append(
+            Claim(
+                f"fig1-{alg}-near-optimal-rate",
+                f"For theta_L, {alg}'s regret grows no faster than the optimal log T rate up to the "
+                "Poisson factor 1/(1 - theta*) (Theorem 11)",
+                f"Section 7; Theorems {thm} and 11",
+                f"pseudo-regret dR/dlog t over [T/2, T] = {rate:.1f} ± {se:.1f}; {constant}",
+                f"rate - 2 SE <= {bound:.2f} (= pseudo-regret constant / (1 - theta*))",
+                bool(rate - 2 * se <= bound),
+            )
+        )
     return claims
 
 
@@ -84,20 +129,40 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         for kind in ("ucb", "klucb"):
             disc = at(summary, name, f"discarding-{kind}", st.window)
             rate = disc.mean / disc.t
-            claims.append(Claim(
-                f"fig2-{name}-discarding-{kind}-linear-phase",
-                f"Discarding {kind.upper()} has linear regret during the first m rounds", ref,
-                f"R(t)/t at t={disc.t}: {rate:.4f}; uniform play {uniform_rate:.4f}",
-                "R(m)/m within 5% of the uniform-play rate",
-                bool(abs(rate - uniform_rate) <= 0.05 * uniform_rate)))
-            claims.append(_below(summary, name, f"d-{kind}", f"discarding-{kind}",
-                                 f"fig2-{name}-d-{kind}-better-early",
-                                 f"d-{kind.upper()} learns during the first m rounds: less regret "
-                                 f"than Discarding {kind.upper()} at t = m", ref, st.window))
-            claims.append(_below(summary, name, f"d-{kind}", f"discarding-{kind}",
-                                 f"fig2-{name}-discarding-{kind}-ends-above",
-                                 f"Discarding {kind.upper()} ends above d-{kind.upper()} at T",
-                                 ref))
+            claims.append(
+                Claim(
+                    f"fig2-{name}-discarding-{kind}-linear-phase",
+                    f"Discarding {kind.upper()} has linear regret during the first m rounds",
+                    ref,
+                    f"R(t)/t at t={disc.t}: {rate:.4f}; uniform play {uniform_rate:.4f}",
+                    "R(m)/m within 5% of the uniform-play rate",
+                    bool(abs(rate - uniform_rate) <= 0.05 * uniform_rate),
+                )
+            )
+            claims.append(
+                _below(
+                    summary,
+                    name,
+                    f"d-{kind}",
+                    f"discarding-{kind}",
+                    f"fig2-{name}-d-{kind}-better-early",
+                    f"d-{kind.upper()} learns during the first m rounds: less regret "
+                    f"than Discarding {kind.upper()} at t = m",
+                    ref,
+                    st.window,
+                )
+            )
+            claims.append(
+                _below(
+                    summary,
+                    name,
+                    f"d-{kind}",
+                    f"discarding-{kind}",
+                    f"fig2-{name}-discarding-{kind}-ends-above",
+                    f"Discarding {kind.upper()} ends above d-{kind.upper()} at T",
+                    ref,
+                )
+            )
     return claims
 
 
@@ -108,12 +173,16 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         for known in ("d-klucb", "ud-klucb"):
             a, b = at(summary, name, known), at(summary, name, f"{known}-est")
             rel = (b.mean - a.mean) / a.mean
-            claims.append(Claim(
-                f"fig3-{name}-{known}-estimation-costs-little",
-                f"Estimating the delay CDF online costs little regret ({known})",
-                "Appendix D, Figure 3",
-                f"known CDF {a}; estimated {b}; relative change {rel:+.1%}",
-                f"relative increase <= {LITTLE:.0%}", bool(rel <= LITTLE)))
+            claims.append(
+                Claim(
+                    f"fig3-{name}-{known}-estimation-costs-little",
+                    f"Estimating the delay CDF online costs little regret ({known})",
+                    "Appendix D, Figure 3",
+                    f"known CDF {a}; estimated {b}; relative change {rel:+.1%}",
+                    f"relative increase <= {LITTLE:.0%}",
+                    bool(rel <= LITTLE),
+                )
+            )
     return claims
 
 

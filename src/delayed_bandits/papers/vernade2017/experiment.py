@@ -12,11 +12,11 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from delayed_bandits import delays
-from delayed_bandits.papers.vernade2017 import lower_bounds
 from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.environment import Realisation, draw
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.vernade2017 import kernels as k17
+from delayed_bandits.papers.vernade2017 import lower_bounds
 from delayed_bandits.papers.vernade2017 import policies as p17
 from delayed_bandits.references import run
 
@@ -35,9 +35,16 @@ class Setting:
     def from_config(cls, cfg: Mapping[str, Any], where: str) -> "Setting":
         dist = delays.from_spec(cfg["delay"], f"{where}.delay")
         if isinstance(dist, delays.PerArm):
-            raise ConfigError(f"{where}.delay: Vernade et al. 2017 assume one delay law for all arms")
-        return cls(np.asarray(cfg["theta"], dtype=np.float64), dist, int(cfg["window"]),
-                  float(cfg.get("epsilon", 0.0)), float(cfg.get("gamma", 1.0)))
+            raise ConfigError(
+                f"{where}.delay: Vernade et al. 2017 assume one delay law for all arms"
+            )
+        return cls(
+            np.asarray(cfg["theta"], dtype=np.float64),
+            dist,
+            int(cfg["window"]),
+            float(cfg.get("epsilon", 0.0)),
+            float(cfg.get("gamma", 1.0)),
+        )
 
     @property
     def n_arms(self) -> int:
@@ -62,14 +69,28 @@ def _delayed(censored: bool, kl: bool, estimate: bool) -> tuple[Runner, Runner]:
             raise ConfigError(_needs_geometric(censored, estimate)(st))
         q = st.delay.q if isinstance(st.delay, delays.Geometric) else -1.0
         actions = np.zeros(horizon, dtype=np.int64)
-        regret = k17.delayed_index(st.theta, env.uniforms, env.delays, tau, st.window, censored,
-                                 kl, estimate, q, st.gamma, st.epsilon, cp, actions)
+        regret = k17.delayed_index(
+            st.theta,
+            env.uniforms,
+            env.delays,
+            tau,
+            st.window,
+            censored,
+            kl,
+            estimate,
+            q,
+            st.gamma,
+            st.epsilon,
+            cp,
+            actions,
+        )
         return regret, actions, None
 
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         window = st.window if censored else None
-        policy = p17.DelayedIndexPolicy(st.n_arms, lambda d: float(st.delay.cdf(d)), window, kl,
-                                      st.epsilon, estimate, st.gamma)
+        policy = p17.DelayedIndexPolicy(
+            st.n_arms, lambda d: float(st.delay.cdf(d)), window, kl, st.epsilon, estimate, st.gamma
+        )
         actions = run(policy, st.theta, env.uniforms, env.delays, window)
         return _regret_at(st.theta, actions, cp), actions, None
 
@@ -81,6 +102,7 @@ def _needs_geometric(censored: bool, estimate: bool) -> Callable[[Any], str]:
         if not censored and estimate and not isinstance(st.delay, delays.Geometric):
             return "delay must be geometric: the uncensored CDF estimator of Appendix D assumes it"
         return ""
+
     return check
 
 
@@ -88,13 +110,15 @@ def _discarding(kl: bool) -> tuple[Runner, Runner]:
     def kernel(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         actions = np.zeros(env.uniforms.shape[0], dtype=np.int64)
         tau_m = float(st.delay.cdf(st.window))
-        regret = k17.discarding(st.theta, env.uniforms, env.delays, tau_m, st.window, kl,
-                                st.epsilon, cp, actions)
+        regret = k17.discarding(
+            st.theta, env.uniforms, env.delays, tau_m, st.window, kl, st.epsilon, cp, actions
+        )
         return regret, actions, None
 
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
-        policy = p17.DiscardingPolicy(st.n_arms, float(st.delay.cdf(st.window)), st.window, kl,
-                                      st.epsilon)
+        policy = p17.DiscardingPolicy(
+            st.n_arms, float(st.delay.cdf(st.window)), st.window, kl, st.epsilon
+        )
         actions = run(policy, st.theta, env.uniforms, env.delays, st.window)
         return _regret_at(st.theta, actions, cp), actions, None
 
@@ -102,25 +126,52 @@ def _discarding(kl: bool) -> tuple[Runner, Runner]:
 
 
 ALGORITHMS: list[Algorithm] = [
-    Algorithm("d-ucb", "d-UCB", "DelayedUCB, censored (Alg. 1, Sec. 5.2)",
-              *_delayed(True, False, False)),
-    Algorithm("d-klucb", "d-KLUCB", "DelayedKLUCB, censored (Alg. 1, Sec. 5.3)",
-              *_delayed(True, True, False)),
-    Algorithm("ud-ucb", "ud-UCB", "DelayedUCB, uncensored (Alg. 1, Remark 5)",
-              *_delayed(False, False, False)),
-    Algorithm("ud-klucb", "ud-KLUCB", "DelayedKLUCB, uncensored (Alg. 1, Remark 5)",
-              *_delayed(False, True, False)),
-    Algorithm("discarding-ucb", "Discarding UCB", "UCB on pulls older than m (Sec. 6)",
-              *_discarding(False)),
-    Algorithm("discarding-klucb", "Discarding KLUCB", "KL-UCB on pulls older than m (Sec. 6)",
-              *_discarding(True)),
-    Algorithm("d-klucb-est", "d-KLUCB (estimated CDF)",
-              "DelayedKLUCB, censored, empirical CDF of observed delays (App. D)",
-              *_delayed(True, True, True)),
-    Algorithm("ud-klucb-est", "ud-KLUCB (estimated CDF)",
-              "DelayedKLUCB, uncensored, geometric mean by stochastic approximation (App. D)",
-              *_delayed(False, True, True),
-              precondition=_needs_geometric(False, True)),
+    Algorithm(
+        "d-ucb", "d-UCB", "DelayedUCB, censored (Alg. 1, Sec. 5.2)", *_delayed(True, False, False)
+    ),
+    Algorithm(
+        "d-klucb",
+        "d-KLUCB",
+        "DelayedKLUCB, censored (Alg. 1, Sec. 5.3)",
+        *_delayed(True, True, False),
+    ),
+    Algorithm(
+        "ud-ucb",
+        "ud-UCB",
+        "DelayedUCB, uncensored (Alg. 1, Remark 5)",
+        *_delayed(False, False, False),
+    ),
+    Algorithm(
+        "ud-klucb",
+        "ud-KLUCB",
+        "DelayedKLUCB, uncensored (Alg. 1, Remark 5)",
+        *_delayed(False, True, False),
+    ),
+    Algorithm(
+        "discarding-ucb",
+        "Discarding UCB",
+        "UCB on pulls older than m (Sec. 6)",
+        *_discarding(False),
+    ),
+    Algorithm(
+        "discarding-klucb",
+        "Discarding KLUCB",
+        "KL-UCB on pulls older than m (Sec. 6)",
+        *_discarding(True),
+    ),
+    Algorithm(
+        "d-klucb-est",
+        "d-KLUCB (estimated CDF)",
+        "DelayedKLUCB, censored, empirical CDF of observed delays (App. D)",
+        *_delayed(True, True, True),
+    ),
+    Algorithm(
+        "ud-klucb-est",
+        "ud-KLUCB (estimated CDF)",
+        "DelayedKLUCB, uncensored, geometric mean by stochastic approximation (App. D)",
+        *_delayed(False, True, True),
+        precondition=_needs_geometric(False, True),
+    ),
 ]
 
 # Figure 2's problem, used by `delayed-bandits bench`.
@@ -135,6 +186,10 @@ def reference_lines(figure: str, setting_cfg: Mapping[str, Any]) -> list[tuple[s
         return []
     st = Setting.from_config(setting_cfg, "setting")
     tau_m = float(st.delay.cdf(st.window))
-    return [("lower bound, censored (Thm 3 / τ_m)",
-             lower_bounds.censored_pseudo_constant(st.theta, tau_m)),
-            ("lower bound, uncensored (Thm 4)", lower_bounds.uncensored_constant(st.theta))]
+    return [
+        (
+            "lower bound, censored (Thm 3 / τ_m)",
+            lower_bounds.censored_pseudo_constant(st.theta, tau_m),
+        ),
+        ("lower bound, uncensored (Thm 4)", lower_bounds.uncensored_constant(st.theta)),
+    ]

@@ -37,16 +37,33 @@ import math
 import numpy as np
 from numba import njit
 
+from delayed_bandits.papers.vernade2017.policies import (
+    KLUCB_TOLERANCE,
+    klucb_index,
+    klucb_step,
+    poisson_kl,
+    ucb_index,
+)
 from delayed_bandits.queues import arrival_lists, enqueue, record
-from delayed_bandits.papers.vernade2017.policies import (KLUCB_TOLERANCE, klucb_index, klucb_step,
-                                                          poisson_kl, ucb_index)
 
 
 @njit(cache=True)
-def delayed_index(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, tau: np.ndarray,
-                  window: int, censored: bool, kl: bool, estimate_cdf: bool, q: float,
-                  gamma: float, epsilon: float, checkpoints: np.ndarray,
-                  actions: np.ndarray, wait: int = 0) -> np.ndarray:
+def delayed_index(
+    theta: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    tau: np.ndarray,
+    window: int,
+    censored: bool,
+    kl: bool,
+    estimate_cdf: bool,
+    q: float,
+    gamma: float,
+    epsilon: float,
+    checkpoints: np.ndarray,
+    actions: np.ndarray,
+    wait: int = 0,
+) -> np.ndarray:
     """DelayedUCB / DelayedKLUCB (Algorithm 1). Fills ``actions`` and returns the pseudo-regret at
     ``checkpoints``. The first K + ``wait`` rounds cycle through the arms (``wait`` = 0: each arm
     once, Algorithm 1; ``wait`` = m: the D-UCB of Manegueu et al. 2020, Section 8.2).
@@ -138,8 +155,11 @@ def delayed_index(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, t
                     if k == c:
                         continue
                     # where klucb_index searches; elsewhere it returns at once
-                    active[k] = n_tilde[k] > 0.0 and theta_hats[k] < 1.0 \
+                    active[k] = (
+                        n_tilde[k] > 0.0
+                        and theta_hats[k] < 1.0
                         and n_tilde[k] * poisson_kl(theta_hats[k], 1.0) > b
+                    )
                     if active[k]:
                         value[k] = 1.0
                         searching += 1
@@ -186,16 +206,27 @@ def delayed_index(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, t
                 old[a] += 1.0
                 first[a] += 1
         d = delays[t - 1, arm]
-        if uniforms[t - 1, arm] < theta[arm] and (not censored or d <= window) \
-                and d <= horizon - t - 1:
+        if (
+            uniforms[t - 1, arm] < theta[arm]
+            and (not censored or d <= window)
+            and d <= horizon - t - 1
+        ):
             enqueue(head, tail, link, t + d + 1, t)
     return out
 
 
 @njit(cache=True)
-def discarding(theta: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, tau_m: float,
-               window: int, kl: bool, epsilon: float, checkpoints: np.ndarray,
-               actions: np.ndarray) -> np.ndarray:
+def discarding(
+    theta: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    tau_m: float,
+    window: int,
+    kl: bool,
+    epsilon: float,
+    checkpoints: np.ndarray,
+    actions: np.ndarray,
+) -> np.ndarray:
     """DiscardingUCB / DiscardingKLUCB (Section 6) on pulls older than the window; round robin on
     the least-pulled arm while some arm has none. Returns the pseudo-regret at ``checkpoints``."""
     horizon, n_arms = uniforms.shape

@@ -13,16 +13,19 @@ import numpy as np
 
 def bernoulli_kl(p: float, q: float) -> float:
     """d(p, q), the Kullback-Leibler divergence between Bernoulli(p) and Bernoulli(q)."""
+
     def term(a: float, b: float) -> float:
         return a * math.log(a / b) if a > 0 else 0.0
+
     return term(p, q) + term(1 - p, 1 - q)
 
 
 def censored_constant(theta: np.ndarray, tau_m: float) -> float:
     """Theorem 3: sum_{k != *} tau_m (theta* - theta_k) / d(tau_m theta_k, tau_m theta*)."""
     best = float(theta.max())
-    return sum(tau_m * (best - th) / bernoulli_kl(tau_m * th, tau_m * best)
-               for th in theta if th < best)
+    return sum(
+        tau_m * (best - th) / bernoulli_kl(tau_m * th, tau_m * best) for th in theta if th < best
+    )
 
 
 def censored_pseudo_constant(theta: np.ndarray, tau_m: float) -> float:

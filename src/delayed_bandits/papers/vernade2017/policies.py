@@ -132,8 +132,11 @@ class DelayedIndexPolicy:
         for k in range(self.n_arms):
             n, n_tilde = self.actions.count(k), self.n_tilde(k, t, tau)
             theta_hat = self.successes[k] / n_tilde if n_tilde > 0 else 0.0
-            indices.append(klucb_index(theta_hat, n_tilde, b) if self.kl
-                           else ucb_index(theta_hat, n, n_tilde, b))
+            indices.append(
+                klucb_index(theta_hat, n_tilde, b)
+                if self.kl
+                else ucb_index(theta_hat, n, n_tilde, b)
+            )
         return first_argmax(indices)
 
     def played(self, t: int, arm: int) -> None:
@@ -146,7 +149,7 @@ class DelayedIndexPolicy:
         self.successes[arm] += 1
         self.observed_delays.append(delay)
         n = len(self.observed_delays)
-        step = n ** -self.gamma
+        step = n**-self.gamma
         self.mu_hat = (1.0 - step) * self.mu_hat + step * delay
 
 
@@ -166,20 +169,27 @@ class DiscardingPolicy:
 
     def choose(self, t: int) -> int:
         horizon_old = t - 1 - self.window  # pulls at s <= t-1-m are fully observed
-        n_old = [sum(1 for s, a in enumerate(self.actions, 1) if a == k and s <= horizon_old)
-                 for k in range(self.n_arms)]
+        n_old = [
+            sum(1 for s, a in enumerate(self.actions, 1) if a == k and s <= horizon_old)
+            for k in range(self.n_arms)
+        ]
         if min(n_old) == 0:
             counts = [self.actions.count(k) for k in range(self.n_arms)]
             return first_argmax([-c for c in counts])
-        s_old = [sum(1 for s, a in self.arrivals if a == k and s <= horizon_old)
-                 for k in range(self.n_arms)]
+        s_old = [
+            sum(1 for s, a in self.arrivals if a == k and s <= horizon_old)
+            for k in range(self.n_arms)
+        ]
         b = beta(t, self.epsilon)
         indices = []
         for k in range(self.n_arms):
             n_eff = self.tau_m * n_old[k]
             theta_hat = s_old[k] / n_eff
-            indices.append(klucb_index(theta_hat, n_eff, b) if self.kl
-                           else theta_hat + math.sqrt(b / (2.0 * n_eff)))
+            indices.append(
+                klucb_index(theta_hat, n_eff, b)
+                if self.kl
+                else theta_hat + math.sqrt(b / (2.0 * n_eff))
+            )
         return first_argmax(indices)
 
     def played(self, t: int, arm: int) -> None:

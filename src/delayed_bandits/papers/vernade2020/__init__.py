@@ -14,10 +14,12 @@ PAPER = Paper(
     steps_per_second=15_000,
     shard_steps_per_second=120_000,
     kinds=(
-        Kind("delay_density",
-             shows="The density of log10 delays: a Gaussian kernel density estimate of draws over "
-                   "the delay table's exact piecewise-uniform density, computed from the delay law "
-                   "in the configuration. No regret is plotted.",
-             simulated=False),
+        Kind(
+            "delay_density",
+            shows="The density of log10 delays: a Gaussian kernel density estimate of draws over "
+            "the delay table's exact piecewise-uniform density, computed from the delay law "
+            "in the configuration. No regret is plotted.",
+            simulated=False,
+        ),
     ),
 )

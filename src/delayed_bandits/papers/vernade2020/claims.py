@@ -30,9 +30,11 @@ ACTIONS = {"binary": "{0,1}^d", "continuous": "[0,1]^d"}  # how a claim's tag na
 
 # τ_m as Section 8 quotes it for Figure 1's panels: (m, mu) -> (quoted, as printed, decimals,
 # whether the paper quotes 1/τ_m)
-QUOTED_TAU = {(100, 100): (0.63, "τ_m = 0.63", 2, False),
-              (500, 100): (0.993, "τ_m = 0.993", 3, False),
-              (100, 500): (5.5, "1/τ_m = 5.5", 1, True)}
+QUOTED_TAU = {
+    (100, 100): (0.63, "τ_m = 0.63", 2, False),
+    (500, 100): (0.993, "τ_m = 0.993", 3, False),
+    (100, 500): (5.5, "1/τ_m = 5.5", 1, True),
+}
 
 
 def growth(summary: pd.DataFrame, setting: str, algorithm: str) -> float:
@@ -75,8 +77,9 @@ def uniform_rate(st: Setting) -> float:
     """E[max_a <a, θ> - <A, θ>] for A uniform in the action set: the per-round regret of a policy
     that does not learn, estimated on ``UNIFORM_DRAWS`` action sets of a fixed seed."""
     rng = np.random.default_rng(0)
-    means = draw_action_sets(rng, UNIFORM_DRAWS, st.n_actions, st.dimension, st.action_set) \
-        @ st.theta
+    means = (
+        draw_action_sets(rng, UNIFORM_DRAWS, st.n_actions, st.dimension, st.action_set) @ st.theta
+    )
     return float((means.max(axis=1) - means.mean(axis=1)).mean())
 
 
@@ -87,20 +90,25 @@ def late_rate(summary: pd.DataFrame, setting: str, curve: str) -> float:
     return (end.mean - half.mean) / (end.t - half.t)
 
 
-def _exploring(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any], setting: str,
-               curve: str) -> str:
+def _exploring(
+    tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any], setting: str, curve: str
+) -> str:
     """A note on a curve that still explores: its late regret rate against uniform play, and
     its width at T (from the runs' traces). Uniform play is on the curve's own action sets."""
     st = curve_setting(fig_cfg, setting, curve)
-    text = (f"{curve} in {setting} loses {late_rate(tables['summary'], setting, curve):.3f} per "
-            f"round over [T/2, T] against {uniform_rate(st):.3f} for uniform play")
+    text = (
+        f"{curve} in {setting} loses {late_rate(tables['summary'], setting, curve):.3f} per "
+        f"round over [T/2, T] against {uniform_rate(st):.3f} for uniform play"
+    )
     events = tables.get("events")
     if events is not None and "width" in events.columns:
         rows = events[(events.setting == setting) & (events.algorithm == curve)]
         rows = rows[rows.t == rows.t.max()]
         if not rows.empty:
-            text += (f"; its width multiplier at T is {rows.width.mean():.2f} (window sum "
-                     f"{rows.window_sum.mean():.2f})")
+            text += (
+                f"; its width multiplier at T is {rows.width.mean():.2f} (window sum "
+                f"{rows.window_sum.mean():.2f})"
+            )
     return text
 
 
@@ -122,11 +130,17 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             continue
         tau = _tau(fig_cfg, where[key])
         value = 1.0 / tau if inverse else tau
-        claims.append(Claim(
-            f"fig1-tau-m{key[0]}-mu{key[1]}", f"For (m, μ) = {key}, {printed}",
-            f"{REFERENCE}, Figure 1", f"τ_m = P(D <= {key[0]}) = {tau:.4f} (geometric, "
-            f"mean {key[1]})" + (f", 1/τ_m = {value:.3f}" if inverse else ""),
-            f"{quoted} to {decimals} decimals", bool(round(value, decimals) == quoted)))
+        claims.append(
+            Claim(
+                f"fig1-tau-m{key[0]}-mu{key[1]}",
+                f"For (m, μ) = {key}, {printed}",
+                f"{REFERENCE}, Figure 1",
+                f"τ_m = P(D <= {key[0]}) = {tau:.4f} (geometric, "
+                f"mean {key[1]})" + (f", 1/τ_m = {value:.3f}" if inverse else ""),
+                f"{quoted} to {decimals} decimals",
+                bool(round(value, decimals) == quoted),
+            )
+        )
     left = [where[k] for k in ((100, 100), (500, 100)) if k in where]
     censored = where.get((100, 500))
     for reading, (tag, curves) in readings(fig_cfg).items():
@@ -135,58 +149,86 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             pairs = {s: _pair(summary, s, ucb, ts) for s in config.settings(fig_cfg)}
             holds = all(p[2] for p in pairs.values())
             worst = next((s for s, p in pairs.items() if not p[2]), "")
-            claims.append(Claim(
-                f"fig1-ucb-beats-ts-{reading}",
-                f"{tag} In all three cases, OTFLinUCB performs better than OTFLinTS",
-                f"{REFERENCE}, Figure 1",
-                "; ".join(f"{s}: UCB {a}, TS {b}" for s, (a, b, _) in pairs.items()),
-                "UCB's regret at T below TS's by more than 2 SE in every panel", holds,
-                "" if holds else _exploring(tables, fig_cfg, worst, ucb)))
+            claims.append(
+                Claim(
+                    f"fig1-ucb-beats-ts-{reading}",
+                    f"{tag} In all three cases, OTFLinUCB performs better than OTFLinTS",
+                    f"{REFERENCE}, Figure 1",
+                    "; ".join(f"{s}: UCB {a}, TS {b}" for s, (a, b, _) in pairs.items()),
+                    "UCB's regret at T below TS's by more than 2 SE in every panel",
+                    holds,
+                    "" if holds else _exploring(tables, fig_cfg, worst, ucb),
+                )
+            )
         if censored and ucb and ts:
             rates = {c: growth(summary, censored, c) for c in (ucb, ts)}
             holds = all(r >= LINEAR for r in rates.values())
             bent = min(rates, key=rates.get)
-            claims.append(Claim(
-                f"fig1-censored-panel-linear-{reading}",
-                f"{tag} With (m, μ) = (100, 500), both algorithms are still in the linear regime "
-                "at T = 3000", f"{REFERENCE}, Figure 1 (right)",
-                "; ".join(f"{c}: (R(T) - R(T/2)) / R(T/2) = {r:.2f}" for c, r in rates.items()),
-                f">= {LINEAR} for both", holds,
-                "" if holds else f"{bent}'s late growth is {rates[bent]:.2f}: the few conversions "
-                f"the window lets through (τ_m = {_tau(fig_cfg, censored):.2f}) suffice, since "
-                "θ̂ estimates τ_m θ, which ranks the actions as θ does"))
+            claims.append(
+                Claim(
+                    f"fig1-censored-panel-linear-{reading}",
+                    f"{tag} With (m, μ) = (100, 500), both algorithms are still in the linear regime "
+                    "at T = 3000",
+                    f"{REFERENCE}, Figure 1 (right)",
+                    "; ".join(f"{c}: (R(T) - R(T/2)) / R(T/2) = {r:.2f}" for c, r in rates.items()),
+                    f">= {LINEAR} for both",
+                    holds,
+                    ""
+                    if holds
+                    else f"{bent}'s late growth is {rates[bent]:.2f}: the few conversions "
+                    f"the window lets through (τ_m = {_tau(fig_cfg, censored):.2f}) suffice, since "
+                    "θ̂ estimates τ_m θ, which ranks the actions as θ does",
+                )
+            )
         if left and ucb and ts:
             rates = {(s, c): growth(summary, s, c) for s in left for c in (ucb, ts)}
             holds = all(r <= BENT for r in rates.values())
             straight = max(rates, key=rates.get)
-            claims.append(Claim(
-                f"fig1-other-panels-bent-{reading}",
-                f"{tag} With (m, μ) = (100, 100) and (500, 100), both algorithms have left the "
-                "linear regime by T = 3000 (the log regime starts)", f"{REFERENCE}, Figure 1",
-                "; ".join(f"{s} {c}: {r:.2f}" for (s, c), r in rates.items()),
-                f"(R(T) - R(T/2)) / R(T/2) <= {BENT} for both in both panels", holds,
-                "" if holds else _exploring(tables, fig_cfg, *straight)))
+            claims.append(
+                Claim(
+                    f"fig1-other-panels-bent-{reading}",
+                    f"{tag} With (m, μ) = (100, 100) and (500, 100), both algorithms have left the "
+                    "linear regime by T = 3000 (the log regime starts)",
+                    f"{REFERENCE}, Figure 1",
+                    "; ".join(f"{s} {c}: {r:.2f}" for (s, c), r in rates.items()),
+                    f"(R(T) - R(T/2)) / R(T/2) <= {BENT} for both in both panels",
+                    holds,
+                    "" if holds else _exploring(tables, fig_cfg, *straight),
+                )
+            )
         if len(left) == 2 and ucb:
             points = {s: at(summary, s, ucb) for s in left}
             low, high = ABOUT_100
             holds = all(low <= p.mean <= high for p in points.values())
-            claims.append(Claim(
-                f"fig1-regret-about-100-{reading}",
-                f"{tag} OTFLinUCB's asymptotic regret is similar, roughly R(T) = 100, with "
-                "(m, μ) = (100, 100) and (500, 100)", f"{REFERENCE}, Figure 1",
-                "; ".join(f"{s}: {p}" for s, p in points.items()),
-                f"R(T) in [{low:.0f}, {high:.0f}] in both panels", holds,
-                "" if holds else _exploring(tables, fig_cfg, left[0], ucb)))
+            claims.append(
+                Claim(
+                    f"fig1-regret-about-100-{reading}",
+                    f"{tag} OTFLinUCB's asymptotic regret is similar, roughly R(T) = 100, with "
+                    "(m, μ) = (100, 100) and (500, 100)",
+                    f"{REFERENCE}, Figure 1",
+                    "; ".join(f"{s}: {p}" for s, p in points.items()),
+                    f"R(T) in [{low:.0f}, {high:.0f}] in both panels",
+                    holds,
+                    "" if holds else _exploring(tables, fig_cfg, left[0], ucb),
+                )
+            )
             rates = {s: growth(summary, s, ucb) for s in left}
             holds = rates[left[1]] < rates[left[0]]
-            claims.append(Claim(
-                f"fig1-larger-window-bends-earlier-{reading}",
-                f"{tag} With the larger window (m = 500 vs 100, μ = 100) the log regime starts "
-                "earlier", f"{REFERENCE}, Figure 1 (left and centre)",
-                "; ".join(f"{s}: OTFLinUCB's (R(T) - R(T/2)) / R(T/2) = {r:.2f}"
-                          for s, r in rates.items()),
-                "smaller late growth with m = 500", bool(holds),
-                "" if holds else _exploring(tables, fig_cfg, left[1], ucb)))
+            claims.append(
+                Claim(
+                    f"fig1-larger-window-bends-earlier-{reading}",
+                    f"{tag} With the larger window (m = 500 vs 100, μ = 100) the log regime starts "
+                    "earlier",
+                    f"{REFERENCE}, Figure 1 (left and centre)",
+                    "; ".join(
+                        f"{s}: OTFLinUCB's (R(T) - R(T/2)) / R(T/2) = {r:.2f}"
+                        for s, r in rates.items()
+                    ),
+                    "smaller late growth with m = 500",
+                    bool(holds),
+                    "" if holds else _exploring(tables, fig_cfg, left[1], ucb),
+                )
+            )
     return claims
 
 
@@ -201,19 +243,25 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     unseen = 1.0 - float(law.cdf(horizon - 1))
     median = float(np.interp(0.5, probs, values))
     return [
-        Claim("fig2-mass-1e5-1e6",
-              "A high proportion of those delays are between 10^5 and 10^6 [seconds]",
-              f"{REFERENCE}, Figure 2",
-              "mass per decade of seconds: " + ", ".join(
-                  f"[1e{k}, 1e{k + 1}): {m:.2f}" for k, m in zip(decades, mass))
-              + f"; median 10^{median:.2f} s", "[1e5, 1e6) holds the largest mass of any decade",
-              bool(top == 5)),
-        Claim("fig2-many-unobserved-within-T",
-              "Nevertheless, many rewards will not be observed within the horizon",
-              f"{REFERENCE}, Figure 2",
-              f"P(D >= T = {horizon}) = {unseen:.3f}; beyond the window m = {st.window}: "
-              f"1 - τ_m = {1.0 - st.tau_m:.3f}; mean delay {law.mean:.0f} rounds",
-              f"P(D >= T) >= {MANY}", bool(unseen >= MANY)),
+        Claim(
+            "fig2-mass-1e5-1e6",
+            "A high proportion of those delays are between 10^5 and 10^6 [seconds]",
+            f"{REFERENCE}, Figure 2",
+            "mass per decade of seconds: "
+            + ", ".join(f"[1e{k}, 1e{k + 1}): {m:.2f}" for k, m in zip(decades, mass))
+            + f"; median 10^{median:.2f} s",
+            "[1e5, 1e6) holds the largest mass of any decade",
+            bool(top == 5),
+        ),
+        Claim(
+            "fig2-many-unobserved-within-T",
+            "Nevertheless, many rewards will not be observed within the horizon",
+            f"{REFERENCE}, Figure 2",
+            f"P(D >= T = {horizon}) = {unseen:.3f}; beyond the window m = {st.window}: "
+            f"1 - τ_m = {1.0 - st.tau_m:.3f}; mean delay {law.mean:.0f} rounds",
+            f"P(D >= T) >= {MANY}",
+            bool(unseen >= MANY),
+        ),
     ]
 
 
@@ -225,26 +273,37 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         ucb, ts = curves.get("otflinucb"), curves.get("otflints")
         if ucb:
             rate = growth(summary, setting, ucb)
-            claims.append(Claim(
-                f"fig3-ucb-sublinear-{reading}",
-                f"{tag} OTFLinUCB is able to cope with heavy-tailed delays reasonably well: its "
-                "regret is clearly sublinear", f"{REFERENCE}, Figure 3",
-                f"(R(T) - R(T/2)) / R(T/2) = {rate:.2f}; {at(summary, setting, ucb)}",
-                f"<= {BENT}", bool(rate <= BENT),
-                "" if rate <= BENT else _exploring(tables, fig_cfg, setting, ucb)))
+            claims.append(
+                Claim(
+                    f"fig3-ucb-sublinear-{reading}",
+                    f"{tag} OTFLinUCB is able to cope with heavy-tailed delays reasonably well: its "
+                    "regret is clearly sublinear",
+                    f"{REFERENCE}, Figure 3",
+                    f"(R(T) - R(T/2)) / R(T/2) = {rate:.2f}; {at(summary, setting, ucb)}",
+                    f"<= {BENT}",
+                    bool(rate <= BENT),
+                    "" if rate <= BENT else _exploring(tables, fig_cfg, setting, ucb),
+                )
+            )
         if ucb and ts:
             a, b, below = _pair(summary, setting, ucb, ts)
             rates = {c: growth(summary, setting, c) for c in (ucb, ts)}
             holds = below and all(r <= BENT for r in rates.values())
-            claims.append(Claim(
-                f"fig3-like-central-panel-{reading}",
-                f"{tag} The behaviour of both algorithms is similar to the central plot of "
-                "Figure 1: OTFLinUCB below OTFLinTS, both past the linear regime",
-                f"{REFERENCE}, Figure 3",
-                f"UCB {a}, TS {b}; growth " + ", ".join(f"{c} {r:.2f}" for c, r in rates.items()),
-                f"UCB below TS by more than 2 SE, both growths <= {BENT}", bool(holds),
-                "" if holds else _exploring(tables, fig_cfg, setting,
-                                            max(rates, key=rates.get))))
+            claims.append(
+                Claim(
+                    f"fig3-like-central-panel-{reading}",
+                    f"{tag} The behaviour of both algorithms is similar to the central plot of "
+                    "Figure 1: OTFLinUCB below OTFLinTS, both past the linear regime",
+                    f"{REFERENCE}, Figure 3",
+                    f"UCB {a}, TS {b}; growth "
+                    + ", ".join(f"{c} {r:.2f}" for c, r in rates.items()),
+                    f"UCB below TS by more than 2 SE, both growths <= {BENT}",
+                    bool(holds),
+                    ""
+                    if holds
+                    else _exploring(tables, fig_cfg, setting, max(rates, key=rates.get)),
+                )
+            )
     return claims
 
 

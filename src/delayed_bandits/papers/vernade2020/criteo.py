@@ -41,23 +41,34 @@ def converted_delays(path: str | Path, where: str = "criteo.path") -> np.ndarray
 def _read(path: Path) -> np.ndarray:
     if not path.is_file():
         raise ConfigError(f"Criteo file {str(path)!r} does not exist")
-    unreadable = (OSError, EOFError, zlib.error, UnicodeDecodeError, pd.errors.ParserError,
-                  pd.errors.EmptyDataError)  # gzip.BadGzipFile is an OSError
+    unreadable = (
+        OSError,
+        EOFError,
+        zlib.error,
+        UnicodeDecodeError,
+        pd.errors.ParserError,
+        pd.errors.EmptyDataError,
+    )  # gzip.BadGzipFile is an OSError
     try:
         header = pd.read_csv(path, sep="\t", compression="infer", nrows=0).columns
         missing = [c for c in COLUMNS if c not in header]
         if missing:
-            raise ConfigError(f"{str(path)!r} lacks the column(s) {', '.join(missing)}; it needs "
-                              f"a header row naming {', '.join(COLUMNS)} (tab-separated)")
+            raise ConfigError(
+                f"{str(path)!r} lacks the column(s) {', '.join(missing)}; it needs "
+                f"a header row naming {', '.join(COLUMNS)} (tab-separated)"
+            )
         table = pd.read_csv(path, sep="\t", compression="infer", usecols=list(COLUMNS))
     except unreadable as exc:
-        raise ConfigError(f"{str(path)!r} is not a readable tab-separated (gzip) Criteo file: "
-                          f"{exc}") from exc
+        raise ConfigError(
+            f"{str(path)!r} is not a readable tab-separated (gzip) Criteo file: {exc}"
+        ) from exc
     flags = pd.to_numeric(table.conversion, errors="coerce")
     if not flags.isin((0, 1)).all():
         row = int((~flags.isin((0, 1))).to_numpy().argmax())
-        raise ConfigError(f"{str(path)!r} column 'conversion' must hold 0 or 1; data row "
-                          f"{row + 1} has {table.conversion.iloc[row]!r}")
+        raise ConfigError(
+            f"{str(path)!r} column 'conversion' must hold 0 or 1; data row "
+            f"{row + 1} has {table.conversion.iloc[row]!r}"
+        )
     # unconverted impressions may carry any conversion_timestamp (-1 in the real dataset)
     converted = table[flags == 1]
     if converted.empty:
@@ -65,13 +76,17 @@ def _read(path: Path) -> np.ndarray:
     times = converted[["timestamp", "conversion_timestamp"]].apply(pd.to_numeric, errors="coerce")
     bad = times.isna().any(axis=1).to_numpy()
     if bad.any():
-        raise ConfigError(f"{str(path)!r} has a non-numeric or missing timestamp in converted row "
-                          f"{int(bad.argmax()) + 1}")
+        raise ConfigError(
+            f"{str(path)!r} has a non-numeric or missing timestamp in converted row "
+            f"{int(bad.argmax()) + 1}"
+        )
     delay = (times.conversion_timestamp - times.timestamp).to_numpy(dtype=np.float64)
     if (delay < 0).any():
-        raise ConfigError(f"{str(path)!r} has a conversion before its impression "
-                          f"(conversion_timestamp < timestamp in converted row "
-                          f"{int(np.argmax(delay < 0)) + 1})")
+        raise ConfigError(
+            f"{str(path)!r} has a conversion before its impression "
+            f"(conversion_timestamp < timestamp in converted row "
+            f"{int(np.argmax(delay < 0)) + 1})"
+        )
     return delay
 
 

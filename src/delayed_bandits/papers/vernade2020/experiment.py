@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import config, delays, kinds
-from delayed_bandits.papers.vernade2020 import criteo
 from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.papers.vernade2020 import criteo
 from delayed_bandits.papers.vernade2020 import kernels as kvn
 from delayed_bandits.papers.vernade2020 import policies as pvn
 
@@ -56,37 +56,54 @@ class Setting:
         # Section 3 needs <a, θ> in [0, 1] for every action; actions lie in the positive orthant
         # with unit norm, so θ >= 0 and ||θ|| <= 1 guarantee it.
         if theta.min() < 0 or np.linalg.norm(theta) > 1.0 + 1e-12:
-            raise ConfigError(f"{where}.theta: need entries >= 0 and norm <= 1, got "
-                              f"{theta.tolist()}")
+            raise ConfigError(
+                f"{where}.theta: need entries >= 0 and norm <= 1, got {theta.tolist()}"
+            )
         if ("delay" in cfg) == ("criteo" in cfg):
-            raise ConfigError(f"{where}: give exactly one of delay (a delay law) or criteo (a "
-                              "local copy of the Criteo attribution dataset)")
+            raise ConfigError(
+                f"{where}: give exactly one of delay (a delay law) or criteo (a "
+                "local copy of the Criteo attribution dataset)"
+            )
         if "criteo" in cfg:
             spec = cfg["criteo"]
-            dist = criteo.empirical_delays(spec["path"], float(spec.get("scale", 0.01)),
-                                           f"{where}.criteo")
+            dist = criteo.empirical_delays(
+                spec["path"], float(spec.get("scale", 0.01)), f"{where}.criteo"
+            )
         else:
             dist = delays.from_spec(cfg["delay"], f"{where}.delay")
         if isinstance(dist, delays.PerArm):
-            raise ConfigError(f"{where}.delay: D_t is drawn independently of the action "
-                              "(Section 3, 3.b); per_arm delays do not apply")
-        choices = {"action_set": ACTION_SETS, "width": pvn.WIDTHS,
-                   "window_sum": pvn.WINDOW_SUMS}
+            raise ConfigError(
+                f"{where}.delay: D_t is drawn independently of the action "
+                "(Section 3, 3.b); per_arm delays do not apply"
+            )
+        choices = {"action_set": ACTION_SETS, "width": pvn.WIDTHS, "window_sum": pvn.WINDOW_SUMS}
         defaults = {"action_set": "binary", "width": "paper", "window_sum": "stored"}
         picked = {key: cfg.get(key, defaults[key]) for key in choices}
         for key, allowed in choices.items():
             if picked[key] not in allowed:
-                raise ConfigError(f"{where}.{key}: {picked[key]!r} is not one of "
-                                  f"{', '.join(allowed)}")
+                raise ConfigError(
+                    f"{where}.{key}: {picked[key]!r} is not one of {', '.join(allowed)}"
+                )
         if picked["width"] == "code" and picked["window_sum"] == "exact":
-            raise ConfigError(f"{where}: window_sum 'exact' applies to the paper width only; the "
-                              "authors' code always sums its stored buffer")
+            raise ConfigError(
+                f"{where}: window_sum 'exact' applies to the paper width only; the "
+                "authors' code always sums its stored buffer"
+            )
         window = int(cfg["window"])
         if window < 1:
             raise ConfigError(f"{where}.window: m must be >= 1, got {window}")
-        return cls(theta, int(cfg["n_actions"]), picked["action_set"], dist, window,
-                   float(cfg.get("lambda", 1.0)), float(cfg.get("delta", 0.1)),
-                   picked["width"], picked["window_sum"], float(cfg.get("sigma0", 0.5)))
+        return cls(
+            theta,
+            int(cfg["n_actions"]),
+            picked["action_set"],
+            dist,
+            window,
+            float(cfg.get("lambda", 1.0)),
+            float(cfg.get("delta", 0.1)),
+            picked["width"],
+            picked["window_sum"],
+            float(cfg.get("sigma0", 0.5)),
+        )
 
     @property
     def dimension(self) -> int:
@@ -118,8 +135,10 @@ def heavy_law(fig_cfg: Mapping[str, Any]) -> tuple[str, Setting]:
     name, raw = items[0]
     st = Setting.from_config(raw, name)
     if not (isinstance(st.delay, delays.Empirical) and st.delay.log10):
-        raise ConfigError(f"setting {name}: a delay_density figure needs a quantile table of "
-                          "log10 delays (delay kind empirical with log10: true, or criteo)")
+        raise ConfigError(
+            f"setting {name}: a delay_density figure needs a quantile table of "
+            "log10 delays (delay kind empirical with log10: true, or criteo)"
+        )
     return name, st
 
 
@@ -133,10 +152,12 @@ def check_figure(fig: Mapping[str, Any], where: str) -> None:
             raise ConfigError(f"config key '{where}': {exc}") from None
 
 
-def draw_action_sets(rng: np.random.Generator, horizon: int, n_actions: int, dimension: int,
-                     kind: str) -> np.ndarray:
+def draw_action_sets(
+    rng: np.random.Generator, horizon: int, n_actions: int, dimension: int, kind: str
+) -> np.ndarray:
     """K actions per round: vectors of {0,1}^d (``binary``, Section 8's text) or Uniform[0,1]^d
     (``continuous``, the authors' simulator), a zero vector redrawn, normalised to unit norm."""
+
     def draw(n: int) -> np.ndarray:
         if kind == "binary":
             return rng.integers(0, 2, size=(n, dimension)).astype(np.float64)
@@ -164,8 +185,9 @@ def draw_environment(seed: np.random.SeedSequence, horizon: int, st: Setting) ->
     return Environment(action_sets, uniforms, delay)
 
 
-def pseudo_regret(env: Environment, theta: np.ndarray, chosen: np.ndarray,
-                  checkpoints: np.ndarray) -> np.ndarray:
+def pseudo_regret(
+    env: Environment, theta: np.ndarray, chosen: np.ndarray, checkpoints: np.ndarray
+) -> np.ndarray:
     """Σ_{s<=t} (<A*_s, θ> - <A_s, θ>) at the checkpoints (eq. 1)."""
     means = env.action_sets @ theta
     gaps = means.max(axis=1) - means[np.arange(len(chosen)), chosen]
@@ -189,27 +211,54 @@ def _otf(thompson: bool) -> tuple[Runner, Runner]:
         horizon = env.uniforms.shape[0]
         chosen = np.zeros(horizon, dtype=np.int64)
         trace = np.zeros((len(cp), len(TRACE_COLUMNS)))
-        kvn.otf_lin(env.action_sets, env.uniforms, env.delays, st.theta, st.window, st.lam,
-                    st.delta, thompson, st.width == "code", st.window_sum == "exact", st.sigma0,
-                    normals(st, horizon, seed), cp, chosen, trace)
+        kvn.otf_lin(
+            env.action_sets,
+            env.uniforms,
+            env.delays,
+            st.theta,
+            st.window,
+            st.lam,
+            st.delta,
+            thompson,
+            st.width == "code",
+            st.window_sum == "exact",
+            st.sigma0,
+            normals(st, horizon, seed),
+            cp,
+            chosen,
+            trace,
+        )
         return pseudo_regret(env, st.theta, chosen, cp), chosen, _events(trace)
 
     def reference(st: Setting, env: Environment, cp: np.ndarray, seed: int):
         policy_class = pvn.OTFLinTS if thompson else pvn.OTFLinUCB
-        policy = policy_class(st.dimension, st.window, st.lam, st.delta, st.width,
-                              st.window_sum, st.sigma0)
-        chosen, trace = pvn.run(policy, env.action_sets, env.uniforms, env.delays, st.theta,
-                                normals(st, env.uniforms.shape[0], seed), cp)
+        policy = policy_class(
+            st.dimension, st.window, st.lam, st.delta, st.width, st.window_sum, st.sigma0
+        )
+        chosen, trace = pvn.run(
+            policy,
+            env.action_sets,
+            env.uniforms,
+            env.delays,
+            st.theta,
+            normals(st, env.uniforms.shape[0], seed),
+            cp,
+        )
         return pseudo_regret(env, st.theta, chosen, cp), chosen, _events(trace)
 
     return kernel, reference
 
 
 ALGORITHMS: list[Algorithm] = [
-    Algorithm("otflinucb", "OTFLinUCB", "Algorithm 1, widths of eq. (6) or of the authors' code",
-              *_otf(False)),
-    Algorithm("otflints", "OTFLinTS", "Algorithm 2, beta of Section 7 or the authors' code",
-              *_otf(True)),
+    Algorithm(
+        "otflinucb",
+        "OTFLinUCB",
+        "Algorithm 1, widths of eq. (6) or of the authors' code",
+        *_otf(False),
+    ),
+    Algorithm(
+        "otflints", "OTFLinTS", "Algorithm 2, beta of Section 7 or the authors' code", *_otf(True)
+    ),
 ]
 
 # Figure 1's left panel, (m, mu) = (100, 100), paper width with the O(d^2) window sum, used by

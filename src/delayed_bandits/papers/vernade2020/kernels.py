@@ -36,9 +36,17 @@ import math
 import numpy as np
 from numba import njit
 
-from delayed_bandits.papers.vernade2020.policies import (arrival_round, cholesky, code_radius,
-                                                   confidence_radius, dot, mat_vec, perturb,
-                                                   quad_form, slide)
+from delayed_bandits.papers.vernade2020.policies import (
+    arrival_round,
+    cholesky,
+    code_radius,
+    confidence_radius,
+    dot,
+    mat_vec,
+    perturb,
+    quad_form,
+    slide,
+)
 
 
 @njit(cache=True)
@@ -124,8 +132,9 @@ def _diagonal_mat_vec(m: np.ndarray, x: np.ndarray, out: np.ndarray) -> bool:
 
 
 @njit(cache=True, inline="always")
-def _rank_one_update(v_inv: np.ndarray, u: np.ndarray, denominator: float, rows: np.ndarray,
-                     no_negative_zero: bool) -> int:
+def _rank_one_update(
+    v_inv: np.ndarray, u: np.ndarray, denominator: float, rows: np.ndarray, no_negative_zero: bool
+) -> int:
     """The update of ``sherman_morrison`` given u = V^-1 a and its denominator, bit for bit;
     returns the count of the rows ``rows[:count]`` whose entries, in those columns, it changed.
 
@@ -133,8 +142,7 @@ def _rank_one_update(v_inv: np.ndarray, u: np.ndarray, denominator: float, rows:
     ``no_negative_zero`` (V^-1 holds no -0.0): its terms u_i u_j / denominator are ±0, and
     v - (±0) = v unless v = -0.0. The update keeps that property, since x - y is -0.0 only for
     x = -0.0."""
-    sparse = no_negative_zero and _finite(u) and math.isfinite(denominator) \
-        and denominator != 0.0
+    sparse = no_negative_zero and _finite(u) and math.isfinite(denominator) and denominator != 0.0
     count = 0
     for i in range(u.shape[0]):
         if not sparse or u[i] != 0.0:
@@ -179,10 +187,23 @@ def _distinct_action(action: np.ndarray, representatives: np.ndarray, seen: np.n
 
 
 @njit(cache=True)
-def otf_lin(action_sets: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
-            theta: np.ndarray, window: int, lam: float, delta: float, thompson: bool,
-            code: bool, exact: bool, sigma0: float, normals: np.ndarray,
-            checkpoints: np.ndarray, chosen: np.ndarray, trace: np.ndarray) -> None:
+def otf_lin(
+    action_sets: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    theta: np.ndarray,
+    window: int,
+    lam: float,
+    delta: float,
+    thompson: bool,
+    code: bool,
+    exact: bool,
+    sigma0: float,
+    normals: np.ndarray,
+    checkpoints: np.ndarray,
+    chosen: np.ndarray,
+    trace: np.ndarray,
+) -> None:
     """OTFLinUCB (``thompson`` false) or OTFLinTS, with the paper's widths or (``code``) the
     authors' code's; ``exact`` selects the exact window sum of the paper width. Fills ``chosen``
     (the index played in each round's action set) and ``trace`` (rows t, width, window sum,
@@ -271,8 +292,9 @@ def otf_lin(action_sets: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
                 for s in range(max(1, t - window), t):
                     slot = slot_of[s - 1]
                     if slot < 0:
-                        window_sum += math.sqrt(_quad_form(v_inv, action_sets[s - 1],
-                                                           chosen[s - 1], diagonal))
+                        window_sum += math.sqrt(
+                            _quad_form(v_inv, action_sets[s - 1], chosen[s - 1], diagonal)
+                        )
                     else:
                         window_sum += norm[slot]
         else:
@@ -342,8 +364,9 @@ def otf_lin(action_sets: np.ndarray, uniforms: np.ndarray, delays: np.ndarray,
         # only the entries in rows[:count] x rows[:count] changed: V^-1 stays diagonal if one
         # did and it stays positive and finite
         changed = rows[0] if count == 1 else -1
-        diagonal = diagonal and count <= 1 and (count == 0
-                                                or 0.0 < v_inv[changed, changed] < math.inf)
+        diagonal = (
+            diagonal and count <= 1 and (count == 0 or 0.0 < v_inv[changed, changed] < math.inf)
+        )
         # the scalar stored for this round, from V_t^-1 as in the reference
         if code and not thompson:
             stored_total = _push(ring, n_stored, stored_total, norm_sq)

@@ -23,8 +23,9 @@ def log10_draws(law: delays.Empirical, n: int, seed: int) -> np.ndarray:
     return np.interp(np.random.default_rng(seed).random(n), law.probs, law.values)
 
 
-def density_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
-                   fig_cfg: Mapping[str, Any]) -> plt.Figure:
+def density_figure(
+    tables: Mapping[str, pd.DataFrame], paper: str, figure: str, fig_cfg: Mapping[str, Any]
+) -> plt.Figure:
     """Figure 2: Gaussian KDE of log10 delays (as the paper's, scipy's default bandwidth) over the
     table's exact piecewise-uniform density, with the window m and the horizon T marked where
     they fall after the rescaling."""
@@ -36,20 +37,35 @@ def density_figure(tables: Mapping[str, pd.DataFrame], paper: str, figure: str,
     fig, ax = plt.subplots(figsize=(7.5, 5.0), layout="constrained")
     width = np.diff(values)
     keep = width > 0  # a repeated value is an atom, not a density; dropping it keeps the edges
-    ax.stairs(np.diff(probs)[keep] / width[keep], values[np.r_[True, keep]], color="0.6",
-              label=f"quantile table ({len(values)} points), exact density")
+    ax.stairs(
+        np.diff(probs)[keep] / width[keep],
+        values[np.r_[True, keep]],
+        color="0.6",
+        label=f"quantile table ({len(values)} points), exact density",
+    )
     grid = np.linspace(values[0] - 0.5, values[-1] + 0.5, 600)
-    ax.plot(grid, gaussian_kde(log10_draws(law, KDE_DRAWS, KDE_SEED))(grid), color="C0", lw=2,
-            label=f"Gaussian KDE of {KDE_DRAWS} draws")
+    ax.plot(
+        grid,
+        gaussian_kde(log10_draws(law, KDE_DRAWS, KDE_SEED))(grid),
+        color="C0",
+        lw=2,
+        label=f"Gaussian KDE of {KDE_DRAWS} draws",
+    )
     horizon = int(fig_cfg["horizon"])
     # D = floor(scale 10^X) <= d  <=>  X < log10((d + 1) / scale)
     for rounds, text, style in (
-            (st.window, f"window m = {st.window} rounds: τ_m = {st.tau_m:.2f}", "--"),
-            (horizon - 1, f"horizon T = {horizon} rounds: P(D ≥ T) = "
-                          f"{1 - float(law.cdf(horizon - 1)):.2f}", ":")):
+        (st.window, f"window m = {st.window} rounds: τ_m = {st.tau_m:.2f}", "--"),
+        (
+            horizon - 1,
+            f"horizon T = {horizon} rounds: P(D ≥ T) = {1 - float(law.cdf(horizon - 1)):.2f}",
+            ":",
+        ),
+    ):
         ax.axvline(np.log10((rounds + 1) / law.scale), color="black", ls=style, lw=1, label=text)
-    ax.set(xlabel=reader(f"log10(delay in seconds); delay in rounds = "
-                         f"⌊{law.scale:g} × seconds⌋"), ylabel="density")
+    ax.set(
+        xlabel=reader(f"log10(delay in seconds); delay in rounds = ⌊{law.scale:g} × seconds⌋"),
+        ylabel="density",
+    )
     legend_outside(fig, *ax.get_legend_handles_labels(), ncol=2)
     label = config.settings(fig_cfg)[name].get("label", name)
     fig.suptitle(reader(f"{fig_cfg.get('title', f'{paper} {figure}')}\n{label}"), fontsize=10)

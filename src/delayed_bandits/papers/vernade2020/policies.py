@@ -49,6 +49,7 @@ TRACE_COLUMNS = ["t", "width", "window_sum", "observed"]
 # Formulas shared with the kernels (plain Python here, compiled there: same arithmetic)
 # --------------------------------------------------------------------------------------------
 
+
 @register_jitable
 def dot(x: np.ndarray, y: np.ndarray) -> float:
     """<x, y>, summed in index order (the order fixes the rounding, kernel and reference alike)."""
@@ -111,8 +112,9 @@ def cholesky(m: np.ndarray, lower: np.ndarray) -> None:
 
 
 @register_jitable
-def perturb(mean: np.ndarray, lower: np.ndarray, z: np.ndarray, scale: float,
-            out: np.ndarray) -> None:
+def perturb(
+    mean: np.ndarray, lower: np.ndarray, z: np.ndarray, scale: float, out: np.ndarray
+) -> None:
     """out = mean + scale · L z: a draw of N(mean, scale² L Lᵀ) from the standard normals z."""
     for i in range(mean.shape[0]):
         row = 0.0
@@ -125,8 +127,9 @@ def perturb(mean: np.ndarray, lower: np.ndarray, z: np.ndarray, scale: float,
 def confidence_radius(t: int, d: int, lam: float, delta: float) -> float:
     """f_{t,δ} = √λ + √(2 log(1/δ) + d log((dλ + t)/(dλ))) (Theorem 1; Abbasi-Yadkori et al.
     2011)."""
-    return math.sqrt(lam) + math.sqrt(2.0 * math.log(1.0 / delta)
-                                      + d * math.log((d * lam + t) / (d * lam)))
+    return math.sqrt(lam) + math.sqrt(
+        2.0 * math.log(1.0 / delta) + d * math.log((d * lam + t) / (d * lam))
+    )
 
 
 @register_jitable
@@ -156,6 +159,7 @@ def arrival_round(s: int, delay: int, window: int, horizon: int) -> int:
 # --------------------------------------------------------------------------------------------
 # The policies
 # --------------------------------------------------------------------------------------------
+
 
 @dataclass
 class OTFLin:
@@ -228,8 +232,10 @@ class OTFLinUCB(OTFLin):
         theta_hat = self.estimate()
         self.last_window_sum = self.window_term()
         if self.width == "paper":
-            radius = 2.0 * confidence_radius(t, self.dimension, self.lam, self.delta) \
+            radius = (
+                2.0 * confidence_radius(t, self.dimension, self.lam, self.delta)
                 + self.last_window_sum
+            )
         else:
             radius = code_radius(t, self.dimension, self.lam, self.delta) + self.last_window_sum
         self.last_width = radius
@@ -267,8 +273,9 @@ class OTFLinTS(OTFLin):
         if self.width == "paper":
             theta_hat = self.estimate()
             self.last_window_sum = self.window_term()
-            beta = 1.0 + self.last_window_sum / confidence_radius(t, self.dimension, self.lam,
-                                                                  self.delta)
+            beta = 1.0 + self.last_window_sum / confidence_radius(
+                t, self.dimension, self.lam, self.delta
+            )
             self.last_width = beta
             cholesky(self.v_inv, lower)
             perturb(theta_hat, lower, z, math.sqrt(beta), sample)
@@ -296,9 +303,15 @@ class OTFLinTS(OTFLin):
             self._store(quad_form(self.code_cov, action))
 
 
-def run(policy: OTFLinUCB | OTFLinTS, action_sets: np.ndarray, uniforms: np.ndarray,
-        delays: np.ndarray, theta: np.ndarray, normals: np.ndarray,
-        checkpoints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def run(
+    policy: OTFLinUCB | OTFLinTS,
+    action_sets: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    theta: np.ndarray,
+    normals: np.ndarray,
+    checkpoints: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """Play one replication. Round t offers ``action_sets[t-1]`` (K x d); the played action A
     converts iff ``uniforms[t-1] < <A, θ>`` (X_t ~ B(<A_t, θ>), Section 3) and its conversion is
     usable from ``arrival_round``. OTFLinTS draws θ̃_t from ``normals[t-1]``.
