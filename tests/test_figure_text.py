@@ -1,4 +1,4 @@
-"""What the figures show a reader (issue 25): every label in the papers' notation (no internal
+"""What the figures show a reader: every label in the papers' notation (no internal
 identifier, no plain-text notation outside mathtext), every legend outside the axes, curves that
 coincide said to, and a zoom where one scale crushes curves another separates. Each configured
 figure of the smoke scale is drawn from synthetic tables of the smoke run's shape, so no
