@@ -178,7 +178,16 @@ def test_no_tracker_numbers_in_the_artifact() -> None:
     found = []
     for name in tracked.stdout.splitlines():
         path = ROOT / name
-        if path.suffix in {".py", ".md", ".yaml", ".smk", ".ipynb", ".rst", ".cff", ""}:
+        if path.is_file() and path.suffix in {
+            ".py",
+            ".md",
+            ".yaml",
+            ".smk",
+            ".ipynb",
+            ".rst",
+            ".cff",
+            "",
+        }:
             text = path.read_text(encoding="utf-8", errors="ignore")
             found += [f"{name}: {hit}" for hit in re.findall(r"\b[Ii]ssues? #?\d+", text)]
     assert not found, found
