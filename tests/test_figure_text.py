@@ -15,7 +15,7 @@ import pytest
 from matplotlib.text import Text
 
 from conftest import smoke_config
-from delayed_bandits import config, kinds, plotting
+from delayed_bandits import config, delays, kinds, plotting
 from delayed_bandits.style import apply_theme, reader
 
 matplotlib.use("Agg")
@@ -198,7 +198,7 @@ def test_reader_typesets_the_labels_notation(text: str, typeset: str) -> None:
     ],
 )
 def test_delay_laws_in_words(spec: dict, words: str) -> None:
-    assert plotting.delay_text(spec) == words
+    assert delays.prose(spec) == words
 
 
 def _curves(**means: np.ndarray) -> pd.DataFrame:

@@ -124,7 +124,7 @@ def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
             "|---|---|---|---|---|---|",
         ]
         for c in claims:
-            mark = {True: "yes", False: "**NO**", None: "inconclusive"}[c["holds"]]
+            mark = "**NO**" if c["holds"] is False else _mark(c["holds"])
             lines.append(
                 f"| {c['statement']} | {c['paper_ref']} | {c['measured']} | "
                 f"{c['expected']} | {mark} | {c.get('note', '')} |"

@@ -563,12 +563,14 @@ def cdf_table(dist: DelayDistribution, upto: int) -> np.ndarray:
 class _Kind:
     """How one kind of delay spec is read: the keys it allows besides ``kind``, ``build(spec,
     where)`` (called once the keys are checked), and optionally its own ``words(spec)`` for
-    ``describe`` and ``files(spec)``, the files it reads (none by default)."""
+    ``describe``, ``prose(spec)`` for ``prose`` and ``files(spec)``, the files it reads (none by
+    default)."""
 
     keys: frozenset[str]
     build: Callable[[Mapping[str, Any], str], DelayDistribution | PerArm]
     words: Callable[[Mapping[str, Any]], str] | None = None
     files: Callable[[Mapping[str, Any]], list[str]] | None = None
+    prose: Callable[[Mapping[str, Any]], str] | None = None
 
 
 # Every kind of delay spec, in the order of KINDS; each is declared by ``_kind`` on its builder.
@@ -580,12 +582,13 @@ def _kind(
     keys: str,
     words: Callable[[Mapping[str, Any]], str] | None = None,
     files: Callable[[Mapping[str, Any]], list[str]] | None = None,
+    prose: Callable[[Mapping[str, Any]], str] | None = None,
 ):
     """Declare the kind ``name`` with the space-separated ``keys``, built by the decorated
     function."""
 
     def declare(build: Callable[[Mapping[str, Any], str], DelayDistribution | PerArm]):
-        _KINDS[name] = _Kind(frozenset(keys.split()), build, words, files)
+        _KINDS[name] = _Kind(frozenset(keys.split()), build, words, files, prose)
         return build
 
     return declare
@@ -602,7 +605,7 @@ def _require(spec: Mapping[str, Any], key: str, where: str, positive: bool = Tru
     return float(value)
 
 
-@_kind("uniform", "low high")
+@_kind("uniform", "low high", prose=lambda s: f"uniform on {{{s['low']}, ..., {s['high']}}}")
 def _uniform(spec: Mapping[str, Any], where: str) -> Uniform:
     low, high = _require(spec, "low", where, False), _require(spec, "high", where, False)
     if low < 0 or high < low or low != int(low) or high != int(high):
@@ -610,12 +613,19 @@ def _uniform(spec: Mapping[str, Any], where: str) -> Uniform:
     return Uniform(int(low), int(high))
 
 
-@_kind("geometric", "mean")
+@_kind("geometric", "mean", prose=lambda s: f"geometric, mean {s['mean']:g}")
 def _geometric(spec: Mapping[str, Any], where: str) -> Geometric:
     return Geometric(_require(spec, "mean", where))
 
 
-@_kind("exponential", "mean bound")
+@_kind(
+    "exponential",
+    "mean bound",
+    prose=lambda s: (
+        f"exponential, mean {s['mean']:g}"
+        + (f", bounded at {s['bound']}" if s.get("bound") is not None else "")
+    ),
+)
 def _exponential(spec: Mapping[str, Any], where: str) -> Exponential:
     bound = spec.get("bound")
     if bound is not None and (not isinstance(bound, int) or isinstance(bound, bool) or bound < 0):
@@ -623,22 +633,22 @@ def _exponential(spec: Mapping[str, Any], where: str) -> Exponential:
     return Exponential(_require(spec, "mean", where), bound)
 
 
-@_kind("poisson", "rate")
+@_kind("poisson", "rate", prose=lambda s: f"Poisson, mean {s['rate']:g}")
 def _poisson(spec: Mapping[str, Any], where: str) -> Poisson:
     return Poisson(_require(spec, "rate", where))
 
 
-@_kind("halfnormal", "sigma")
+@_kind("halfnormal", "sigma", prose=lambda s: f"half-normal, σ = {s['sigma']:g}")
 def _halfnormal(spec: Mapping[str, Any], where: str) -> HalfNormal:
     return HalfNormal(_require(spec, "sigma", where))
 
 
-@_kind("pareto", "alpha")
+@_kind("pareto", "alpha", prose=lambda s: f"Pareto(α = {s['alpha']:g})")
 def _pareto(spec: Mapping[str, Any], where: str) -> Pareto:
     return Pareto(_require(spec, "alpha", where))
 
 
-@_kind("scaled_pareto", "alpha c")
+@_kind("scaled_pareto", "alpha c", prose=lambda s: f"P(D > d) = {s['c']:g} (d+1)^-{s['alpha']:g}")
 def _scaled_pareto(spec: Mapping[str, Any], where: str) -> ScaledPareto:
     c = _require(spec, "c", where)
     if c > 1:
@@ -646,7 +656,14 @@ def _scaled_pareto(spec: Mapping[str, Any], where: str) -> ScaledPareto:
     return ScaledPareto(_require(spec, "alpha", where), c)
 
 
-@_kind("empirical", "probs values scale log10")
+@_kind(
+    "empirical",
+    "probs values scale log10",
+    prose=lambda s: (
+        f"empirical (quantile table of {len(s['probs'])} points"
+        + (f", rescaled by {s['scale']:g})" if s.get("scale", 1) != 1 else ")")
+    ),
+)
 def _empirical(spec: Mapping[str, Any], where: str) -> Empirical:
     probs, values = spec.get("probs"), spec.get("values")
     if (
@@ -711,6 +728,7 @@ def _sample(spec: Mapping[str, Any], where: str) -> Sample:
     lambda spec: [
         f for arm in spec.get("arms") or () if isinstance(arm, Mapping) for f in files(arm)
     ],
+    lambda spec: _per_arm_prose([prose(arm) for arm in spec["arms"]]),
 )
 def _per_arm(spec: Mapping[str, Any], where: str) -> PerArm:
     arms = spec.get("arms")
@@ -755,6 +773,22 @@ def files(spec: Mapping[str, Any]) -> list[str]:
     declared = _declared(spec)
     found = declared.files(spec) if declared is not None and declared.files is not None else []
     return list(dict.fromkeys(found))
+
+
+def _per_arm_prose(arms: list[str]) -> str:
+    if len(set(arms)) == 1:
+        return f"{arms[0]} on every arm"
+    return "; ".join(f"arm {i}: {text}" for i, text in enumerate(arms, 1))
+
+
+def prose(spec: Mapping[str, Any]) -> str:
+    """A delay spec as a figure's reader reads it, in the papers' notation: 'geometric, mean 500',
+    'Pareto(α = 0.7)', 'arm 1: Pareto(α = 1); arm 2: Pareto(α = 0.3)', 'empirical (quantile
+    table of 21 points)' (``style.reader`` typesets it); ``describe`` for a kind with no prose."""
+    declared = _declared(spec)
+    if declared is not None and declared.prose is not None:
+        return declared.prose(spec)
+    return describe(spec)
 
 
 def describe(spec: Mapping[str, Any]) -> str:

@@ -1,7 +1,7 @@
 """Figures: each paper's kinds of figure (``views``), among them the generic one, mean
 pseudo-regret against time with a ±2 SE band, one panel per setting. What every figure shares
 (the theme, reader text, legends outside the axes) is in ``style``; the generic figure adds the
-delay law in words (``delay_text``), says which curves coincide at page size and zooms on curves
+delay law in words (``delays.prose``), says which curves coincide at page size and zooms on curves
 its scale crushes (``coinciding``, ``zoom_range``)."""
 
 from __future__ import annotations
@@ -31,42 +31,10 @@ from delayed_bandits.outputs import atomic_path  # noqa: E402
 from delayed_bandits.style import apply_theme, legend_outside, palette, reader, unique_handles  # noqa: E402
 
 
-def delay_text(spec: Mapping[str, Any]) -> str:
-    """A delay spec as a reader reads it, in the papers' notation: 'geometric, mean 500',
-    'Pareto(α = 0.7)', 'arm 1: Pareto(α = 1); arm 2: Pareto(α = 0.3)', 'empirical (quantile table
-    of 21 points)', as ``style.reader`` typesets it; ``delays.describe`` (the tables' compact
-    form) for a kind it does not know."""
-    kind = spec.get("kind")
-    if kind == "geometric":
-        return f"geometric, mean {spec['mean']:g}"
-    if kind == "uniform":
-        return f"uniform on {{{spec['low']}, ..., {spec['high']}}}"
-    if kind == "exponential":
-        bound = f", bounded at {spec['bound']}" if spec.get("bound") is not None else ""
-        return f"exponential, mean {spec['mean']:g}{bound}"
-    if kind == "poisson":
-        return f"Poisson, mean {spec['rate']:g}"
-    if kind == "halfnormal":
-        return f"half-normal, σ = {spec['sigma']:g}"
-    if kind == "pareto":
-        return f"Pareto(α = {spec['alpha']:g})"
-    if kind == "scaled_pareto":
-        return f"P(D > d) = {spec['c']:g} (d+1)^-{spec['alpha']:g}"
-    if kind == "empirical":
-        scale = f", rescaled by {spec['scale']:g}" if spec.get("scale", 1) != 1 else ""
-        return f"empirical (quantile table of {len(spec['probs'])} points{scale})"
-    if kind == "per_arm":
-        arms = [delay_text(arm) for arm in spec["arms"]]
-        if len(set(arms)) == 1:
-            return f"{arms[0]} on every arm"
-        return "; ".join(f"arm {i}: {text}" for i, text in enumerate(arms, 1))
-    return delays.describe(spec)
-
-
 def describe_setting(scfg: Mapping[str, Any]) -> str:
     """The setting's delay law and window, as a subtitle: 'delays: geometric, mean 500; window
     m = 1000'."""
-    parts = [f"delays: {delay_text(scfg['delay'])}"] if "delay" in scfg else []
+    parts = [f"delays: {delays.prose(scfg['delay'])}"] if "delay" in scfg else []
     if "window" in scfg:
         parts.append(f"window m = {scfg['window']}")
     return "; ".join(parts)

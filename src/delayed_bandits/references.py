@@ -45,6 +45,7 @@ def run(
         actions.append(arm)
         delay = int(delays[t - 1, arm])
         converted = uniforms[t - 1, arm] < theta[arm]
-        if converted and (window is None or delay <= window) and usable(t, delay) <= horizon:
-            pending.setdefault(usable(t, delay), []).append((t, arm, delay))
+        arrival = usable(t, delay)
+        if converted and (window is None or delay <= window) and arrival <= horizon:
+            pending.setdefault(arrival, []).append((t, arm, delay))
     return np.array(actions, dtype=np.int64)
