@@ -562,3 +562,16 @@ def test_snakemake_lint_passes(tmp_path: Path) -> None:
     result = _snakemake("--lint", cwd=root)
     assert result.returncode == 0, result.stdout + result.stderr
     _no_outputs(root)
+
+
+def test_loading_a_config_skips_rfc3987_syntax_and_leaves_it_importable() -> None:
+    """jsonschema would build rfc3987_syntax's grammar (0.65 s) in every job; config loads it
+    without, and the package stays importable afterwards for anyone else."""
+    code = (
+        "import sys\n"
+        "from delayed_bandits import config\n"
+        "config.load(['config/config.yaml'])\n"
+        "assert 'rfc3987_syntax' not in sys.modules, 'imported'\n"
+        "import rfc3987_syntax\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])
