@@ -13,9 +13,13 @@ Index codes (the ``index`` argument of ``ignores_delays``): ``UCB`` = 0, ``KLUCB
 Cost: O(K) per round plus O(1) per arrival, and no allocation inside the loop. O(K) per round is
 the floor for these policies: every arm's index (or posterior sample) changes each round, since
 f(t) moves with t for UCB and KL-UCB and TS draws afresh. KL-UCB's Newton iteration descends
-to each index from above; the kernel first computes the index of the empirically best arm in full
-and lets the others stop as soon as an iterate is below the best index known
-(``klucb_index``'s ``bar``), which leaves the actions unchanged (a few Newton steps per arm).
+to each index from above (``klucb_start``, then ``klucb_step``): the kernel first computes the
+index of the empirically best arm in full, then runs the other arms' searches interleaved, one
+step of each in turn so that their chains of logarithms and divisions overlap, and stops an arm
+as soon as an iterate is below the best index known (``bar``), which leaves the actions
+unchanged. That floor is the best arm's own search, about 4 steps of two logarithms and two
+divisions a round: at T = 100000, KL-UCB's Newton part costs about 90 ns a round at K = 2 and
+200 ns at K = 10 (the interleaving took 10% off at K = 10).
 
 Note: ``cache=True`` keys the compiled kernel on this file only; after changing an index function
 in ``policies.py``, delete this module's ``__pycache__/kernels.*.nbi/nbc`` (the tests would catch
@@ -29,7 +33,14 @@ import math
 import numpy as np
 from numba import njit
 
-from delayed_bandits.papers.arena.policies import exploration, klucb_index, ucb_index
+from delayed_bandits.papers.arena.policies import (
+    KLUCB_TOLERANCE,
+    exploration,
+    klucb_index,
+    klucb_start,
+    klucb_step,
+    ucb_index,
+)
 from delayed_bandits.queues import arrival_lists, enqueue, record
 
 UCB = 0
@@ -61,6 +72,10 @@ def ignores_delays(
     successes = np.zeros(n_arms)
     pulls = np.zeros(n_arms)
     head, tail, link = arrival_lists(horizon)
+    # KL-UCB: the arms' estimates, their Newton iterates (then indices), and which still search
+    p_hat = np.zeros(n_arms)
+    indices = np.zeros(n_arms)
+    active = np.zeros(n_arms, dtype=np.bool_)
     out = np.zeros(checkpoints.shape[0])
     regret = 0.0
     ci = 0
@@ -89,26 +104,52 @@ def ignores_delays(
                         best_index = value
                         arm = k
             else:
-                # Compute the empirically best arm's index c first; any other arm may stop as soon
-                # as its index is certainly below the best index known (``bar``): it cannot be
-                # played. The arms reaching the maximum are all computed in full, so the argmax
-                # (lowest index on ties) is the reference's.
+                # klucb_index's Newton search for all arms at once, one step of each in turn: an
+                # arm's steps are a chain of dependent logs and divisions, and interleaving the
+                # arms lets the chains overlap. The empirically best arm c is solved first; any
+                # other arm stops as soon as its iterate is below the best index known (``bar``,
+                # an index computed in full): the iterates only decrease, so it cannot be played.
+                # The arms reaching the maximum are all computed in full, so the argmax (lowest
+                # index on ties) is the reference's.
                 c = 0
                 for k in range(1, n_arms):
                     if successes[k] / pulls[k] > successes[c] / pulls[c]:
                         c = k
-                u_c = klucb_index(successes[c] / pulls[c], pulls[c], f)
-                bar = u_c
+                bar = klucb_index(successes[c] / pulls[c], pulls[c], f)
+                searching = 0
                 for k in range(n_arms):
+                    p_hat[k] = successes[k] / pulls[k]
                     if k == c:
-                        value = u_c
+                        indices[k] = bar
+                        active[k] = False
+                        continue
+                    indices[k], done = klucb_start(p_hat[k], pulls[k], f)
+                    active[k] = not done
+                    if done:
+                        bar = max(bar, indices[k])
                     else:
-                        value = klucb_index(successes[k] / pulls[k], pulls[k], f, bar)
-                    if value > best_index:
-                        best_index = value
+                        searching += 1
+                while searching > 0:
+                    for k in range(n_arms):
+                        if not active[k]:
+                            continue
+                        q = indices[k]
+                        if q < bar:
+                            active[k] = False
+                            searching -= 1
+                            continue
+                        step = klucb_step(p_hat[k], pulls[k], f, q)
+                        if step <= 0.0 or step < KLUCB_TOLERANCE:
+                            indices[k] = q if step <= 0.0 else q - step
+                            active[k] = False
+                            searching -= 1
+                            bar = max(bar, indices[k])
+                        else:
+                            indices[k] = q - step
+                for k in range(n_arms):
+                    if indices[k] > best_index:
+                        best_index = indices[k]
                         arm = k
-                    if value > bar:
-                        bar = value
         actions[t - 1] = arm
         pulls[arm] += 1.0
         regret += best - mu[arm]
