@@ -155,6 +155,11 @@ def qpmd(
     reward_of = np.zeros(horizon + 1)
     counts = np.zeros(n_arms)
     sums = np.zeros(n_arms)
+    # The base's means S_j / N_j, recomputed only for the arm that changed, and its clock n = sum
+    # of N_j kept as a running total (exact: whole numbers), so each base step costs one log and
+    # K square roots and divisions, on the same numbers as the reference's.
+    means = np.zeros(n_arms)
+    n = 0.0
     for t in range(1, horizon + 1):
         s = head[t]
         while s > 0:
@@ -169,10 +174,10 @@ def qpmd(
                     arm = j
                     break
             if arm < 0:
-                n = counts.sum()
+                bonus = coefficient * math.log(n)
                 best = -math.inf
                 for j in range(n_arms):
-                    index = sums[j] / counts[j] + math.sqrt(coefficient * math.log(n) / counts[j])
+                    index = means[j] + math.sqrt(bonus / counts[j])
                     if index > best:
                         best = index
                         arm = j
@@ -180,6 +185,8 @@ def qpmd(
                 break
             counts[arm] += 1.0
             sums[arm] += queue[arm, q_head[arm]]
+            means[arm] = sums[arm] / counts[arm]
+            n += 1.0
             q_head[arm] += 1
         actions[t - 1] = arm
         reward_of[t] = 1.0 if uniforms[t - 1, arm] < mu[arm] else 0.0
