@@ -16,6 +16,11 @@ SETTINGS = {
     # Pareto has tau(0) = 0, so N~ can be 0 right after the first pulls (infinite index).
     "uniform": Setting(np.array([0.3, 0.5]), delays.Uniform(3, 30), 25, 0.0, 1.0),
     "pareto": Setting(np.array([0.6, 0.4, 0.5, 0.45]), delays.Pareto(0.8), 30, 0.0, 1.0),
+    # Short windows: most pulls are old, so N~ = N_k(t - m) tau_m + ... (Section 7) must be the
+    # kernel's number to the last bit (window3 took other actions when the reference added
+    # tau_m once per old pull: theta_hat = 5 / 4.999999999999999 > 1 tied differently)
+    "window4": Setting(np.array([0.6, 0.4, 0.5]), delays.Uniform(0, 6), 4, 0.0, 1.0),
+    "window3": Setting(np.array([0.6, 0.4]), delays.Uniform(0, 6), 3, 0.0, 1.0),
 }
 HORIZON = 500
 CHECKPOINTS = environment.checkpoint_grid(HORIZON, 25)

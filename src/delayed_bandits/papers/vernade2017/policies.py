@@ -116,11 +116,19 @@ class DelayedIndexPolicy:
     def n_tilde(self, k: int, t: int, tau: Callable[[int], float]) -> float:
         if self.estimate_cdf and self.window is None:
             return self.actions.count(k) - self.o[k]
-        total = 0.0
-        for s, a in enumerate(self.actions, start=1):
-            if a == k:
-                age = t - 1 - s
-                total += tau(age if self.window is None else min(age, self.window))
+        if self.window is None:  # uncensored: every pull weighs tau(its age)
+            total = 0.0
+            for s, a in enumerate(self.actions, start=1):
+                if a == k:
+                    total += tau(t - 1 - s)
+            return total
+        # censored, as Section 7 writes it: N_k(t - m) tau_m, the pulls of age >= m counted
+        # once, plus each pull of the last m rounds at its own age's weight, oldest first
+        ages = [t - 1 - s for s, a in enumerate(self.actions, start=1) if a == k]
+        total = sum(1 for age in ages if age >= self.window) * tau(self.window)
+        for age in ages:
+            if age < self.window:
+                total += tau(age)
         return total
 
     def choose(self, t: int) -> int:
