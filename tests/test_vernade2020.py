@@ -751,3 +751,20 @@ def test_every_curve_kernel_matches_reference(smoke) -> None:
             st = claims.curve_setting(fig, setting_id, curve)
             env = draw_environment(env_seed, 400, st)
             same_run(algorithms.get(PAPER, registry_id), st, env, cp, seeds.as_int(policy_seed))
+
+
+def test_pseudo_regret_of_one_action_set_broadcast_is_that_of_its_copies() -> None:
+    """A set broadcast over the rounds (the arena's canonical basis) has its means computed once;
+    the regret is the one of the same set written out every round."""
+    rng = np.random.default_rng(3)
+    horizon, theta = 400, rng.uniform(-1.0, 1.0, 4)
+    chosen = rng.integers(0, 5, horizon)
+    cp = np.array([1, 17, 400])
+    uniforms, delay = np.zeros(horizon), np.zeros(horizon, dtype=np.int64)
+    for one in (np.eye(5, 4), rng.normal(size=(5, 4))):
+        broadcast = np.broadcast_to(one, (horizon, 5, 4))
+        copies = np.ascontiguousarray(broadcast)
+        got = pseudo_regret(Environment(broadcast, uniforms, delay), theta, chosen, cp)
+        want = pseudo_regret(Environment(copies, uniforms, delay), theta, chosen, cp)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0.0)
+        assert got[-1] > 0.0

@@ -189,8 +189,14 @@ def pseudo_regret(
     env: Environment, theta: np.ndarray, chosen: np.ndarray, checkpoints: np.ndarray
 ) -> np.ndarray:
     """Σ_{s<=t} (<A*_s, θ> - <A_s, θ>) at the checkpoints (eq. 1)."""
-    means = env.action_sets @ theta
-    gaps = means.max(axis=1) - means[np.arange(len(chosen)), chosen]
+    sets = env.action_sets
+    if sets.strides[0] == 0:
+        # one action set every round, broadcast (the arena's canonical basis): its means once
+        means = sets[0] @ theta
+        gaps = means.max() - means[chosen]
+    else:
+        means = sets @ theta
+        gaps = means.max(axis=1) - means[np.arange(len(chosen)), chosen]
     return np.cumsum(gaps)[checkpoints - 1]
 
 
