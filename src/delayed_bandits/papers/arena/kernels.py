@@ -139,7 +139,7 @@ def ignores_delays(
                             searching -= 1
                             continue
                         step = klucb_step(p_hat[k], pulls[k], f, q)
-                        if step <= 0.0 or step < KLUCB_TOLERANCE:
+                        if step < KLUCB_TOLERANCE:  # done; at the root up to rounding if <= 0
                             indices[k] = q if step <= 0.0 else q - step
                             active[k] = False
                             searching -= 1
