@@ -11,6 +11,7 @@ import sys
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Mapping, Sequence
 
 import yaml
@@ -24,7 +25,7 @@ from delayed_bandits.resources import auto_shard_size
 from delayed_bandits.yamlio import read_yaml
 
 
-def _import_jsonschema():
+def _import_jsonschema() -> ModuleType:
     """jsonschema, loaded without rfc3987_syntax. Where that package is installed (JupyterLab's
     jupyter-events brings it), jsonschema imports it for its "iri" format checks, and building its
     grammar costs 0.65 s of CPU in every process that loads a config, every workflow job among

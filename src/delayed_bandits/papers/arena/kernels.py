@@ -112,13 +112,13 @@ def ignores_delays(
                 # The arms reaching the maximum are all computed in full, so the argmax (lowest
                 # index on ties) is the reference's.
                 c = 0
-                for k in range(1, n_arms):
-                    if successes[k] / pulls[k] > successes[c] / pulls[c]:
-                        c = k
-                bar = klucb_index(successes[c] / pulls[c], pulls[c], f)
-                searching = 0
                 for k in range(n_arms):
                     p_hat[k] = successes[k] / pulls[k]
+                    if p_hat[k] > p_hat[c]:
+                        c = k
+                bar = klucb_index(p_hat[c], pulls[c], f)
+                searching = 0
+                for k in range(n_arms):
                     if k == c:
                         indices[k] = bar
                         active[k] = False
