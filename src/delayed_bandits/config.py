@@ -7,6 +7,7 @@ config fails before any job runs, with a message naming the key and what is allo
 from __future__ import annotations
 
 import itertools
+import math
 import sys
 from functools import cache
 from importlib import resources
@@ -21,7 +22,8 @@ from referencing.jsonschema import DRAFT202012
 from delayed_bandits import delays, kinds, papers
 from delayed_bandits.algorithms import Algorithm, experiment, get
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.resources import auto_shard_size
+from delayed_bandits.resources import auto_shard_size, physical_memory_mb
+from delayed_bandits.resources import simulation as simulation_request
 from delayed_bandits.yamlio import read_yaml
 
 
@@ -126,6 +128,7 @@ def validate(
     """Raise ``ConfigError`` on the first problem: schema first, then per-paper settings (only
     ``paper``'s, or only those of its figure ``only_figure``, when given: a job checks what it
     runs, the workflow has checked the rest)."""
+    _check_finite(config)
     validator = _validator(None if paper is None else (paper,))
     # A figure key that fails the common figure schema also leaves every common key unevaluated,
     # so the paper schema's unevaluatedProperties error is a consequence: report the cause first.
@@ -140,6 +143,23 @@ def validate(
         for figure, fig in figures.items():
             if paper in (None, name) and only_figure in (None, figure):
                 _check_figure(name, figure, fig)
+
+
+def _check_finite(value: Any, where: str = "") -> None:
+    """One rule for every number of a config, whatever its key: it is finite. YAML reads .nan,
+    .inf and -.inf as floats, which pass a schema's type, minimum and maximum (NaN compares false
+    with every bound) and then make wrong numbers, endless loops or crashes in the kernels."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(
+            f"config key '{where or '<top level>'}': {value} is not a finite number; every "
+            "number in a config must be finite (.nan, .inf and -.inf are refused)"
+        )
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_finite(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _check_finite(item, f"{where}.{i}")
 
 
 # A scale's outputs go to <scale>/: never one of the repository's own directories.
@@ -176,6 +196,8 @@ def _check_figure(paper: str, figure: str, fig: Mapping[str, Any]) -> None:
     as its algorithm sees it, and the paper's own figure-level checks."""
     where = f"papers.{paper}.{figure}"
     _check_simulation_keys(fig, where)
+    if kinds.simulated(fig):
+        _check_horizons(paper, fig, where)
     for setting, raw in (settings(fig) if kinds.simulated(fig) else {}).items():
         for algorithm in fig["algorithms"]:
             _check_curve(paper, fig, raw, algorithm, f"{where}.settings.{setting}", where)
@@ -214,6 +236,37 @@ def _check_curve(
 SIMULATION_KEYS = ("replications", "checkpoints", "algorithms")
 """What a simulated figure must set, and a figure drawn from the configuration alone must not."""
 SHARDING_KEYS = ("simulate_jobs", "shard_size")
+
+
+def _check_horizons(paper: str, fig: Mapping[str, Any], where: str) -> None:
+    """A setting's own horizon is at most its figure's (the largest T the figure shows), the
+    figure asks for no more checkpoints than its shortest setting has rounds (they would be
+    dropped without a word), and the longest setting fits in this machine's memory (a job holds
+    one realisation, ``resources.BYTES_PER_ROUND`` a round)."""
+    all_settings = settings(fig)
+    for name, raw in all_settings.items():
+        if raw.get("horizon", fig["horizon"]) > fig["horizon"]:
+            raise ConfigError(
+                f"config key '{where}.settings.{listed_setting(fig, name)}.horizon': "
+                f"{raw['horizon']} is above the figure's horizon {fig['horizon']} "
+                f"({where}.horizon, the largest T the figure shows); raise that or lower this"
+            )
+    shortest = min(all_settings, key=lambda name: horizon(fig, all_settings[name]))
+    rounds = horizon(fig, all_settings[shortest])
+    if fig["checkpoints"] > rounds:
+        raise ConfigError(
+            f"config key '{where}.checkpoints': {fig['checkpoints']} checkpoints, but setting "
+            f"{shortest} runs {rounds} rounds; allowed: 1 to {rounds}"
+        )
+    longest = max(horizon(fig, cfg) for cfg in all_settings.values())
+    request = simulation_request(paper, longest, 1)
+    available = physical_memory_mb()
+    if request.mem_mb > available:
+        raise ConfigError(
+            f"config key '{where}.horizon': T = {longest} needs about {request.mem_mb:,} MB per "
+            f"simulation job, more than this machine's {available:,} MB "
+            f"(src/delayed_bandits/resources.py); use a smaller horizon"
+        )
 
 
 def _check_simulation_keys(fig: Mapping[str, Any], where: str) -> None:

@@ -391,21 +391,29 @@ def _sample_error(shown: str, number: int, line: str) -> ConfigError:
             f"often stands for a missing value, so it is refused rather than "
             f"skipped: remove it or fill it in. Expected {SAMPLE_FORMAT}"
         )
-    if line[:1] == "-" and line[1:].isascii() and line[1:].isdigit() and int(line) < 0:
+    text = line if len(line) <= 40 else f"{line[:37]}... ({len(line):,} characters)"
+    digits = line[1:] if line[:1] == "-" else line
+    if line[:1] == "-" and digits.isascii() and digits.isdigit() and digits.strip("0"):
         return ConfigError(
-            f"delay sample file {shown!r} line {number}: delay {line} is negative; "
+            f"delay sample file {shown!r} line {number}: delay {text} is negative; "
             f"delays must be >= 0"
         )
     if line.isascii() and line.isdigit():
         return ConfigError(
-            f"delay sample file {shown!r} line {number}: delay {line} exceeds the "
+            f"delay sample file {shown!r} line {number}: delay {text} exceeds the "
             f"largest delay allowed, 2**62 = {MAX_DELAY}"
         )
-    text = line if len(line) <= 40 else line[:37] + "..."
     return ConfigError(
         f"delay sample file {shown!r} line {number}: {text!r} is not an integer; "
         f"expected {SAMPLE_FORMAT}"
     )
+
+
+def _at_most_max_delay(digits: str) -> bool:
+    """Whether a line of digits is a delay of at most ``MAX_DELAY``, without converting more than
+    19 digits: Python refuses to convert a string of more than 4,300."""
+    significant = digits.lstrip("0")
+    return len(significant) <= len(str(MAX_DELAY)) and int(significant or "0") <= MAX_DELAY
 
 
 @functools.lru_cache(maxsize=16)
@@ -442,7 +450,7 @@ def _read_sample(shown: str, resolved: str, mtime_ns: int, size: int) -> Sample:
         values = np.fromiter(map(int, lines), dtype=np.int64, count=len(lines))
     else:
         for number, line in enumerate(lines, start=1):
-            if not (line.isascii() and line.isdigit() and int(line) <= MAX_DELAY):
+            if not (line.isascii() and line.isdigit() and _at_most_max_delay(line)):
                 raise _sample_error(shown, number, line)
         values = np.array([int(line) for line in lines], dtype=np.int64)
     return Sample(values, shown, hashlib.sha256(data).hexdigest())
@@ -598,9 +606,9 @@ def _require(spec: Mapping[str, Any], key: str, where: str, positive: bool = Tru
     if key not in spec:
         raise ConfigError(f"{where}: missing key '{key}' for delay kind '{spec.get('kind')}'")
     value = spec[key]
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise ConfigError(f"{where}.{key}: expected a number, got {value!r}")
-    if positive and value <= 0:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        raise ConfigError(f"{where}.{key}: expected a finite number, got {value!r}")
+    if positive and not value > 0:  # NaN is not > 0, but neither is it <= 0
         raise ConfigError(f"{where}.{key}: must be > 0, got {value!r}")
     return float(value)
 
@@ -674,10 +682,12 @@ def _empirical(spec: Mapping[str, Any], where: str) -> Empirical:
     ):
         raise ConfigError(f"{where}: probs and values must be lists of equal length >= 2")
     numbers = [
-        x for x in (*probs, *values) if isinstance(x, (int, float)) and not isinstance(x, bool)
+        x
+        for x in (*probs, *values)
+        if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
     ]
     if len(numbers) != 2 * len(probs):
-        raise ConfigError(f"{where}: probs and values must hold numbers only")
+        raise ConfigError(f"{where}: probs and values must hold finite numbers only")
     if (
         probs[0] != 0
         or probs[-1] != 1

@@ -14,6 +14,7 @@ top, so that a slower cluster node or a busy file system does not kill a job at 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 
 from delayed_bandits import papers
@@ -86,3 +87,9 @@ def analysis() -> Request:
     At paper scale the largest took 12 s (a Pike-Burke et al. plot) and 413 MB (Thune et al.'s
     plot, which evaluates the regret bounds)."""
     return Request(mem_mb=2 * BASE_MB, runtime=MIN_RUNTIME_MIN)
+
+
+def physical_memory_mb() -> int:
+    """The memory of this machine, in MB: a config whose largest job asks for more is refused
+    when it is validated (``config.validate``), rather than failing in the job."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 1_000_000

@@ -33,6 +33,6 @@ rule arena_view:
         config=CONFIG,
         shows=lambda wc: dbkinds.shows(f"arena_{wc.view}"),
     shell:
-        "delayed-bandits plot --config {params.config} --paper arena --figure regret"
-        " --kind arena_{wildcards.view} --summary {input.summary}"
-        " --leaderboard {input.leaderboard} --out {output.pdf} {output.png} > {log} 2>&1"
+        "delayed-bandits plot --config {params.config:q} --paper arena --figure regret"
+        " --kind arena_{wildcards.view:q} --summary {input.summary:q}"
+        " --leaderboard {input.leaderboard:q} --out {output.pdf:q} {output.png:q} > {log:q} 2>&1"

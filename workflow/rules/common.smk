@@ -4,7 +4,6 @@
 import functools
 import json
 import os
-import shlex
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -18,17 +17,14 @@ from delayed_bandits import resources as dbresources
 # then each --configfile, an overlay of those before it, e.g. config/smoke.yaml), and the
 # --config KEY=VALUE overrides on top, as JSON. A job merges them the same way
 # (delayed_bandits.config.load) and checks its own figure, so it sees the config validated here.
+# CONFIG is a list of arguments, each quoted where a rule's shell command uses it
+# ({params.config:q}): a config path may hold a space or a shell's $(...).
 CONFIG_FILES = list(
     dict.fromkeys(["config/config.yaml", *map(os.path.relpath, workflow.overwrite_configfiles)])
 )
 CONFIG_OVERRIDES = dict(workflow.config_settings.config)
-CONFIG = " ".join(
-    CONFIG_FILES
-    + (
-        ["--override", shlex.quote(json.dumps(CONFIG_OVERRIDES, sort_keys=True))]
-        if CONFIG_OVERRIDES
-        else []
-    )
+CONFIG = CONFIG_FILES + (
+    ["--override", json.dumps(CONFIG_OVERRIDES, sort_keys=True)] if CONFIG_OVERRIDES else []
 )
 # Snakemake merges mappings key by key; our merge (delayed_bandits.config.merge) also replaces a
 # tagged mapping whose overlay names another kind (a geometric delay law made Pareto), so the
@@ -123,13 +119,13 @@ def event_files(wildcards):
 def figure_algorithms(wildcards):
     """The --algorithm list of a per_figure or per_setting job: every algorithm of the figure
     (the command skips one where it does not apply)."""
-    return " ".join(figure_config(wildcards.paper, wildcards.figure)["algorithms"])
+    return list(figure_config(wildcards.paper, wildcards.figure)["algorithms"])
 
 
 def figure_settings(wildcards):
     """The --setting list of a per_figure job: every setting where a curve applies."""
     curves = figure_curves(wildcards.paper, wildcards.figure)
-    return " ".join(dict.fromkeys(setting for setting, _ in curves))
+    return list(dict.fromkeys(setting for setting, _ in curves))
 
 
 def delay_files(wildcards):
@@ -259,9 +255,9 @@ def figure_tables(wildcards):
 
 def table_options(wildcards, input):
     """The claims and plot commands' --summary, --ratios, --leaderboard and --events options, for
-    the tables the figure has."""
+    the tables the figure has: a list of arguments, each quoted in the shell command."""
     names = ("summary", *dbkinds.TABLES)
-    options = [f"--{name} {input[name]}" for name in names if name in input.keys()]
+    options = [arg for name in names if name in input.keys() for arg in (f"--{name}", input[name])]
     if input.events:
-        options.append(f"--events {' '.join(input.events)}")
-    return " ".join(options)
+        options += ["--events", *input.events]
+    return options

@@ -31,5 +31,5 @@ rule notebook:
     params:
         results=out("results"),
     shell:
-        "delayed-bandits render --notebook {input.notebook} --results {params.results}"
-        " --out {output.html} > {log} 2>&1"
+        "delayed-bandits render --notebook {input.notebook:q} --results {params.results:q}"
+        " --out {output.html:q} > {log:q} 2>&1"

@@ -35,10 +35,10 @@ rule simulate:
         config=CONFIG,
         spec=simulation_spec,
     shell:
-        "delayed-bandits simulate --config {params.config} --paper {wildcards.paper}"
-        " --figure {wildcards.figure} --setting {wildcards.setting}"
-        " --algorithm {wildcards.algorithm} --reps {wildcards.first}-{wildcards.last}"
-        " --out {output.raw} --events {output.events} > {log} 2>&1"
+        "delayed-bandits simulate --config {params.config:q} --paper {wildcards.paper:q}"
+        " --figure {wildcards.figure:q} --setting {wildcards.setting:q}"
+        " --algorithm {wildcards.algorithm:q} --reps {wildcards.first:q}-{wildcards.last:q}"
+        " --out {output.raw:q} --events {output.events:q} > {log:q} 2>&1"
 
 
 rule simulate_setting:
@@ -62,10 +62,10 @@ rule simulate_setting:
         spec=simulation_spec,
         algorithms=figure_algorithms,
     shell:
-        "delayed-bandits simulate --config {params.config} --paper {wildcards.paper}"
-        " --figure {wildcards.figure} --setting {wildcards.setting}"
-        " --algorithm {params.algorithms} --reps {wildcards.first}-{wildcards.last}"
-        " --out {output.raw} --events {output.events} > {log} 2>&1"
+        "delayed-bandits simulate --config {params.config:q} --paper {wildcards.paper:q}"
+        " --figure {wildcards.figure:q} --setting {wildcards.setting:q}"
+        " --algorithm {params.algorithms:q} --reps {wildcards.first:q}-{wildcards.last:q}"
+        " --out {output.raw:q} --events {output.events:q} > {log:q} 2>&1"
 
 
 rule simulate_figure:
@@ -90,10 +90,10 @@ rule simulate_figure:
         settings=figure_settings,
         algorithms=figure_algorithms,
     shell:
-        "delayed-bandits simulate --config {params.config} --paper {wildcards.paper}"
-        " --figure {wildcards.figure} --setting {params.settings}"
-        " --algorithm {params.algorithms} --reps {wildcards.first}-{wildcards.last}"
-        " --out {output.raw} --events {output.events} > {log} 2>&1"
+        "delayed-bandits simulate --config {params.config:q} --paper {wildcards.paper:q}"
+        " --figure {wildcards.figure:q} --setting {params.settings:q}"
+        " --algorithm {params.algorithms:q} --reps {wildcards.first:q}-{wildcards.last:q}"
+        " --out {output.raw:q} --events {output.events:q} > {log:q} 2>&1"
 
 
 rule summarise:
@@ -122,10 +122,10 @@ rule summarise:
     params:
         config=CONFIG,
     shell:
-        "delayed-bandits aggregate --config {params.config} --paper {wildcards.paper}"
-        " --figure {wildcards.figure} --out {output.summary}"
-        " --provenance {output.provenance} --provenance-html {output.provenance_page}"
-        " {input.shards} > {log} 2>&1"
+        "delayed-bandits aggregate --config {params.config:q} --paper {wildcards.paper:q}"
+        " --figure {wildcards.figure:q} --out {output.summary:q}"
+        " --provenance {output.provenance:q} --provenance-html {output.provenance_page:q}"
+        " {input.shards:q} > {log:q} 2>&1"
 
 
 rule ratios:
@@ -146,8 +146,8 @@ rule ratios:
     params:
         config=CONFIG,
     shell:
-        "delayed-bandits ratios --config {params.config} --paper {wildcards.paper}"
-        " --figure {wildcards.figure} --out {output.ratios} {input.shards} > {log} 2>&1"
+        "delayed-bandits ratios --config {params.config:q} --paper {wildcards.paper:q}"
+        " --figure {wildcards.figure:q} --out {output.ratios:q} {input.shards:q} > {log:q} 2>&1"
 
 
 rule leaderboard:
@@ -168,8 +168,8 @@ rule leaderboard:
     params:
         config=CONFIG,
     shell:
-        "delayed-bandits leaderboard --config {params.config} --paper {wildcards.paper}"
-        " --figure {wildcards.figure} --out {output.leaderboard} {input.shards} > {log} 2>&1"
+        "delayed-bandits leaderboard --config {params.config:q} --paper {wildcards.paper:q}"
+        " --figure {wildcards.figure:q} --out {output.leaderboard:q} {input.shards:q} > {log:q} 2>&1"
 
 
 rule claims:
@@ -199,9 +199,9 @@ rule claims:
         config=CONFIG,
         tables=table_options,
     shell:
-        "delayed-bandits claims --config {params.config} --paper {wildcards.paper}"
-        " --figure {wildcards.figure} {params.tables} --out {output.claims}"
-        " --html {output.page} > {log} 2>&1"
+        "delayed-bandits claims --config {params.config:q} --paper {wildcards.paper:q}"
+        " --figure {wildcards.figure:q} {params.tables:q} --out {output.claims:q}"
+        " --html {output.page:q} > {log:q} 2>&1"
 
 
 rule plot:
@@ -233,9 +233,9 @@ rule plot:
         shows=figure_shows,
         tables=table_options,
     shell:
-        "delayed-bandits plot --config {params.config} --paper {wildcards.paper}"
-        " --figure {wildcards.figure} {params.tables} --out {output.pdf} {output.png}"
-        " > {log} 2>&1"
+        "delayed-bandits plot --config {params.config:q} --paper {wildcards.paper:q}"
+        " --figure {wildcards.figure:q} {params.tables:q} --out {output.pdf:q} {output.png:q}"
+        " > {log:q} 2>&1"
 
 
 rule gather_claims:
@@ -256,8 +256,8 @@ rule gather_claims:
     params:
         scale=SCALE,
     shell:
-        "delayed-bandits gather-claims --scale {params.scale} --out {output.report}"
-        " {input.claims} > {log} 2>&1"
+        "delayed-bandits gather-claims --scale {params.scale:q} --out {output.report:q}"
+        " {input.claims:q} > {log:q} 2>&1"
 
 
 # One paper's claims in one page, made by `snakemake <paper>` (results/claims.md gathers every
@@ -280,5 +280,5 @@ rule gather_paper_claims:
     params:
         scale=SCALE,
     shell:
-        "delayed-bandits gather-claims --scale {params.scale} --out {output.report}"
-        " {input.claims} > {log} 2>&1"
+        "delayed-bandits gather-claims --scale {params.scale:q} --out {output.report:q}"
+        " {input.claims:q} > {log:q} 2>&1"
