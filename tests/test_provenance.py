@@ -30,6 +30,7 @@ from conftest import CONFIG, SMOKE, config_files, copy_workflow, smoke_config, s
 from delayed_bandits import progress, provenance, seeds
 from delayed_bandits.aggregate import read_shards, summarise
 from delayed_bandits.cli import main
+from delayed_bandits.outputs import write_parquet
 from delayed_bandits.simulate import run_shard
 
 REPO = Path(__file__).resolve().parents[1]
@@ -240,10 +241,10 @@ def test_wall_time_adds_the_shards_and_the_aggregation(run: Run) -> None:
 
 
 def test_shards_without_metadata_are_counted_not_timed(run: Run, tmp_path: Path) -> None:
-    # A shard written before shards carried provenance: the sidecar says its time is missing.
+    # A shard without provenance (its content checksum only): the sidecar says its time is missing.
     old = tmp_path / "old.parquet"
     frame = pd.read_parquet(run.shards[2])
-    frame.to_parquet(old, index=False)
+    write_parquet(frame, old)
     out = tmp_path / "summary.csv"
     code, err = _main(_aggregate(out, [*run.shards[:2], old]))
     assert code == 0, err

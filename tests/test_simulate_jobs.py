@@ -20,6 +20,7 @@ from delayed_bandits import algorithms
 from delayed_bandits import config as cfg
 from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.outputs import write_parquet
 from delayed_bandits.simulate import run_curves, run_job, run_shard
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -264,7 +265,7 @@ def test_a_shard_missing_one_curves_replication_is_refused(tmp_path: Path, capsy
     shard = tmp_path / "rep0-2.parquet"
     assert _simulate(shard, "qpm-d", "odaaf") == 0
     frame = pd.read_parquet(shard)
-    frame[(frame.algorithm != "odaaf") | (frame.replication != 1)].to_parquet(shard, index=False)
+    write_parquet(frame[(frame.algorithm != "odaaf") | (frame.replication != 1)], shard)
     out = tmp_path / "summary.csv"
     assert (
         main(

@@ -15,7 +15,7 @@ from delayed_bandits import algorithms, kinds
 from delayed_bandits import config as cfg
 from delayed_bandits import papers as registry
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.outputs import atomic_path
+from delayed_bandits.outputs import atomic_path, write_parquet
 
 
 def _reps(text: str) -> tuple[int, int]:
@@ -195,6 +195,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", required=True, type=Path, help="HTML page to write")
 
+    p = sub.add_parser(
+        "verify",
+        help="check every result file of a run against its recorded checksum "
+        "(shards: their content's, summaries: their provenance sidecar's, every file: the "
+        "run's checksums.sha256 when it has one)",
+    )
+    p.add_argument(
+        "run",
+        type=Path,
+        help="the run's directory: . at the paper scale, <scale>/ at another (e.g. smoke)",
+    )
+    p.add_argument(
+        "--record",
+        action="store_true",
+        help="first write the run's checksums.sha256 (every file under results/, figures/, "
+        "reports/), e.g. before archiving it",
+    )
+
     p = sub.add_parser("bench", help="agent-steps per second of each kernel and its reference")
     p.add_argument("--horizon", type=_positive, default=2000)
     p.add_argument("--replications", type=_positive, default=20, help="kernel runs per algorithm")
@@ -253,7 +271,7 @@ def _schema(args: argparse.Namespace) -> None:
 
 def _simulate(args: argparse.Namespace) -> None:
     from delayed_bandits import progress, provenance
-    from delayed_bandits.simulate import run_job
+    from delayed_bandits.simulate import TIME_LIMIT_S, run_job, time_limit
 
     config, _ = _load(args)
     first, last = args.reps
@@ -264,9 +282,10 @@ def _simulate(args: argparse.Namespace) -> None:
         sys.stderr,
     )
     start = time.perf_counter()
-    frame, events = run_job(
-        config, args.paper, args.figure, args.setting, args.algorithm, first, last, progress=bar
-    )
+    with time_limit(config.get("simulation_time_limit", TIME_LIMIT_S), f"job {bar.label}"):
+        frame, events = run_job(
+            config, args.paper, args.figure, args.setting, args.algorithm, first, last, bar
+        )
     wall_time_s = time.perf_counter() - start
     metadata = provenance.shard_metadata(
         bar.done, bar.steps, wall_time_s, provenance.git_state(Path.cwd())
@@ -274,7 +293,7 @@ def _simulate(args: argparse.Namespace) -> None:
     with atomic_path(args.out) as tmp:
         if args.events:
             with atomic_path(args.events) as tmp_events:
-                events.to_parquet(tmp_events, index=False)
+                write_parquet(events, tmp_events)
         provenance.write_shard(frame, tmp, metadata)
     bar.finish(progress.summary(bar.label, bar.done, bar.steps, wall_time_s))
 
@@ -387,6 +406,28 @@ def _render(args: argparse.Namespace) -> None:
     print(f"{args.notebook}: {cells} code cells run, written to {args.out}")
 
 
+def _verify(args: argparse.Namespace) -> None:
+    from delayed_bandits import verify
+
+    if not any((args.run / top).is_dir() for top in verify.TOPS):
+        raise ConfigError(
+            f"{args.run}: no {', '.join(verify.TOPS)} directory; give a run's directory "
+            "(. at the paper scale, <scale>/ at another, e.g. smoke)"
+        )
+    if args.record:
+        print(f"{args.run / verify.MANIFEST}: {verify.record(args.run)} files recorded")
+    checked, problems = verify.check(args.run)
+    for line in problems:
+        print(f"FAILED {line}")
+    print(f"{args.run}: checked {'; '.join(checked)}: {len(problems)} problems")
+    if problems:
+        raise VerifyFailed(f"{len(problems)} result files do not match their recorded checksum")
+
+
+class VerifyFailed(Exception):
+    """``verify`` found a file that does not match its record (exit code 1)."""
+
+
 def _bench(args: argparse.Namespace) -> None:
     from delayed_bandits import bench
 
@@ -415,6 +456,7 @@ COMMANDS = {
     "plot": _plot,
     "render": _render,
     "bench": _bench,
+    "verify": _verify,
 }
 """What each command does, one function each: ``main`` parses the arguments and calls it."""
 
@@ -427,6 +469,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, FileNotFoundError) as exc:
         print(f"delayed-bandits {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except VerifyFailed as exc:
+        print(f"delayed-bandits {args.command}: {exc}", file=sys.stderr)
+        return 1
     except MemoryError as exc:
         # The traceback of a failed allocation says where, not what to do about it.
         print(

@@ -1,13 +1,22 @@
-"""Writing outputs so that a failure never leaves a half-written file behind."""
+"""Writing outputs so that a failure never leaves a half-written file behind, and parquet tables
+with a checksum of their content, verified when they are read, so that a flipped bit is found."""
 
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 from contextlib import contextmanager
 from html import escape
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, Mapping
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# The key of a parquet file's key-value metadata that holds the sha256 of its content
+# (``frame_sha256``).
+CHECKSUM_KEY = b"delayed_bandits_sha256"
 
 
 @contextmanager
@@ -38,3 +47,62 @@ def html_page(title: str, body: str) -> str:
         "pre{white-space:pre-wrap}"
         f"</style></head><body><h1>{escape(title)}</h1>\n{body}\n</body></html>\n"
     )
+
+
+class ChecksumError(ValueError):
+    """A parquet table's content does not match the checksum it was written with (or it has
+    none)."""
+
+
+def frame_sha256(frame: pd.DataFrame) -> str:
+    """sha256 of a table's content: its column names, and every value in order. Numbers are
+    hashed as their bytes (NaN in one form, as a parquet round trip writes it), any other value
+    as its text; so the same content read back gives the same checksum."""
+    import numpy as np
+
+    digest = hashlib.sha256()
+    for name in frame.columns:
+        column = frame[name]
+        digest.update(f"{name}\0{len(column)}\0".encode())
+        dtype = column.dtype
+        if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
+            values = column.to_numpy()
+            if dtype.kind == "f":
+                values = np.where(np.isnan(values), np.nan, values)
+            digest.update(dtype.str.encode() + values.tobytes())
+        else:
+            digest.update("\0".join(map(str, column.tolist())).encode())
+    return digest.hexdigest()
+
+
+def write_parquet(
+    frame: pd.DataFrame, path: str | Path, metadata: Mapping[bytes, bytes] | None = None
+) -> None:
+    """``frame.to_parquet(path, index=False)``, with the sha256 of its content (``frame_sha256``)
+    and ``metadata`` in the file's key-value metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    checksum = {CHECKSUM_KEY: frame_sha256(frame).encode()}
+    merged = {**(table.schema.metadata or {}), **(metadata or {}), **checksum}
+    pq.write_table(table.replace_schema_metadata(merged), path)
+
+
+def read_parquet(path: str | Path) -> pd.DataFrame:
+    """A table written by ``write_parquet``; ``ChecksumError`` when its content is not what was
+    written (a flipped bit, a file edited or replaced) or it carries no checksum."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    recorded = (table.schema.metadata or {}).get(CHECKSUM_KEY)
+    frame = table.to_pandas()
+    if recorded is None:
+        raise ChecksumError("it carries no content checksum: it was not written by this version")
+    found = frame_sha256(frame)
+    if found != recorded.decode():
+        raise ChecksumError(
+            f"its content's sha256 is {found[:12]}..., not the {recorded.decode()[:12]}... it "
+            "was written with"
+        )
+    return frame

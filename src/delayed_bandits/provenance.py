@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from delayed_bandits import __version__, seeds
 from delayed_bandits import config as cfg
-from delayed_bandits.outputs import html_page
+from delayed_bandits.outputs import html_page, write_parquet
 
 UNKNOWN = "unknown"
 # The key of a shard's parquet key-value metadata that holds its provenance (JSON).
@@ -79,12 +78,9 @@ def shard_metadata(
 
 def write_shard(frame: pd.DataFrame, path: Path, metadata: Mapping[str, Any]) -> None:
     """Write ``frame`` as ``DataFrame.to_parquet(path, index=False)`` would, with ``metadata``
-    added to the schema's key-value metadata under ``SHARD_KEY``."""
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    table = table.replace_schema_metadata(
-        {**(table.schema.metadata or {}), SHARD_KEY: json.dumps(metadata).encode()}
-    )
-    pq.write_table(table, path)
+    added to the schema's key-value metadata under ``SHARD_KEY``, and the checksum of its content
+    (``outputs.write_parquet``), which every reader verifies."""
+    write_parquet(frame, path, {SHARD_KEY: json.dumps(metadata).encode()})
 
 
 def read_shard_metadata(path: Path) -> dict[str, Any] | None:

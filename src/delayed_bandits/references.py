@@ -13,10 +13,25 @@ from typing import Any, Callable
 
 import numpy as np
 
+from delayed_bandits.errors import ConfigError
+
 
 def first_argmax(values: list[float]) -> int:
     """Index of the largest value, the lowest index on ties."""
     return max(range(len(values)), key=lambda k: (values[k], -k))
+
+
+def checked_arm(arm: Any, t: int, n_arms: int, who: str) -> int:
+    """``arm``, the choice of ``who`` (e.g. "entrant 'my-id'") at round t, if it is an arm: an
+    integer in 0..K-1 (Python's or numpy's, not a bool). Anything else raises ``ConfigError``
+    naming who, the round and the value: -1 would index the last arm, 2.0 or True would
+    index one, without a word."""
+    if isinstance(arm, (int, np.integer)) and not isinstance(arm, bool) and 0 <= arm < n_arms:
+        return int(arm)
+    raise ConfigError(
+        f"{who} chose arm {arm!r} ({type(arm).__name__}) at round {t}; an arm is an integer "
+        f"in 0..{n_arms - 1} (K = {n_arms})"
+    )
 
 
 def run(
@@ -26,6 +41,7 @@ def run(
     delays: np.ndarray,
     window: int | None,
     usable: Callable[[int, int], int] = lambda s, d: s + d + 1,
+    who: str = "the policy",
 ) -> np.ndarray:
     """Play one replication with a reference policy (anything with choose(t), played(t, arm) and
     observe(s, arm, delay), e.g. Vernade et al. 2017's ``DelayedIndexPolicy``); returns the arms
@@ -33,14 +49,15 @@ def run(
 
     A pull at round s converts iff uniforms[s-1, arm] < theta[arm]; the conversion reaches the
     learner at the start of round ``usable(s, D)`` (s + D + 1, Vernade et al. 2017's timing, by
-    default), if D <= window (censored) and that round exists."""
+    default), if D <= window (censored) and that round exists. Each arm ``choose`` returns is
+    checked (``checked_arm``; ``who`` names the policy in the error)."""
     horizon = uniforms.shape[0]
     pending: dict[int, list[tuple[int, int, int]]] = {}
     actions = []
     for t in range(1, horizon + 1):
         for s, arm, delay in pending.pop(t, []):
             policy.observe(s, arm, delay)
-        arm = policy.choose(t)
+        arm = checked_arm(policy.choose(t), t, len(theta), who)
         policy.played(t, arm)
         actions.append(arm)
         delay = int(delays[t - 1, arm])

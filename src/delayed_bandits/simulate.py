@@ -3,8 +3,11 @@ each with its kernel."""
 
 from __future__ import annotations
 
+import faulthandler
+import signal
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -13,6 +16,43 @@ from delayed_bandits import algorithms, environment, seeds
 from delayed_bandits import config as cfg
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.provenance import canonical_json
+
+TIME_LIMIT_S = 3600
+"""A simulation job's time limit when the config sets none (key ``simulation_time_limit``): about
+sixty times the longest job of the paper-scale run (``shard_size: auto`` aims at a minute)."""
+# A kernel compiled by numba holds the interpreter until it returns, so the limit's own error can
+# only be raised between Python steps (a user's Python policy that never returns is stopped);
+# this long after the limit, the process is ended by faulthandler whatever it is running.
+HARD_STOP_S = 60
+
+
+class TimeLimitError(ConfigError):
+    """A simulation job ran longer than its limit (config key ``simulation_time_limit``)."""
+
+
+@contextmanager
+def time_limit(seconds: int, job: str) -> Iterator[None]:
+    """Raise ``TimeLimitError`` naming ``job`` if the block runs longer than ``seconds``; end the
+    process (its stack dumped to stderr) ``HARD_STOP_S`` later if the block cannot be
+    interrupted."""
+
+    def expired(signum: int, frame: Any) -> None:
+        raise TimeLimitError(
+            f"{job} ran longer than its time limit of {seconds} s (config key "
+            "simulation_time_limit); no output was written. Raise the limit, or look for a "
+            "policy that never returns"
+        )
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    faulthandler.dump_traceback_later(seconds + HARD_STOP_S, exit=True)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        faulthandler.cancel_dump_traceback_later()
+        signal.signal(signal.SIGALRM, previous)
+
 
 # progress(replications done, replications in the shard, agent-steps done)
 ProgressCallback = Callable[[int, int, int], None]

@@ -1,7 +1,9 @@
 """Reading the workflow's intermediate tables, refusing any that is corrupt or truncated.
 
 A shard or summary cut short by a full disk, a killed copy or a bad sector can still parse (a CSV
-that ends on a line boundary does), so each reader also checks the table's shape: the columns it
+that ends on a line boundary does), and a flipped bit in a parquet page often still decodes, so a
+shard's content is checked against the checksum it was written with (``outputs.read_parquet``),
+and each reader also checks the table's shape: the columns it
 must have, no missing values in them, and for shards the replications their file name promises.
 A failure names the file and the command that regenerates it; nothing downstream gets to use it.
 """
@@ -15,6 +17,7 @@ from typing import Iterable
 import pandas as pd
 
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.outputs import read_parquet
 
 SHARD_COLUMNS = ["setting", "algorithm", "replication", "t", "regret"]
 _SHARD_NAME = re.compile(r"rep(\d+)-(\d+)(\.events)?\.parquet$")
@@ -62,7 +65,7 @@ def read_shard(path: str | Path) -> pd.DataFrame:
     """A shard ``rep<first>-<last>.parquet``: regret for every one of the replications
     first..last, of each curve (setting, algorithm) it holds (one, those of a setting, or those of
     a figure), at the same checkpoints within a setting."""
-    table = _read(path, pd.read_parquet)
+    table = _read(path, read_parquet)
     _require(table, path, SHARD_COLUMNS, SHARD_COLUMNS)
     name = _SHARD_NAME.search(Path(path).name)
     if name:
@@ -83,7 +86,7 @@ def read_shard(path: str | Path) -> pd.DataFrame:
 
 def read_events(path: str | Path) -> pd.DataFrame:
     """An algorithm's side table ``rep<first>-<last>.events.parquet`` (may have no events)."""
-    table = _read(path, pd.read_parquet)
+    table = _read(path, read_parquet)
     missing = [c for c in ("setting", "algorithm", "replication") if c not in table.columns]
     if missing:
         raise _corrupt(path, f"missing columns {', '.join(missing)}")

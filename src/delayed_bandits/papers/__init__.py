@@ -116,7 +116,20 @@ algorithms of one's own (``papers.arena.entrants``), or both."""
 def plugins() -> list[ModuleType]:
     """The packages named in ``$DELAYED_BANDITS_PAPERS``, imported."""
     names = [n.strip() for n in os.environ.get(PLUGINS, "").split(",") if n.strip()]
-    return [importlib.import_module(name) for name in names]
+    return [_import_plugin(name) for name in names]
+
+
+def _import_plugin(name: str) -> ModuleType:
+    """A package of ``$DELAYED_BANDITS_PAPERS``; a failure to import it names the variable and
+    the package, whatever the package raised."""
+    try:
+        return importlib.import_module(name)
+    except Exception as exc:
+        raise ConfigError(
+            f"${PLUGINS} names the package {name!r}, which failed to import: "
+            f"{type(exc).__name__}: {exc}; fix the package or remove it from ${PLUGINS} "
+            f"(now {os.environ.get(PLUGINS)!r})"
+        ) from exc
 
 
 @cache

@@ -30,7 +30,7 @@ import numpy as np
 from delayed_bandits import delays
 from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.papers.arena.problem import Draw, conversions, pseudo_regret
-from delayed_bandits.references import run
+from delayed_bandits.references import checked_arm, run
 
 FEEDBACK = ("arm-labelled", "anonymous aggregate", "per-round loss", "none")
 """What an algorithm sees of the conversions (``docs/decisions.md``, "The arena")."""
@@ -100,7 +100,9 @@ def problem(draw: Draw) -> Problem:
     return Problem(st.n_arms, draw.realisation.uniforms.shape[0], st.window, st.censored, st.pooled)
 
 
-def policy_runners(factory: PolicyFactory, kernel: Kernel | None = None) -> tuple[Runner, Runner]:
+def policy_runners(
+    factory: PolicyFactory, kernel: Kernel | None = None, who: str = "the policy"
+) -> tuple[Runner, Runner]:
     """(kernel, reference) runners of a policy on the arena's conversions: the reference plays
     the policy through the shared loop (``references.run``) with a generator
     seeded by the replication's policy seed; the kernel, when given, takes the same inputs."""
@@ -108,7 +110,7 @@ def policy_runners(factory: PolicyFactory, kernel: Kernel | None = None) -> tupl
     def reference(_: Any, draw: Draw, cp: np.ndarray, seed: int):
         st, env = draw.setting, conversions(draw.setting, draw.realisation)
         policy = factory(problem(draw), np.random.default_rng(seed))
-        actions = run(policy, st.mu, env.uniforms, env.delays, None)
+        actions = run(policy, st.mu, env.uniforms, env.delays, None, who=who)
         return pseudo_regret(st.mu, actions, cp), actions, None
 
     if kernel is None:
@@ -117,6 +119,9 @@ def policy_runners(factory: PolicyFactory, kernel: Kernel | None = None) -> tupl
     def compiled(_: Any, draw: Draw, cp: np.ndarray, seed: int):
         st, env = draw.setting, conversions(draw.setting, draw.realisation)
         actions = np.asarray(kernel(problem(draw), st.mu, env.uniforms, env.delays, seed))
+        if actions.dtype.kind not in "iu" or ((actions < 0) | (actions >= st.n_arms)).any():
+            for t, arm in enumerate(actions.tolist(), start=1):  # the first bad round, named
+                checked_arm(arm, t, st.n_arms, f"{who}'s kernel")
         return pseudo_regret(st.mu, actions, cp), actions, None
 
     return compiled, reference
@@ -133,4 +138,5 @@ def from_policy(
     """An entrant from a policy class (or any factory of ``Problem`` and a generator), with an
     optional compiled ``kernel``; ``declared`` sets the other ``Entrant`` fields (``knows``,
     ``bonus``, ``fields``, ``applies``; ``feedback`` is arm-labelled)."""
-    return Entrant(id, label, description, *policy_runners(policy, kernel), **declared)
+    runners = policy_runners(policy, kernel, f"entrant {id!r}")
+    return Entrant(id, label, description, *runners, **declared)
