@@ -171,7 +171,7 @@ REJECTED: dict[str, tuple[Mutation, list[str]]] = {
     ),
     "window-negative": (
         lambda c: _setting(c, "fig1", "thetaL").update(window=-1),
-        ["papers.vernade2017.fig1.settings.thetaL.window", "-1", "minimum of 0"],
+        ["papers.vernade2017.fig1.settings.thetaL.window", "-1", "minimum of 1"],
     ),
     "theta-above-one": (
         lambda c: _setting(c).update(theta=[1.2, 0.4, 0.3]),

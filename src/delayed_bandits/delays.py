@@ -391,18 +391,20 @@ def _sample_error(shown: str, number: int, line: str) -> ConfigError:
             f"often stands for a missing value, so it is refused rather than "
             f"skipped: remove it or fill it in. Expected {SAMPLE_FORMAT}"
         )
-    text = line if len(line) <= 40 else f"{line[:37]}... ({len(line):,} characters)"
+    # a number of thousands of digits is shown by its start and length
+    number_text = line if len(line) <= 40 else f"{line[:37]}... ({len(line):,} characters)"
     digits = line[1:] if line[:1] == "-" else line
     if line[:1] == "-" and digits.isascii() and digits.isdigit() and digits.strip("0"):
         return ConfigError(
-            f"delay sample file {shown!r} line {number}: delay {text} is negative; "
+            f"delay sample file {shown!r} line {number}: delay {number_text} is negative; "
             f"delays must be >= 0"
         )
     if line.isascii() and line.isdigit():
         return ConfigError(
-            f"delay sample file {shown!r} line {number}: delay {text} exceeds the "
+            f"delay sample file {shown!r} line {number}: delay {number_text} exceeds the "
             f"largest delay allowed, 2**62 = {MAX_DELAY}"
         )
+    text = line if len(line) <= 40 else line[:37] + "..."
     return ConfigError(
         f"delay sample file {shown!r} line {number}: {text!r} is not an integer; "
         f"expected {SAMPLE_FORMAT}"

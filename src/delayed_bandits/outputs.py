@@ -94,12 +94,19 @@ def read_parquet(path: str | Path) -> pd.DataFrame:
     written (a flipped bit, a file edited or replaced) or it carries no checksum."""
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path)
+    try:
+        table = pq.read_table(path)
+        frame = table.to_pandas()
+        found = frame_sha256(frame)
+    except MemoryError:
+        raise
+    except Exception as exc:
+        # a flipped bit can make any step fail: pyarrow's ArrowException (not all ValueErrors),
+        # a KeyError from a pandas metadata entry that lost its name, a UnicodeDecodeError...
+        raise ChecksumError(f"its content cannot be decoded: {type(exc).__name__}: {exc}") from None
     recorded = (table.schema.metadata or {}).get(CHECKSUM_KEY)
-    frame = table.to_pandas()
     if recorded is None:
         raise ChecksumError("it carries no content checksum: it was not written by this version")
-    found = frame_sha256(frame)
     if found != recorded.decode():
         raise ChecksumError(
             f"its content's sha256 is {found[:12]}..., not the {recorded.decode()[:12]}... it "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import faulthandler
 import signal
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -30,6 +31,14 @@ class TimeLimitError(ConfigError):
     """A simulation job ran longer than its limit (config key ``simulation_time_limit``)."""
 
 
+def _stderr_fd() -> int:
+    """The descriptor of stderr (2 where sys.stderr is no file, as under pytest's capture)."""
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return 2
+
+
 @contextmanager
 def time_limit(seconds: int, job: str) -> Iterator[None]:
     """Raise ``TimeLimitError`` naming ``job`` if the block runs longer than ``seconds``; end the
@@ -45,7 +54,7 @@ def time_limit(seconds: int, job: str) -> Iterator[None]:
 
     previous = signal.signal(signal.SIGALRM, expired)
     signal.setitimer(signal.ITIMER_REAL, seconds)
-    faulthandler.dump_traceback_later(seconds + HARD_STOP_S, exit=True)
+    faulthandler.dump_traceback_later(seconds + HARD_STOP_S, exit=True, file=_stderr_fd())
     try:
         yield
     finally:

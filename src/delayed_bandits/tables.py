@@ -11,6 +11,7 @@ A failure names the file and the command that regenerates it; nothing downstream
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 from typing import Iterable
 
@@ -29,7 +30,8 @@ class CorruptTableError(ConfigError):
 
 def regenerate_hint(path: str | Path) -> str:
     return (
-        f"regenerate it with `snakemake --cores 1 --force {path}` (with the --configfile of the "
+        f"regenerate it with `snakemake --cores 1 --force {shlex.quote(str(path))}` (with the "
+        "--configfile of the "
         "run that made it), then rerun the workflow"
     )
 
