@@ -21,7 +21,6 @@ from delayed_bandits import config as cfg
 from delayed_bandits import delays, tables
 from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.outputs import write_parquet
 from delayed_bandits.papers.arena.entrants import from_policy
 from delayed_bandits.references import checked_arm
 from delayed_bandits.resources import BYTES_PER_ROUND, physical_memory_mb
