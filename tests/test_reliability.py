@@ -220,15 +220,26 @@ def test_the_workflow_refuses_a_bad_number_before_any_job_runs(tmp_path: Path, c
     """One probe per bad value, each on another kind of key (a figure's number, a delay's
     parameter, an item of a list): the workflow validates with the same function as ``validate``,
     which the walk above holds to every key."""
-    work = copy_workflow(tmp_path / "work")
+    work = _work(tmp_path)
     picks = {".nan": "delay.alpha", ".inf": "epsilon", "-.inf": "theta.0"}
     for text, tail in picks.items():
         overlay = next(o for o, n in NUMERIC_PROBES if n.endswith(tail))
         probe = _overlay(work, _with(overlay, BAD_NUMBERS[text]))
-        expected = _validate(capsys, probe)[1].removeprefix("delayed-bandits validate: error: ")
+        expected = _expected(capsys, work, probe)
         run = _snakemake(work, "probe.yaml")
-        assert run.returncode != 0 and expected.strip() in run.stderr, run.stderr[-2000:]
+        assert run.returncode != 0 and expected in run.stderr, run.stderr[-2000:]
         assert not (work / "smoke").exists()  # no job ran, nothing was written
+
+
+def _expected(capsys, work: Path, probe: Path) -> str:
+    """``validate``'s message for an overlay, its path as the workflow gives it (relative)."""
+    err = _validate(capsys, probe)[1].removeprefix("delayed-bandits validate: error: ")
+    return err.replace(f"'{probe}'", f"'{probe.relative_to(work)}'").strip()
+
+
+def _work(tmp_path: Path) -> Path:
+    (tmp_path / "work").mkdir()
+    return copy_workflow(tmp_path / "work")
 
 
 def _snakemake(work: Path, *overlays: str, target: str = "") -> subprocess.CompletedProcess:
@@ -350,13 +361,13 @@ def test_the_workflow_gives_validates_message(tmp_path: Path, capsys) -> None:
     """Under Snakemake, the config problems that the workflow's own code reads (everything but
     a missing, empty or unparsable --configfile, which Snakemake reads first: docs/auditing.md)
     fail with ``validate``'s message, before any job runs."""
-    work = copy_workflow(tmp_path / "work")
+    work = _work(tmp_path)
     probes = _named(work)
     for name in ("duplicate-key", "sample-line-5000-digits", "horizon-1e21"):
         probe = _overlay(work, probes[name][0], f"{name}.yaml")
-        expected = _validate(capsys, probe)[1].removeprefix("delayed-bandits validate: error: ")
+        expected = _expected(capsys, work, probe)
         run = _snakemake(work, probe.name)
-        assert run.returncode != 0 and expected.strip() in run.stderr, (name, run.stderr[-2000:])
+        assert run.returncode != 0 and expected in run.stderr, (name, run.stderr[-2000:])
         assert not (work / "smoke").exists()
 
 
@@ -460,7 +471,7 @@ def test_the_smoke_run_verifies(smoke_run: Path, capsys) -> None:
 
 @pytest.mark.slow
 def test_a_config_path_with_a_space_and_a_command_substitution(tmp_path: Path) -> None:
-    work = copy_workflow(tmp_path / "work")
+    work = _work(tmp_path)
     name = "config/my overlay $(touch INJECTED).yaml"
     (work / name).write_text("seed: 20170101\n")  # the smoke seed: the same numbers
     run = _snakemake(work, name, target="smoke/results/vernade2017/fig2/summary.csv")
