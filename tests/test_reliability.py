@@ -1,4 +1,4 @@
-"""The probes of issue 32, kept as tests: bad input is refused with a named error before any job
+"""The reliability probes, kept as tests: bad input is refused with a named error before any job
 runs (by ``delayed-bandits validate`` and by the workflow, with the same message), a result file
 whose content changed is found when it is read or by ``delayed-bandits verify``, no path reaches
 a shell unquoted, and a user's arena entrant is checked. docs/auditing.md keeps the tally."""

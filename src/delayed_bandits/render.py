@@ -40,6 +40,7 @@ def render(notebook: Path, results: Path, out: Path, timeout: int = 900) -> int:
             timeout=timeout,
             kernel_name="python3",
             resources={"metadata": {"path": str(notebook.parent.resolve())}},
+            record_timing=False,  # each cell's start and end times: a page would differ per run
         ).execute()
     except CellExecutionError as exc:
         raise NotebookError(f"{notebook}: a cell failed\n{exc}") from None
@@ -48,7 +49,29 @@ def render(notebook: Path, results: Path, out: Path, timeout: int = 900) -> int:
             del os.environ[RESULTS_VARIABLE]
         else:
             os.environ[RESULTS_VARIABLE] = saved
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = _coalesced(cell.outputs)
     html, _ = HTMLExporter(embed_images=True).from_notebook_node(nb)
     with atomic_path(out) as tmp:
         tmp.write_text(html, encoding="utf-8")
     return sum(cell.cell_type == "code" for cell in nb.cells)
+
+
+def _coalesced(outputs: list) -> list:
+    """A cell's outputs with consecutive stream outputs of one stream (stdout, stderr) joined:
+    how a cell's printing is cut into messages depends on timing, and the page shows one block
+    either way."""
+    joined: list = []
+    for output in outputs:
+        previous = joined[-1] if joined else None
+        if (
+            output.output_type == "stream"
+            and previous is not None
+            and previous.output_type == "stream"
+            and previous.name == output.name
+        ):
+            previous.text += output.text
+        else:
+            joined.append(output)
+    return joined
