@@ -2,23 +2,44 @@
 
 Summaries, ratio tables, claims and figures must be byte-identical. A shard's parquet metadata
 records its wall time and git state, so shards are compared by their columns and values; the
-provenance sidecars record times and hosts, so they are not compared at all.
+provenance sidecars record times and hosts, so they are not compared at all. A rendered notebook
+(reports/) is compared byte for byte but for what docs/auditing.md says varies between runs
+(``REPORT_VARIES``): the run's own directory, the temporary folder arena-your-algorithm writes its
+package to, and the wall time a notebook prints.
 
 Usage: python tests/compare_runs.py RUN_A RUN_B [PREFIX ...]   (exit code 1 on any difference;
-PREFIX: only paths starting with it, e.g. results/vernade2017)
+PREFIX: only paths starting with it, e.g. results/vernade2017 or reports; default: results,
+figures and reports)
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
 VOLATILE = (".provenance.json", ".provenance.html")
+DEFAULT = ("results", "figures", "reports")
+# What a rendered notebook may print differently from run to run, each as a pattern and what it
+# reads as in the comparison (the run's own directory is replaced first, by ``report_text``).
+REPORT_VARIES = (
+    (re.compile(rb"my-arena-[A-Za-z0-9_]+"), b"my-arena-<temporary>"),
+    (re.compile(rb"\bin \d+(?:\.\d+)? s\b"), b"in <wall time> s"),
+)
 
 
-def result_files(run: Path, prefixes: tuple[str, ...] = ("results", "figures")) -> list[str]:
+def report_text(path: Path, run: Path) -> bytes:
+    """A rendered notebook with what varies between runs masked (``REPORT_VARIES``), and the run's
+    directory (the notebooks print where they read the results) read as ``<run>``."""
+    text = path.read_bytes().replace(str(run.resolve()).encode(), b"<run>")
+    for pattern, masked in REPORT_VARIES:
+        text = pattern.sub(masked, text)
+    return text
+
+
+def result_files(run: Path, prefixes: tuple[str, ...] = DEFAULT) -> list[str]:
     """Paths, relative to ``run``, of the results and figures that start with one of
     ``prefixes`` (e.g. ``results/vernade2017``, ``figures/vernade2017-``, or the smoke scale's
     ``smoke/results``), sorted."""
@@ -32,7 +53,11 @@ def result_files(run: Path, prefixes: tuple[str, ...] = ("results", "figures")) 
     return sorted(p for p in found if p.startswith(prefixes))
 
 
-def same_file(a: Path, b: Path) -> bool:
+def same_file(a: Path, b: Path, run_a: Path | None = None, run_b: Path | None = None) -> bool:
+    """Whether two runs' copies of a file hold the same result; ``run_a`` and ``run_b``, the
+    runs' directories, for a rendered notebook (``report_text``)."""
+    if a.suffix == ".html" and run_a is not None and run_b is not None and "reports" in a.parts:
+        return report_text(a, run_a) == report_text(b, run_b)
     if a.suffix == ".parquet":
         return (
             pq.read_table(a)
@@ -42,12 +67,12 @@ def same_file(a: Path, b: Path) -> bool:
     return a.read_bytes() == b.read_bytes()
 
 
-def differences(a: Path, b: Path, prefixes: tuple[str, ...] = ("results", "figures")) -> list[str]:
+def differences(a: Path, b: Path, prefixes: tuple[str, ...] = DEFAULT) -> list[str]:
     """What differs between the two runs' results, one line per file (empty when none)."""
     files_a, files_b = result_files(a, prefixes), result_files(b, prefixes)
     out = [f"only in {a}: {p}" for p in sorted(set(files_a) - set(files_b))]
     out += [f"only in {b}: {p}" for p in sorted(set(files_b) - set(files_a))]
-    out += [f"differs: {p}" for p in files_a if p in files_b and not same_file(a / p, b / p)]
+    out += [f"differs: {p}" for p in files_a if p in files_b and not same_file(a / p, b / p, a, b)]
     return out
 
 
@@ -56,7 +81,7 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     a, b = Path(argv[0]), Path(argv[1])
-    prefixes = tuple(argv[2:]) or ("results", "figures")
+    prefixes = tuple(argv[2:]) or DEFAULT
     if not result_files(a, prefixes):
         print(f"no results under {a} to compare", file=sys.stderr)
         return 1

@@ -371,6 +371,22 @@ def test_the_workflow_gives_validates_message(tmp_path: Path, capsys) -> None:
         assert not (work / "smoke").exists()
 
 
+def test_snakemake_reads_a_bad_overlay_first(tmp_path: Path) -> None:
+    """A missing, empty or unparsable --configfile is read by Snakemake before the workflow's code
+    runs, so Snakemake's own message reports it (docs/auditing.md), still before any job runs."""
+    work = _work(tmp_path)
+    (work / "empty.yaml").write_text("")
+    (work / "malformed.yaml").write_text("papers: {vernade2017: [\n")
+    for name, says in [
+        ("missing.yaml", "missing.yaml"),
+        ("empty.yaml", "Config file must be given as JSON or YAML"),
+        ("malformed.yaml", "Config file is not valid JSON or YAML"),
+    ]:
+        run = _snakemake(work, name)
+        assert run.returncode != 0 and says in run.stderr, (name, run.stderr[-2000:])
+        assert not (work / "smoke").exists()
+
+
 # 2. A result file whose content changed is found ---------------------------------------------
 
 
