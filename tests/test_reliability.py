@@ -216,6 +216,41 @@ def test_a_delay_parameter_must_be_a_finite_number(key: str) -> None:
             delays.from_spec({**spec, key: bad})
 
 
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"kind": "geometric", "mean": 1e300},
+        {"kind": "exponential", "mean": 1e17},
+        {"kind": "poisson", "rate": 1e300},
+        {"kind": "halfnormal", "sigma": 1e300},
+        {"kind": "uniform", "low": 0, "high": 10**30},
+        {"kind": "exponential", "mean": 5, "bound": 2**63},
+    ],
+    ids=lambda spec: f"{spec['kind']}-{list(spec)[-1]}",
+)
+def test_a_delay_law_beyond_what_float64_and_int64_hold_is_refused(spec: dict) -> None:
+    """Finite, but too wide: a geometric mean of 1e300 made tau 0 everywhere (every index tied,
+    arm 0 played), and draws of 1e300 became negative delays."""
+    with pytest.raises(ConfigError, match=r"must be at most|expected an integer in 0\.\.2\*\*62"):
+        delays.from_spec(spec)
+
+
+def test_every_draw_at_the_widest_laws_allowed_is_a_delay() -> None:
+    rng = np.random.default_rng(0)
+    widest = delays.MAX_SCALE
+    for spec in (
+        {"kind": "geometric", "mean": widest},
+        {"kind": "exponential", "mean": widest},
+        {"kind": "halfnormal", "sigma": widest},
+        {"kind": "poisson", "rate": widest},
+        {"kind": "pareto", "alpha": 1e-300},
+        {"kind": "empirical", "probs": [0, 1], "values": [0, 1e300]},
+        {"kind": "uniform", "low": 0, "high": delays.MAX_DELAY},
+    ):
+        draws = delays.from_spec(spec).sample(rng, 1000)
+        assert draws.dtype == np.int64 and (draws >= 0).all() and (draws <= delays.MAX_DELAY).all()
+
+
 def test_the_workflow_refuses_a_bad_number_before_any_job_runs(tmp_path: Path, capsys) -> None:
     """One probe per bad value, each on another kind of key (a figure's number, a delay's
     parameter, an item of a list): the workflow validates with the same function as ``validate``,

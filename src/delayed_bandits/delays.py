@@ -34,6 +34,15 @@ def _special():
 # Draws beyond this are clipped so that heavy tails (Pareto with alpha <= 1) fit an int64; a delay
 # this long is never observed within any horizon we simulate.
 MAX_DELAY = 2**62
+# The largest mean, rate or scale a law may have: above 2^52, mean / (mean + 1) and
+# exp(-1 / mean) round to 1 in float64, so the law's CDF would be 0 everywhere (no delay ends).
+MAX_SCALE = 2.0**52
+
+
+def _delays(x: np.ndarray) -> np.ndarray:
+    """Real draws floored to delays, clipped at ``MAX_DELAY`` so that every one fits an int64 (a
+    draw of 1e300 would otherwise become a negative delay)."""
+    return np.floor(np.minimum(x, float(MAX_DELAY))).astype(np.int64)
 
 
 class DelayDistribution(Protocol):
@@ -112,7 +121,7 @@ class Geometric:
         return self.mu / (self.mu + 1.0)
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        return rng.geometric(1.0 / (self.mu + 1.0), size=size).astype(np.int64) - 1
+        return np.minimum(rng.geometric(1.0 / (self.mu + 1.0), size=size), MAX_DELAY + 1) - 1
 
     def cdf(self, d: np.ndarray | int) -> np.ndarray:
         d = np.floor(np.asarray(d, dtype=float))
@@ -143,7 +152,7 @@ class Exponential:
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
         top = 1.0 if self.bound is None else float(self._untruncated_cdf(np.array(self.bound)))
         u = rng.random(size) * top
-        return np.floor(-self.scale * np.log1p(-u)).astype(np.int64)
+        return _delays(-self.scale * np.log1p(-u))
 
     def cdf(self, d: np.ndarray | int) -> np.ndarray:
         d = np.floor(np.asarray(d, dtype=float))
@@ -198,7 +207,7 @@ class HalfNormal(_NumericMoments):
     sigma: float
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        return np.floor(np.abs(rng.normal(0.0, self.sigma, size=size))).astype(np.int64)
+        return _delays(np.abs(rng.normal(0.0, self.sigma, size=size)))
 
     def cdf(self, d: np.ndarray | int) -> np.ndarray:
         d = np.floor(np.asarray(d, dtype=float))
@@ -219,8 +228,9 @@ class Pareto:
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
         u = 1.0 - rng.random(size)  # in (0, 1], so the power is finite
-        x = u ** (-1.0 / self.alpha)
-        return np.floor(np.minimum(x, float(MAX_DELAY))).astype(np.int64)
+        with np.errstate(over="ignore"):  # an infinite draw is clipped at MAX_DELAY, as meant
+            x = u ** (-1.0 / self.alpha)
+        return _delays(x)
 
     def cdf(self, d: np.ndarray | int) -> np.ndarray:
         d = np.floor(np.asarray(d, dtype=float))
@@ -295,7 +305,7 @@ class Empirical(_NumericMoments):
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
         v = np.interp(rng.random(size), self.probs, self.values)
-        return np.floor(self._to_delay(v)).astype(np.int64)
+        return _delays(self._to_delay(v))
 
     def cdf(self, d: np.ndarray | int) -> np.ndarray:
         # P(floor(X) <= d) = P(X < d + 1): the left limit of F_X, which matters at atoms (a value
@@ -604,7 +614,13 @@ def _kind(
     return declare
 
 
-def _require(spec: Mapping[str, Any], key: str, where: str, positive: bool = True) -> float:
+def _require(
+    spec: Mapping[str, Any],
+    key: str,
+    where: str,
+    positive: bool = True,
+    at_most: float = MAX_SCALE,
+) -> float:
     if key not in spec:
         raise ConfigError(f"{where}: missing key '{key}' for delay kind '{spec.get('kind')}'")
     value = spec[key]
@@ -612,12 +628,18 @@ def _require(spec: Mapping[str, Any], key: str, where: str, positive: bool = Tru
         raise ConfigError(f"{where}.{key}: expected a finite number, got {value!r}")
     if positive and not value > 0:  # NaN is not > 0, but neither is it <= 0
         raise ConfigError(f"{where}.{key}: must be > 0, got {value!r}")
+    if value > at_most:
+        raise ConfigError(
+            f"{where}.{key}: must be at most {at_most:.6g} (a larger value makes a law that "
+            f"float64 or an int64 delay cannot represent), got {value!r}"
+        )
     return float(value)
 
 
 @_kind("uniform", "low high", prose=lambda s: f"uniform on {{{s['low']}, ..., {s['high']}}}")
 def _uniform(spec: Mapping[str, Any], where: str) -> Uniform:
-    low, high = _require(spec, "low", where, False), _require(spec, "high", where, False)
+    low = _require(spec, "low", where, False, MAX_DELAY)
+    high = _require(spec, "high", where, False, MAX_DELAY)
     if low < 0 or high < low or low != int(low) or high != int(high):
         raise ConfigError(f"{where}: need integers 0 <= low <= high, got {low}, {high}")
     return Uniform(int(low), int(high))
@@ -638,8 +660,12 @@ def _geometric(spec: Mapping[str, Any], where: str) -> Geometric:
 )
 def _exponential(spec: Mapping[str, Any], where: str) -> Exponential:
     bound = spec.get("bound")
-    if bound is not None and (not isinstance(bound, int) or isinstance(bound, bool) or bound < 0):
-        raise ConfigError(f"{where}.bound: expected a non-negative integer, got {bound!r}")
+    if bound is not None and (
+        not isinstance(bound, int) or isinstance(bound, bool) or not 0 <= bound <= MAX_DELAY
+    ):
+        raise ConfigError(
+            f"{where}.bound: expected an integer in 0..2**62 = {MAX_DELAY}, got {bound!r}"
+        )
     return Exponential(_require(spec, "mean", where), bound)
 
 
