@@ -672,3 +672,26 @@ def test_a_plugin_that_fails_to_import_is_named(tmp_path: Path) -> None:
         assert run.returncode == 2, run.stderr
         assert f"$DELAYED_BANDITS_PAPERS names the package '{value}', which failed" in run.stderr
         assert "Traceback" not in run.stderr
+
+
+# 7. Rendered notebooks: compared but for what docs/auditing.md says varies ---------------------
+
+
+def test_reports_are_compared_but_for_what_varies(tmp_path: Path) -> None:
+    from compare_runs import differences
+
+    page = (
+        "<pre>Reading results from {run}/results\npackage my_policies in /tmp/my-arena-{tmp}\n"
+        "4 settings x 5 algorithms x 20 replications of T = 3,000 in {time} s\nregret {regret}</pre>"
+    )
+    runs = {}
+    for name, tmp, time, regret in (("a", "x1_9q", "18.3", "12.5"), ("b", "zz0ab", "9.0", "12.5")):
+        run = tmp_path / name
+        (run / "reports").mkdir(parents=True)
+        text = page.format(run=run.resolve(), tmp=tmp, time=time, regret=regret)
+        (run / "reports" / "arena-your-algorithm.html").write_text(text)
+        runs[name] = run
+    assert differences(runs["a"], runs["b"]) == []
+    changed = runs["b"] / "reports" / "arena-your-algorithm.html"
+    changed.write_text(changed.read_text().replace("regret 12.5", "regret 12.6"))
+    assert differences(runs["a"], runs["b"]) == ["differs: reports/arena-your-algorithm.html"]
