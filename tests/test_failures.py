@@ -207,9 +207,9 @@ def test_failing_kernel_leaves_no_output(tmp_path: Path, monkeypatch) -> None:
     assert not list(tmp_path.iterdir())
 
 
-def test_out_of_memory_leaves_no_output_and_says_why(tmp_path: Path) -> None:
-    """A horizon far beyond this machine's memory: numpy's allocation of the environment fails.
-    Run as a real command, as a Snakemake job would, with its output redirected like a log."""
+def test_a_horizon_beyond_memory_is_refused_before_the_job_runs(tmp_path: Path) -> None:
+    """A horizon far beyond this machine's memory is refused when the config is validated, as a
+    real command, as a Snakemake job would run it, with its output redirected like a log."""
     config = smoke_config()
     config["papers"]["vernade2017"]["fig2"]["horizon"] = 10**11
     path = tmp_path / "huge.yaml"
@@ -240,8 +240,24 @@ def test_out_of_memory_leaves_no_output_and_says_why(tmp_path: Path) -> None:
             stderr=subprocess.STDOUT,
             env=SNAKEMAKE_ENV,
         )
-    assert run.returncode == 1
+    assert run.returncode == 2
     text = log.read_text()
+    assert "papers.vernade2017.fig2.horizon" in text and "more than this machine's" in text, text
+    assert not out.parent.exists(), "the failed command left files behind"
+
+
+def test_out_of_memory_leaves_no_output_and_says_why(tmp_path: Path, monkeypatch, capsys) -> None:
+    """A job that runs out of memory all the same (a node with less free memory than the
+    machine that validated): no output, and a message that says what to do."""
+    from delayed_bandits import simulate
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError("Unable to allocate 745. GiB")
+
+    monkeypatch.setattr(simulate, "run_job", exhausted)
+    out = tmp_path / "results" / "rep0-2.parquet"
+    assert _simulate(out) == 1
+    text = capsys.readouterr().err
     assert "out of memory" in text and "no output was written" in text and "mem_mb" in text, text
     assert not out.parent.exists(), "the failed command left files behind"
 
