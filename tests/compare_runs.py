@@ -4,8 +4,8 @@ Summaries, ratio tables, claims and figures must be byte-identical. A shard's pa
 records its wall time and git state, so shards are compared by their columns and values; the
 provenance sidecars record times and hosts, so they are not compared at all. A rendered notebook
 (reports/) is compared byte for byte but for what docs/auditing.md says varies between runs
-(``REPORT_VARIES``): the run's own directory, the temporary folder arena-your-algorithm writes its
-package to, and the wall time a notebook prints.
+(``REPORT_VARIES``): the checkout's own directory, the temporary folder arena-your-algorithm
+writes its package to, and the wall time a notebook prints.
 
 Usage: python tests/compare_runs.py RUN_A RUN_B [PREFIX ...]   (exit code 1 on any difference;
 PREFIX: only paths starting with it, e.g. results/vernade2017 or reports; default: results,
@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 VOLATILE = (".provenance.json", ".provenance.html")
 DEFAULT = ("results", "figures", "reports")
 # What a rendered notebook may print differently from run to run, each as a pattern and what it
-# reads as in the comparison (the run's own directory is replaced first, by ``report_text``).
+# reads as in the comparison (the checkout's directory is replaced first, by ``report_text``).
 REPORT_VARIES = (
     (re.compile(rb"my-arena-[A-Za-z0-9_]+"), b"my-arena-<temporary>"),
     (re.compile(rb"\bin \d+(?:\.\d+)? s\b"), b"in <wall time> s"),
@@ -31,9 +31,14 @@ REPORT_VARIES = (
 
 
 def report_text(path: Path, run: Path) -> bytes:
-    """A rendered notebook with what varies between runs masked (``REPORT_VARIES``), and the run's
-    directory (the notebooks print where they read the results) read as ``<run>``."""
-    text = path.read_bytes().replace(str(run.resolve()).encode(), b"<run>")
+    """A rendered notebook with what varies between runs masked (``REPORT_VARIES``), and the
+    checkout the run was made in (the notebooks print where they read the results and the config)
+    read as ``<checkout>``: the run itself at the paper scale, the folder above ``<scale>/`` at
+    another."""
+    checkout = run.resolve()
+    if not (checkout / "Snakefile").exists() and (checkout.parent / "Snakefile").exists():
+        checkout = checkout.parent
+    text = path.read_bytes().replace(str(checkout).encode(), b"<checkout>")
     for pattern, masked in REPORT_VARIES:
         text = pattern.sub(masked, text)
     return text
