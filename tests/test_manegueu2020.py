@@ -54,7 +54,9 @@ R, N = 0.0, 0.9  # uniforms: a conversion (R < mu) or none (N >= mu), for mu = 0
 
 
 def _adapt_array(p: pmg.AdaptParams) -> np.ndarray:
-    return np.array([p.alpha_low, p.c, p.mu_low, p.lcb_constant, p.window_alpha])
+    return np.array(
+        [p.alpha_low, p.c, p.mu_low, p.lcb_constant, p.window_alpha, float(p.lower_confidence)]
+    )
 
 
 def run_kernel(
@@ -68,7 +70,7 @@ def run_kernel(
     """The compiled kernel called directly: (actions, regret at checkpoints, trace rows)."""
     mu = np.asarray(mu, dtype=np.float64)
     actions = np.zeros(uniforms.shape[0], dtype=np.int64)
-    trace = np.zeros((len(checkpoints), 3))
+    trace = np.zeros((len(checkpoints), len(TRACE_COLUMNS)))
     params = adapt if adapt is not None else pmg.AdaptParams()
     regret = kmg.patient(
         mu,
@@ -118,10 +120,11 @@ def patient_independent(mu, uniforms, delay_table, alphas, initial: int) -> np.n
 
 
 def alpha_trace_independent(mu, uniforms, delay_table, actions, p: pmg.AdaptParams) -> pd.DataFrame:
-    """(t, alpha_hat_t, alpha_t) at every round t, recomputed with numpy from the played arms,
-    following docs/decisions.md: the most pulled arm (lowest index on ties) with T_bar >= 2 pulls,
-    D_t = T_bar // 2, d_t = max(1, floor((c/2)^(1/window_alpha) D_t)), both counts over its
-    converted pulls s <= t - D_t, and the lower confidence value of Section 6.3."""
+    """(t, alpha_hat_t, alpha_t, difference) at every round t, recomputed with numpy from the
+    played arms, following docs/decisions.md: the most pulled arm (lowest index on ties) with
+    T_bar >= 2 pulls, D_t = T_bar // 2, d_t = max(1, floor((c/2)^(1/window_alpha) D_t)), both
+    counts over its converted pulls s <= t - D_t, and the lower confidence value of Section 6.3
+    (or the raw estimate floored at alpha_low, without ``lower_confidence``)."""
     mu = np.asarray(mu, dtype=np.float64)
     horizon, n_arms = uniforms.shape
     log_term = math.log(2.0 * n_arms * float(horizon) ** 3)
@@ -129,6 +132,7 @@ def alpha_trace_independent(mu, uniforms, delay_table, actions, p: pmg.AdaptPara
     converted = uniforms[rounds - 1, actions] < mu[actions]
     delay = delay_table[rounds - 1, actions]
     alpha_hat = alpha_t = p.alpha_low
+    diff = math.nan
     rows = []
     for t in rounds:
         past = slice(0, t - 1)
@@ -147,8 +151,8 @@ def alpha_trace_independent(mu, uniforms, delay_table, actions, p: pmg.AdaptPara
             width = math.log(p.lcb_constant * math.sqrt(log_term) / (p.c * p.mu_low)) / math.log(
                 tbar
             )
-            alpha_t = max(p.alpha_low, alpha_hat - width)
-        rows.append((int(t), alpha_hat, alpha_t))
+            alpha_t = max(p.alpha_low, alpha_hat - (width if p.lower_confidence else 0.0))
+        rows.append((int(t), alpha_hat, alpha_t, diff))
     return pd.DataFrame(rows, columns=TRACE_COLUMNS)
 
 
@@ -260,7 +264,7 @@ def test_patient_index_by_hand() -> None:
 
 
 def test_alpha_estimates_by_hand() -> None:
-    args = (LOG_TERM, 0.1, 0.7, 0.6, 24.0)  # log term, alpha_low, c, mu_low, lcb constant
+    args = (LOG_TERM, 0.1, 0.7, 0.6, 24.0, True)  # log term, alpha_low, c, mu_low, lcb constant
     # diff = 100^-0.3 -> alpha_hat = -log(diff) / log 100 = 0.3; the width
     # log(24 sqrt(22.10956) / 0.42) / log 100 = log(268.69) / 4.60517 = 1.21462 -> alpha_low
     alpha_hat, alpha_t = pmg.alpha_estimates(100.0**-0.3, 100.0, *args)
@@ -270,11 +274,18 @@ def test_alpha_estimates_by_hand() -> None:
     assert width == pytest.approx(1.21462, abs=1e-5)
     # an lcb constant making the width 0.1: 0.42 * 100^0.1 / sqrt(log term)
     lcb = 0.42 * 100.0**0.1 / math.sqrt(LOG_TERM)
-    alpha_hat, alpha_t = pmg.alpha_estimates(100.0**-0.3, 100.0, LOG_TERM, 0.1, 0.7, 0.6, lcb)
+    alpha_hat, alpha_t = pmg.alpha_estimates(
+        100.0**-0.3, 100.0, LOG_TERM, 0.1, 0.7, 0.6, lcb, True
+    )
     assert alpha_t == pytest.approx(0.2, abs=1e-12)
+    # without the lower confidence value: the raw estimate, floored at alpha_low
+    assert pmg.alpha_estimates(100.0**-0.3, 100.0, *args[:-1], False) == pytest.approx(
+        (0.3, 0.3), abs=1e-12
+    )
+    assert pmg.alpha_estimates(100.0**-0.05, 100.0, *args[:-1], False)[1] == 0.1
     # width 0: alpha_t = alpha_hat
     lcb = 0.42 / math.sqrt(LOG_TERM)
-    assert pmg.alpha_estimates(0.05, 1000.0, LOG_TERM, 0.1, 0.7, 0.6, lcb) == pytest.approx(
+    assert pmg.alpha_estimates(0.05, 1000.0, LOG_TERM, 0.1, 0.7, 0.6, lcb, True) == pytest.approx(
         (-math.log(0.05) / math.log(1000), -math.log(0.05) / math.log(1000)), abs=1e-12
     )
     # no positive difference: alpha_hat = 1 (and alpha_t = max(alpha_low, 1 - width))
@@ -286,7 +297,7 @@ def test_alpha_estimates_by_hand() -> None:
     # diff = 1/T_bar exactly gives 1
     assert pmg.alpha_estimates(1 / 64, 64.0, *args)[0] == pytest.approx(1.0, abs=1e-12)
     # the width shrinks as T_bar grows: alpha_t leaves alpha_low for large T_bar
-    lo = pmg.alpha_estimates(10**8**-0.3, 1e8, LOG_TERM, 0.1, 0.7, 0.6, 24.0)[1]
+    lo = pmg.alpha_estimates(10**8**-0.3, 1e8, LOG_TERM, 0.1, 0.7, 0.6, 24.0, True)[1]
     assert lo == pytest.approx(max(0.1, 0.3 - math.log(268.69) / math.log(1e8)), abs=1e-4)
 
 
@@ -534,6 +545,12 @@ TRACE_CASES = {
         1500,
         pmg.AdaptParams(window_alpha=0.1, lcb_constant=0.1),
     ),
+    # Figure 6's raw-estimate curve: alpha_hat_t itself (floored at alpha_low) steers the arms
+    "section83-w0.3-raw": (
+        *SECTION83,
+        2000,
+        pmg.AdaptParams(window_alpha=0.3, lower_confidence=False),
+    ),
 }
 
 
@@ -567,7 +584,7 @@ def test_adapt_patient_trace_kernel_reference_and_rederivation(case: str) -> Non
     # the estimate is not trivial: it moves, and below 1 most of the time
     late = events_r[events_r.t > horizon // 2]
     assert late.alpha_hat.nunique() > 10 and (late.alpha_hat < 1).mean() > 0.5
-    if params.lcb_constant < 24:
+    if params.lcb_constant < 24 or not params.lower_confidence:
         assert events_r.alpha_t.nunique() > 10 and events_r.alpha_t.max() > params.alpha_low
 
 
@@ -591,6 +608,10 @@ RUNS = {
     "patient-0.6": ("patient", {"alpha_tilde": 0.6}),
     "adapt-patient": ("adapt-patient", {}),
     "adapt-patient-true-alpha": ("adapt-patient", {"adapt": pmg.AdaptParams(window_alpha=0.3)}),
+    "adapt-patient-raw": (
+        "adapt-patient",
+        {"adapt": pmg.AdaptParams(window_alpha=0.3, lower_confidence=False)},
+    ),
     "d-ucb-10": ("d-ucb", {"window": 10}),
     "d-ucb-50": ("d-ucb", {"window": 50}),
     "d-ucb-nowait-10": ("d-ucb", {"window": 10, "ducb_wait": False}),
