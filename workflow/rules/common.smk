@@ -258,7 +258,7 @@ def figure_tables(wildcards):
 
 
 def table_options(wildcards, input):
-    """The claims and plot commands' --summary, --ratios, --leaderboard and --events options, for
+    """The claims and plot commands' --summary, --ratios, --leaderboard, --finals and --events options, for
     the tables the figure has."""
     names = ("summary", *dbkinds.TABLES)
     options = [f"--{name} {input[name]}" for name in names if name in input.keys()]
