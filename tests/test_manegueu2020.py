@@ -274,9 +274,7 @@ def test_alpha_estimates_by_hand() -> None:
     assert width == pytest.approx(1.21462, abs=1e-5)
     # an lcb constant making the width 0.1: 0.42 * 100^0.1 / sqrt(log term)
     lcb = 0.42 * 100.0**0.1 / math.sqrt(LOG_TERM)
-    alpha_hat, alpha_t = pmg.alpha_estimates(
-        100.0**-0.3, 100.0, LOG_TERM, 0.1, 0.7, 0.6, lcb, True
-    )
+    alpha_hat, alpha_t = pmg.alpha_estimates(100.0**-0.3, 100.0, LOG_TERM, 0.1, 0.7, 0.6, lcb, True)
     assert alpha_t == pytest.approx(0.2, abs=1e-12)
     # without the lower confidence value: the raw estimate, floored at alpha_low
     assert pmg.alpha_estimates(100.0**-0.3, 100.0, *args[:-1], False) == pytest.approx(
@@ -1036,5 +1034,89 @@ def test_fig5_reports_an_undecided_growth_as_inconclusive(tmp_path) -> None:
     path.parent.mkdir(parents=True)
     path.write_text(to_json(found.values()))
     report = to_markdown([path])
-    assert "2 of 3 claims hold (1 inconclusive)." in report
+    assert "2 of 3 claims hold, 0 fail, 1 inconclusive." in report
     assert "| inconclusive |" in report
+
+
+# --------------------------------------------------------------------------------------------
+# 8. Figures 6 and 7: the claim split in its parts, and alpha estimates that estimate nothing
+# --------------------------------------------------------------------------------------------
+
+
+def _section83_summary(means: dict[str, float], se: float = 2.0) -> pd.DataFrame:
+    return pd.DataFrame(
+        [("section83", a, 10000, m, se, 100) for a, m in means.items()],
+        columns=["setting", "algorithm", "t", "mean", "se", "n_runs"],
+    )
+
+
+def test_fig6_checks_each_part_of_the_sentence_and_the_patient_baseline() -> None:
+    from delayed_bandits.papers.manegueu2020 import claims as cm
+
+    fig = smoke_config()["papers"][PAPER]["fig6"]
+    # the issue's numbers: 0.6 beats the oracle, the raw-estimate Adapt sits at the oracle
+    means = {
+        "patient-01": 499.0,
+        "patient-03": 394.0,
+        "patient-06": 278.0,
+        "adapt-patient": 499.0,
+        "adapt-patient-true-alpha": 499.0,
+        "adapt-patient-raw": 396.0,
+    }
+    found = {c.id: c for c in cm.fig6({"summary": _section83_summary(means)}, fig)}
+    assert found["fig6-patient-03-below-patient-06"].holds is False
+    assert found["fig6-adapt-patient-raw-not-below-oracle"].holds is True
+    assert found["fig6-adapt-patient-raw-below-patient-01"].holds is True
+    assert found["fig6-adapt-patient-raw-below-patient-06"].holds is False
+    assert (
+        "fig6-patient-03-below-patient-06" in found["fig6-adapt-patient-raw-below-patient-06"].note
+    )
+    # Adapt playing like Patient 0.1: a tie, not a failure
+    assert found["fig6-adapt-patient-below-patient-01"].holds is None
+    assert "alpha_low" in found["fig6-adapt-patient-below-patient-01"].note
+    assert "raw alpha_hat_t" in found["fig6-adapt-patient-raw-below-patient-01"].statement
+    # and the paper's picture: the oracle best of the Patients, Adapt slightly above it
+    means.update({"patient-06": 450.0, "adapt-patient-raw": 397.0})
+    found = {c.id: c for c in cm.fig6({"summary": _section83_summary(means)}, fig)}
+    assert found["fig6-patient-03-below-patient-06"].holds is True
+    assert all(
+        found[f"fig6-adapt-patient-raw-{part}"].holds is True
+        for part in ("not-below-oracle", "below-patient-01", "below-patient-06")
+    )
+    # Adapt below the oracle by more than 2 SE is not "slightly worse"
+    means["adapt-patient-raw"] = 380.0
+    found = {c.id: c for c in cm.fig6({"summary": _section83_summary(means)}, fig)}
+    assert found["fig6-adapt-patient-raw-not-below-oracle"].holds is False
+
+
+def _trace(alg: str, alpha_hat, alpha_t, difference) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "algorithm": alg,
+            "replication": np.arange(len(alpha_hat)),
+            "t": 1000,
+            "alpha_hat": alpha_hat,
+            "alpha_t": alpha_t,
+            "difference": difference,
+        }
+    )
+
+
+def test_fig7_fails_when_alpha_hat_one_came_from_a_non_positive_difference() -> None:
+    """The literal summation ranges make m_{t,D} - m_{t,d} negative: alpha_hat = 1, and
+    alpha_t = 1 - correction can land near 0.3 with nothing estimated (issue 31)."""
+    from delayed_bandits.papers.manegueu2020 import claims as cm
+
+    fig = smoke_config()["papers"][PAPER]["fig7"]
+    alg = "adapt-patient-true-alpha"
+    rng = np.random.default_rng(0)
+    nothing = _trace(alg, np.ones(50), rng.normal(0.33, 0.01, 50), -rng.random(50) * 0.01)
+    found = {c.id: c for c in cm.fig7({"events": nothing}, {**fig, "algorithms": [alg]})}
+    for name in ("alpha", "alpha-hat"):
+        claim = found[f"fig7-{alg}-{name}-approaches-0.3"]
+        assert claim.holds is False and "non-positive difference" in claim.note
+    estimated = _trace(alg, rng.normal(0.29, 0.01, 50), np.full(50, 0.1), rng.random(50) * 0.01)
+    found = {c.id: c for c in cm.fig7({"events": estimated}, {**fig, "algorithms": [alg]})}
+    assert found[f"fig7-{alg}-alpha-hat-approaches-0.3"].holds is True
+    assert found[f"fig7-{alg}-alpha-approaches-0.3"].holds is False
+    assert "correction" in found[f"fig7-{alg}-alpha-approaches-0.3"].note

@@ -140,7 +140,6 @@ def to_json(claims: Iterable[Claim]) -> str:
 def to_html(claims: Iterable[Claim], title: str) -> str:
     """One figure's claims as an HTML page (the report shows it beside the figure)."""
     rows = [asdict(c) for c in claims]
-    held = sum(c["holds"] is True for c in rows)
     cells = ("statement", "paper_ref", "measured", "expected", "holds", "note")
     head = "".join(
         f"<th>{name}</th>" for name in ("claim", "paper", "measured", "expected", "holds", "note")
@@ -154,7 +153,17 @@ def to_html(claims: Iterable[Claim], title: str) -> str:
         for c in rows
     )
     return html_page(
-        title, f"<p>{held} of {len(rows)} claims hold.</p><table><tr>{head}</tr>{body}</table>"
+        title, f"<p>{count(rows)}</p><table><tr>{head}</tr>{body}</table>"
+    )
+
+
+def count(rows: Iterable[Mapping[str, Any]]) -> str:
+    """The verdicts of claims (as dicts) counted: 'X of N claims hold, Y fail, Z inconclusive.'"""
+    marks = [c["holds"] for c in rows]
+    held, failed = sum(m is True for m in marks), sum(m is False for m in marks)
+    return (
+        f"{held} of {len(marks)} claims hold, {failed} fail, "
+        f"{len(marks) - held - failed} inconclusive."
     )
 
 
@@ -163,8 +172,8 @@ def _mark(holds: bool | None) -> str:
 
 
 def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
-    """Every claims file as one table per figure, with a count of what holds (and of what is
-    inconclusive, when any is) and, when given, the scale of the run (config key ``scale``)."""
+    """Every claims file as one table per figure, with the count of what holds, fails and is
+    inconclusive (``count``) and, when given, the scale of the run (config key ``scale``)."""
     lines = ["# Claims: what the papers say, and what our runs measure", ""]
     if scale is not None:
         lines.insert(
@@ -176,7 +185,7 @@ def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
                 else " (not the paper scale: these numbers do not test the papers' claims).\n"
             ),
         )
-    total = held = undecided = 0
+    every_claim: list[dict[str, Any]] = []
     for path in sorted(map(Path, files)):
         claims = json.loads(path.read_text())
         paper, figure = path.parent.parent.name, path.parent.name
@@ -192,13 +201,7 @@ def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
                 f"| {c['statement']} | {c['paper_ref']} | {c['measured']} | "
                 f"{c['expected']} | {mark} | {c.get('note', '')} |"
             )
-            total += 1
-            held += c["holds"] is True
-            undecided += c["holds"] is None
+            every_claim.append(c)
         lines.append("")
-    lines.insert(
-        2,
-        f"{held} of {total} claims hold"
-        + (f" ({undecided} inconclusive).\n" if undecided else ".\n"),
-    )
+    lines.insert(2, count(every_claim) + "\n")
     return "\n".join(lines) + "\n"
