@@ -152,9 +152,7 @@ def to_html(claims: Iterable[Claim], title: str) -> str:
         + "</tr>"
         for c in rows
     )
-    return html_page(
-        title, f"<p>{count(rows)}</p><table><tr>{head}</tr>{body}</table>"
-    )
+    return html_page(title, f"<p>{count(rows)}</p><table><tr>{head}</tr>{body}</table>")
 
 
 def count(rows: Iterable[Mapping[str, Any]]) -> str:

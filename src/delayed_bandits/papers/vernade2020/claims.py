@@ -278,8 +278,8 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     "; ".join(
                         f"{s}: OTFLinUCB's (R(T) - R(T/2)) / R(T/2) = {r:.2f}"
                         for s, r in rates.items()
-                    ),
-                    +f"; difference {rates[left[0]] - rates[left[1]]:.2f} ± {spread:.2f}",
+                    )
+                    + f"; difference {rates[left[0]] - rates[left[1]]:.2f} ± {spread:.2f}",
                     "smaller late growth with m = 500 by more than 2 SE (fails: larger by more)",
                     holds,
                     "" if holds else _exploring(tables, fig_cfg, left[1], ucb),
