@@ -1120,3 +1120,46 @@ def test_fig7_fails_when_alpha_hat_one_came_from_a_non_positive_difference() -> 
     assert found[f"fig7-{alg}-alpha-hat-approaches-0.3"].holds is True
     assert found[f"fig7-{alg}-alpha-approaches-0.3"].holds is False
     assert "correction" in found[f"fig7-{alg}-alpha-approaches-0.3"].note
+
+
+def test_fig2_ties_with_the_minimum_are_judged_on_paired_runs() -> None:
+    """A sweep whose values share their draws: a run-level offset common to every alpha_tilde
+    (SD 30) cancels in the paired differences, so values 0.5 above the minimum do not tie with it,
+    though the curves' own SEs (about 2) could not tell them apart."""
+    from delayed_bandits.papers.manegueu2020 import claims as cm
+
+    fig = smoke_config()["papers"][PAPER]["fig2"]
+    fig = {**fig, "sweep": {**fig["sweep"], "values": [0.05, 0.1, 0.3, 0.5]}}
+    shape = {0.05: 2.0, 0.1: 0.0, 0.3: 0.5, 0.5: 3.0}
+    rng = np.random.default_rng(1)
+    runs = 200
+    level = rng.normal(80.0, 30.0, runs)
+    settings = list(config.settings(fig))
+    finals = pd.DataFrame(
+        [
+            (s, "patient", r, level[r] + shape[x] + rng.normal(0.0, 0.3))
+            for s, x in zip(settings, fig["sweep"]["values"])
+            for r in range(runs)
+        ],
+        columns=["setting", "algorithm", "replication", "regret"],
+    )
+    summary = (
+        finals.groupby(["setting", "algorithm"])
+        .regret.agg(mean="mean", sd="std")
+        .reset_index()
+        .assign(t=fig["horizon"], se=lambda d: d.sd / np.sqrt(runs), n_runs=runs)
+    )
+    found = {c.id: c for c in cm.fig2({"summary": summary, "finals": finals}, fig)}
+    assert found["fig2-minimum-near-0.3"].holds is False  # only 0.1 ties with itself
+    assert "paired SE: 0.10;" in found["fig2-minimum-near-0.3"].measured
+    assert found["fig2-u-shaped"].holds is True
+    shape[0.3] = 0.01  # now 0.3 ties with the minimum at 0.1: some tied values inside, some not
+    finals["regret"] = [
+        level[r] + shape[x] + rng.normal(0.0, 0.3)
+        for x in fig["sweep"]["values"]
+        for r in range(runs)
+    ]
+    summary = summary.drop(columns="mean").merge(
+        finals.groupby("setting").regret.mean().rename("mean").reset_index()
+    )
+    assert cm.fig2({"summary": summary, "finals": finals}, fig)[0].holds is None
