@@ -1104,7 +1104,7 @@ def _trace(alg: str, alpha_hat, alpha_t, difference) -> pd.DataFrame:
 
 def test_fig7_fails_when_alpha_hat_one_came_from_a_non_positive_difference() -> None:
     """The literal summation ranges make m_{t,D} - m_{t,d} negative: alpha_hat = 1, and
-    alpha_t = 1 - correction can land near 0.3 with nothing estimated (issue 31)."""
+    alpha_t = 1 - correction can land near 0.3 with nothing estimated."""
     from delayed_bandits.papers.manegueu2020 import claims as cm
 
     fig = smoke_config()["papers"][PAPER]["fig7"]
