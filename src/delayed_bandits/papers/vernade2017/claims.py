@@ -179,9 +179,10 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     f"d-{kind.upper()} learns during the first m rounds: less regret "
                     f"than Discarding {kind.upper()} at t = m",
                     ref,
-                    "at t = m the censored conversions are few (tau_m N of N pulls), so "
-                    "d-UCB's width sqrt(log t / N~) keeps it close to uniform play, as "
-                    "Discarding is by construction"
+                    "at t = m few conversions have arrived (mean delay 500), so d-UCB's "
+                    "estimates S / N~ are noisy and its width sqrt(log t / N~) wide: it cannot "
+                    "yet separate the arms and plays about as uniformly as Discarding's round "
+                    "robin, which is uniform play exactly"
                     if kind == "ucb"
                     else "at t = m the censored conversions are few, so d-KLUCB's index has "
                     "barely left uniform play",
