@@ -62,9 +62,12 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             "fig2-u-shaped",
             "The regret first decreases with alpha_tilde, then increases (U shape)",
             "Section 8.1, Figure 2",
-            f"alpha_tilde = {ends.x.iloc[0]:.2f}: {ends.gap.iloc[0]:+.1f} ± "
-            f"{ends.gap_se.iloc[0]:.1f} above the minimum {best['mean']:.1f}; "
-            f"{ends.x.iloc[1]:.2f}: {ends.gap.iloc[1]:+.1f} ± {ends.gap_se.iloc[1]:.1f} (paired)",
+            "; ".join(
+                f"alpha_tilde = {end.x:.2f}: {best['mean'] + end.gap:.1f} ({end.gap:+.1f} ± "
+                f"{end.gap_se:.1f}, paired)"
+                for _, end in ends.iterrows()
+            )
+            + f"; minimum {best['mean']:.1f}",
             "both ends above the minimum by more than 2 SE of the paired difference",
             u_shaped,
             "" if u_shaped else "the minimum lies at an end of the alpha_tilde grid",
