@@ -427,14 +427,18 @@ def test_alpha_estimator_counts_only_pulls_at_least_d_t_old() -> None:
     actions_k, _, trace_k = run_kernel(mu, uniforms, delay_table, params.alpha_low, params, cp)
     assert actions_r.tolist() == [0] * horizon
     np.testing.assert_array_equal(trace_k, np.array(trace_r, dtype=float))
-    out = {int(t): a for t, a, _ in trace_r}
+    out = {int(t): a for t, a, _, _ in trace_r}
+    difference = {int(t): d for t, _, _, d in trace_r}
     assert out[1] == out[2] == 0.1  # no estimate before two pulls: the starting value alpha_low
-    assert out[3] == out[4] == 1.0
+    assert math.isnan(difference[1]) and math.isnan(difference[2])
+    # alpha_hat = 1 from a difference that is not positive: nothing estimated, and the trace says so
+    assert out[3] == out[4] == 1.0 and difference[3] == difference[4] == 0.0
+    assert difference[5] == pytest.approx(0.5, abs=1e-12)
     assert out[5] == pytest.approx(0.5, abs=1e-12)
     assert out[6] == pytest.approx(math.log(5 / 3) / math.log(5), abs=1e-12)
     assert out[7] == pytest.approx(math.log(2) / math.log(6), abs=1e-12)
     assert out[13] == pytest.approx(math.log(4) / math.log(12), abs=1e-12)
-    assert all(b == 0.1 for _, _, b in trace_r)  # the width is large: alpha_t = alpha_low
+    assert all(b == 0.1 for _, _, b, _ in trace_r)  # the width is large: alpha_t = alpha_low
     independent = alpha_trace_independent(mu, uniforms, delay_table, actions_r, params)
     np.testing.assert_allclose(
         independent.alpha_hat.to_numpy()[2:], [out[t] for t in cp[2:]], rtol=1e-12
@@ -474,10 +478,11 @@ def test_count_difference_matches_its_expectation(law_name: str, window: str) ->
         uniforms = rng.random((horizon, 1))
         delay_table = law.sample(rng, horizon).reshape(horizon, 1)
         _, _, trace = run_kernel([mu], uniforms, delay_table, 0.1, params, np.array([horizon]))
-        t, alpha_hat, _ = trace[0]
+        t, alpha_hat, _, difference = trace[0]
         assert t == horizon and alpha_hat < 1.0
         n = tbar ** (1.0 - alpha_hat)  # T_bar * T_bar^-alpha_hat
         assert abs(n - round(n)) < 1e-6
+        assert difference * tbar == pytest.approx(round(n), abs=1e-9)  # the trace's own record
         s = np.arange(1, eligible + 1)
         d = delay_table[s - 1, 0]
         independent = np.count_nonzero((uniforms[s - 1, 0] < mu) & (d > small) & (d <= big))
@@ -500,7 +505,7 @@ def _expected_alpha_hat(law, tbar: int, window_alpha: float, mu: float = 0.8) ->
     big, small = pmg.windows(tbar, 0.7, window_alpha)
     diff = mu * (float(law.cdf(big)) - float(law.cdf(small))) * (tbar + 1 - big) / tbar
     log_term = math.log(2.0 * 1 * float(tbar + 1) ** 3)
-    return pmg.alpha_estimates(diff, float(tbar), log_term, 0.1, 0.7, 0.6, 24.0)[0]
+    return pmg.alpha_estimates(diff, float(tbar), log_term, 0.1, 0.7, 0.6, 24.0, True)[0]
 
 
 @pytest.mark.parametrize("law_name", list(ESTIMATOR_LAWS))
