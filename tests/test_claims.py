@@ -68,3 +68,12 @@ def test_the_count_names_holds_fails_and_inconclusive() -> None:
     rows = [{"holds": True}, {"holds": False}, {"holds": None}, {"holds": True}]
     assert claims.count(rows) == "2 of 4 claims hold, 1 fail, 1 inconclusive."
     assert claims.count([]) == "0 of 0 claims hold, 0 fail, 0 inconclusive."
+
+
+@pytest.mark.parametrize(
+    "value,above,expected",
+    [(0.9, True, True), (0.8, True, True), (0.7, True, None), (0.6, True, False)]
+    + [(0.3, False, True), (0.6, False, True), (0.79, False, None), (0.8, False, False)],
+)
+def test_a_claims_own_test_with_an_inconclusive_band(value, above, expected) -> None:
+    assert claims.band(value, 0.6, 0.8, above) is expected

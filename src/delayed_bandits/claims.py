@@ -98,6 +98,15 @@ def within(value: float, se: float, low: float, high: float) -> bool | None:
     return None
 
 
+def band(value: float, low: float, high: float, above: bool) -> bool | None:
+    """A claim's own test with an inconclusive band, for "value is high" (``above``) or "value is
+    low": holds at or past its own threshold (>= high, or <= low), fails at or past the other,
+    inconclusive strictly between (e.g. a growth over [T/2, T]: linear >= 0.8, sublinear <= 0.6)."""
+    if low < value < high:
+        return None
+    return (value >= high) == above
+
+
 def every(verdicts: Iterable[bool | None]) -> bool | None:
     """The rule for "all of these": fails when one fails, holds when all hold, else
     inconclusive."""

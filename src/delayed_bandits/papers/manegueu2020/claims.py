@@ -8,7 +8,17 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import config, delays
-from delayed_bandits.claims import Checker, Claim, at, below, diff_se, every, verdict, within
+from delayed_bandits.claims import (
+    Checker,
+    Claim,
+    at,
+    band,
+    below,
+    diff_se,
+    every,
+    verdict,
+    within,
+)
 from delayed_bandits.papers.manegueu2020.analysis import sweep_table
 from delayed_bandits.papers.manegueu2020.policies import AdaptParams
 
@@ -150,9 +160,7 @@ def _growth(summary: pd.DataFrame, setting: str, alg: str) -> float:
 def _rate(growth: float, linear: bool) -> bool | None:
     """Whether a growth over [T/2, T] supports "linear" (or "sublinear" when ``linear`` is
     False); None, inconclusive, between the two thresholds."""
-    if SUBLINEAR < growth < LINEAR:
-        return None
-    return (growth >= LINEAR) == linear
+    return band(growth, SUBLINEAR, LINEAR, above=linear)
 
 
 def _rate_note(holds: bool | None, horizon: int, linear: bool) -> str:

@@ -22,6 +22,7 @@ from delayed_bandits.claims import (
     Claim,
     Point,
     at,
+    band,
     below,
     diff_se,
     every,
@@ -145,9 +146,7 @@ def _pair(
 def _band(rate: float, linear: bool) -> bool | None:
     """A growth over [T/2, T] against the thresholds: >= LINEAR linear, <= BENT bent, in between
     inconclusive; the verdict on "linear" (or on "bent" when ``linear`` is False)."""
-    if BENT < rate < LINEAR:
-        return None
-    return (rate >= LINEAR) == linear
+    return band(rate, BENT, LINEAR, above=linear)
 
 
 def _pair_note(
