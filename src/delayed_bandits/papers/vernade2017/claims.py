@@ -165,8 +165,9 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     linear,
                     ""
                     if linear
-                    else "Discarding plays round robin until m + K only if it waits; an index "
-                    "before m rounds learns from nothing and drifts from uniform play",
+                    else "Discarding plays round robin only while an arm has no pull older than "
+                    "m (docs/decisions.md); the checkpoint at t = m may include rounds played by "
+                    "its index, or the round robin's order may favour an arm over so few rounds",
                 )
             )
             claims.append(
