@@ -115,7 +115,7 @@ def test_theorem11_claim_compares_pseudo_regret_with_pseudo_regret() -> None:
     found = {c.id: c for c in c17.fig1({"summary": summary}, fig)}
     claim = found["fig1-d-klucb-near-optimal-rate"]
     assert claim.holds
-    assert "<= 6.38" in claim.expected and "4.97" in claim.measured and "5.74" in claim.measured
+    assert "< 6.38" in claim.expected and "4.97" in claim.measured and "5.74" in claim.measured
 
 
 @pytest.mark.parametrize("window", [None, 8])

@@ -54,7 +54,9 @@ R, N = 0.0, 0.9  # uniforms: a conversion (R < mu) or none (N >= mu), for mu = 0
 
 
 def _adapt_array(p: pmg.AdaptParams) -> np.ndarray:
-    return np.array([p.alpha_low, p.c, p.mu_low, p.lcb_constant, p.window_alpha])
+    return np.array(
+        [p.alpha_low, p.c, p.mu_low, p.lcb_constant, p.window_alpha, float(p.lower_confidence)]
+    )
 
 
 def run_kernel(
@@ -68,7 +70,7 @@ def run_kernel(
     """The compiled kernel called directly: (actions, regret at checkpoints, trace rows)."""
     mu = np.asarray(mu, dtype=np.float64)
     actions = np.zeros(uniforms.shape[0], dtype=np.int64)
-    trace = np.zeros((len(checkpoints), 3))
+    trace = np.zeros((len(checkpoints), len(TRACE_COLUMNS)))
     params = adapt if adapt is not None else pmg.AdaptParams()
     regret = kmg.patient(
         mu,
@@ -118,10 +120,11 @@ def patient_independent(mu, uniforms, delay_table, alphas, initial: int) -> np.n
 
 
 def alpha_trace_independent(mu, uniforms, delay_table, actions, p: pmg.AdaptParams) -> pd.DataFrame:
-    """(t, alpha_hat_t, alpha_t) at every round t, recomputed with numpy from the played arms,
-    following docs/decisions.md: the most pulled arm (lowest index on ties) with T_bar >= 2 pulls,
-    D_t = T_bar // 2, d_t = max(1, floor((c/2)^(1/window_alpha) D_t)), both counts over its
-    converted pulls s <= t - D_t, and the lower confidence value of Section 6.3."""
+    """(t, alpha_hat_t, alpha_t, difference) at every round t, recomputed with numpy from the
+    played arms, following docs/decisions.md: the most pulled arm (lowest index on ties) with
+    T_bar >= 2 pulls, D_t = T_bar // 2, d_t = max(1, floor((c/2)^(1/window_alpha) D_t)), both
+    counts over its converted pulls s <= t - D_t, and the lower confidence value of Section 6.3
+    (or the raw estimate floored at alpha_low, without ``lower_confidence``)."""
     mu = np.asarray(mu, dtype=np.float64)
     horizon, n_arms = uniforms.shape
     log_term = math.log(2.0 * n_arms * float(horizon) ** 3)
@@ -129,6 +132,7 @@ def alpha_trace_independent(mu, uniforms, delay_table, actions, p: pmg.AdaptPara
     converted = uniforms[rounds - 1, actions] < mu[actions]
     delay = delay_table[rounds - 1, actions]
     alpha_hat = alpha_t = p.alpha_low
+    diff = math.nan
     rows = []
     for t in rounds:
         past = slice(0, t - 1)
@@ -147,8 +151,8 @@ def alpha_trace_independent(mu, uniforms, delay_table, actions, p: pmg.AdaptPara
             width = math.log(p.lcb_constant * math.sqrt(log_term) / (p.c * p.mu_low)) / math.log(
                 tbar
             )
-            alpha_t = max(p.alpha_low, alpha_hat - width)
-        rows.append((int(t), alpha_hat, alpha_t))
+            alpha_t = max(p.alpha_low, alpha_hat - (width if p.lower_confidence else 0.0))
+        rows.append((int(t), alpha_hat, alpha_t, diff))
     return pd.DataFrame(rows, columns=TRACE_COLUMNS)
 
 
@@ -260,7 +264,7 @@ def test_patient_index_by_hand() -> None:
 
 
 def test_alpha_estimates_by_hand() -> None:
-    args = (LOG_TERM, 0.1, 0.7, 0.6, 24.0)  # log term, alpha_low, c, mu_low, lcb constant
+    args = (LOG_TERM, 0.1, 0.7, 0.6, 24.0, True)  # log term, alpha_low, c, mu_low, lcb constant
     # diff = 100^-0.3 -> alpha_hat = -log(diff) / log 100 = 0.3; the width
     # log(24 sqrt(22.10956) / 0.42) / log 100 = log(268.69) / 4.60517 = 1.21462 -> alpha_low
     alpha_hat, alpha_t = pmg.alpha_estimates(100.0**-0.3, 100.0, *args)
@@ -270,11 +274,16 @@ def test_alpha_estimates_by_hand() -> None:
     assert width == pytest.approx(1.21462, abs=1e-5)
     # an lcb constant making the width 0.1: 0.42 * 100^0.1 / sqrt(log term)
     lcb = 0.42 * 100.0**0.1 / math.sqrt(LOG_TERM)
-    alpha_hat, alpha_t = pmg.alpha_estimates(100.0**-0.3, 100.0, LOG_TERM, 0.1, 0.7, 0.6, lcb)
+    alpha_hat, alpha_t = pmg.alpha_estimates(100.0**-0.3, 100.0, LOG_TERM, 0.1, 0.7, 0.6, lcb, True)
     assert alpha_t == pytest.approx(0.2, abs=1e-12)
+    # without the lower confidence value: the raw estimate, floored at alpha_low
+    assert pmg.alpha_estimates(100.0**-0.3, 100.0, *args[:-1], False) == pytest.approx(
+        (0.3, 0.3), abs=1e-12
+    )
+    assert pmg.alpha_estimates(100.0**-0.05, 100.0, *args[:-1], False)[1] == 0.1
     # width 0: alpha_t = alpha_hat
     lcb = 0.42 / math.sqrt(LOG_TERM)
-    assert pmg.alpha_estimates(0.05, 1000.0, LOG_TERM, 0.1, 0.7, 0.6, lcb) == pytest.approx(
+    assert pmg.alpha_estimates(0.05, 1000.0, LOG_TERM, 0.1, 0.7, 0.6, lcb, True) == pytest.approx(
         (-math.log(0.05) / math.log(1000), -math.log(0.05) / math.log(1000)), abs=1e-12
     )
     # no positive difference: alpha_hat = 1 (and alpha_t = max(alpha_low, 1 - width))
@@ -286,7 +295,7 @@ def test_alpha_estimates_by_hand() -> None:
     # diff = 1/T_bar exactly gives 1
     assert pmg.alpha_estimates(1 / 64, 64.0, *args)[0] == pytest.approx(1.0, abs=1e-12)
     # the width shrinks as T_bar grows: alpha_t leaves alpha_low for large T_bar
-    lo = pmg.alpha_estimates(10**8**-0.3, 1e8, LOG_TERM, 0.1, 0.7, 0.6, 24.0)[1]
+    lo = pmg.alpha_estimates(10**8**-0.3, 1e8, LOG_TERM, 0.1, 0.7, 0.6, 24.0, True)[1]
     assert lo == pytest.approx(max(0.1, 0.3 - math.log(268.69) / math.log(1e8)), abs=1e-4)
 
 
@@ -418,14 +427,18 @@ def test_alpha_estimator_counts_only_pulls_at_least_d_t_old() -> None:
     actions_k, _, trace_k = run_kernel(mu, uniforms, delay_table, params.alpha_low, params, cp)
     assert actions_r.tolist() == [0] * horizon
     np.testing.assert_array_equal(trace_k, np.array(trace_r, dtype=float))
-    out = {int(t): a for t, a, _ in trace_r}
+    out = {int(t): a for t, a, _, _ in trace_r}
+    difference = {int(t): d for t, _, _, d in trace_r}
     assert out[1] == out[2] == 0.1  # no estimate before two pulls: the starting value alpha_low
-    assert out[3] == out[4] == 1.0
+    assert math.isnan(difference[1]) and math.isnan(difference[2])
+    # alpha_hat = 1 from a difference that is not positive: nothing estimated, and the trace says so
+    assert out[3] == out[4] == 1.0 and difference[3] == difference[4] == 0.0
+    assert difference[5] == pytest.approx(0.5, abs=1e-12)
     assert out[5] == pytest.approx(0.5, abs=1e-12)
     assert out[6] == pytest.approx(math.log(5 / 3) / math.log(5), abs=1e-12)
     assert out[7] == pytest.approx(math.log(2) / math.log(6), abs=1e-12)
     assert out[13] == pytest.approx(math.log(4) / math.log(12), abs=1e-12)
-    assert all(b == 0.1 for _, _, b in trace_r)  # the width is large: alpha_t = alpha_low
+    assert all(b == 0.1 for _, _, b, _ in trace_r)  # the width is large: alpha_t = alpha_low
     independent = alpha_trace_independent(mu, uniforms, delay_table, actions_r, params)
     np.testing.assert_allclose(
         independent.alpha_hat.to_numpy()[2:], [out[t] for t in cp[2:]], rtol=1e-12
@@ -465,10 +478,11 @@ def test_count_difference_matches_its_expectation(law_name: str, window: str) ->
         uniforms = rng.random((horizon, 1))
         delay_table = law.sample(rng, horizon).reshape(horizon, 1)
         _, _, trace = run_kernel([mu], uniforms, delay_table, 0.1, params, np.array([horizon]))
-        t, alpha_hat, _ = trace[0]
+        t, alpha_hat, _, difference = trace[0]
         assert t == horizon and alpha_hat < 1.0
         n = tbar ** (1.0 - alpha_hat)  # T_bar * T_bar^-alpha_hat
         assert abs(n - round(n)) < 1e-6
+        assert difference * tbar == pytest.approx(round(n), abs=1e-9)  # the trace's own record
         s = np.arange(1, eligible + 1)
         d = delay_table[s - 1, 0]
         independent = np.count_nonzero((uniforms[s - 1, 0] < mu) & (d > small) & (d <= big))
@@ -491,7 +505,7 @@ def _expected_alpha_hat(law, tbar: int, window_alpha: float, mu: float = 0.8) ->
     big, small = pmg.windows(tbar, 0.7, window_alpha)
     diff = mu * (float(law.cdf(big)) - float(law.cdf(small))) * (tbar + 1 - big) / tbar
     log_term = math.log(2.0 * 1 * float(tbar + 1) ** 3)
-    return pmg.alpha_estimates(diff, float(tbar), log_term, 0.1, 0.7, 0.6, 24.0)[0]
+    return pmg.alpha_estimates(diff, float(tbar), log_term, 0.1, 0.7, 0.6, 24.0, True)[0]
 
 
 @pytest.mark.parametrize("law_name", list(ESTIMATOR_LAWS))
@@ -534,6 +548,12 @@ TRACE_CASES = {
         1500,
         pmg.AdaptParams(window_alpha=0.1, lcb_constant=0.1),
     ),
+    # Figure 6's raw-estimate curve: alpha_hat_t itself (floored at alpha_low) steers the arms
+    "section83-w0.3-raw": (
+        *SECTION83,
+        2000,
+        pmg.AdaptParams(window_alpha=0.3, lower_confidence=False),
+    ),
 }
 
 
@@ -567,7 +587,7 @@ def test_adapt_patient_trace_kernel_reference_and_rederivation(case: str) -> Non
     # the estimate is not trivial: it moves, and below 1 most of the time
     late = events_r[events_r.t > horizon // 2]
     assert late.alpha_hat.nunique() > 10 and (late.alpha_hat < 1).mean() > 0.5
-    if params.lcb_constant < 24:
+    if params.lcb_constant < 24 or not params.lower_confidence:
         assert events_r.alpha_t.nunique() > 10 and events_r.alpha_t.max() > params.alpha_low
 
 
@@ -591,6 +611,10 @@ RUNS = {
     "patient-0.6": ("patient", {"alpha_tilde": 0.6}),
     "adapt-patient": ("adapt-patient", {}),
     "adapt-patient-true-alpha": ("adapt-patient", {"adapt": pmg.AdaptParams(window_alpha=0.3)}),
+    "adapt-patient-raw": (
+        "adapt-patient",
+        {"adapt": pmg.AdaptParams(window_alpha=0.3, lower_confidence=False)},
+    ),
     "d-ucb-10": ("d-ucb", {"window": 10}),
     "d-ucb-50": ("d-ucb", {"window": 50}),
     "d-ucb-nowait-10": ("d-ucb", {"window": 10, "ducb_wait": False}),
@@ -1015,5 +1039,132 @@ def test_fig5_reports_an_undecided_growth_as_inconclusive(tmp_path) -> None:
     path.parent.mkdir(parents=True)
     path.write_text(to_json(found.values()))
     report = to_markdown([path])
-    assert "2 of 3 claims hold (1 inconclusive)." in report
+    assert "2 of 3 claims hold, 0 fail, 1 inconclusive." in report
     assert "| inconclusive |" in report
+
+
+# --------------------------------------------------------------------------------------------
+# 8. Figures 6 and 7: the claim split in its parts, and alpha estimates that estimate nothing
+# --------------------------------------------------------------------------------------------
+
+
+def _section83_summary(means: dict[str, float], se: float = 2.0) -> pd.DataFrame:
+    return pd.DataFrame(
+        [("section83", a, 10000, m, se, 100) for a, m in means.items()],
+        columns=["setting", "algorithm", "t", "mean", "se", "n_runs"],
+    )
+
+
+def test_fig6_checks_each_part_of_the_sentence_and_the_patient_baseline() -> None:
+    from delayed_bandits.papers.manegueu2020 import claims as cm
+
+    fig = smoke_config()["papers"][PAPER]["fig6"]
+    # the issue's numbers: 0.6 beats the oracle, the raw-estimate Adapt sits at the oracle
+    means = {
+        "patient-01": 499.0,
+        "patient-03": 394.0,
+        "patient-06": 278.0,
+        "adapt-patient": 499.0,
+        "adapt-patient-true-alpha": 499.0,
+        "adapt-patient-raw": 396.0,
+    }
+    found = {c.id: c for c in cm.fig6({"summary": _section83_summary(means)}, fig)}
+    assert found["fig6-patient-03-below-patient-06"].holds is False
+    assert found["fig6-adapt-patient-raw-not-below-oracle"].holds is True
+    assert found["fig6-adapt-patient-raw-below-patient-01"].holds is True
+    assert found["fig6-adapt-patient-raw-below-patient-06"].holds is False
+    assert (
+        "fig6-patient-03-below-patient-06" in found["fig6-adapt-patient-raw-below-patient-06"].note
+    )
+    # Adapt playing like Patient 0.1: a tie, not a failure
+    assert found["fig6-adapt-patient-below-patient-01"].holds is None
+    assert "alpha_low" in found["fig6-adapt-patient-below-patient-01"].note
+    assert "raw alpha_hat_t" in found["fig6-adapt-patient-raw-below-patient-01"].statement
+    # and the paper's picture: the oracle best of the Patients, Adapt slightly above it
+    means.update({"patient-06": 450.0, "adapt-patient-raw": 397.0})
+    found = {c.id: c for c in cm.fig6({"summary": _section83_summary(means)}, fig)}
+    assert found["fig6-patient-03-below-patient-06"].holds is True
+    assert all(
+        found[f"fig6-adapt-patient-raw-{part}"].holds is True
+        for part in ("not-below-oracle", "below-patient-01", "below-patient-06")
+    )
+    # Adapt below the oracle by more than 2 SE is not "slightly worse"
+    means["adapt-patient-raw"] = 380.0
+    found = {c.id: c for c in cm.fig6({"summary": _section83_summary(means)}, fig)}
+    assert found["fig6-adapt-patient-raw-not-below-oracle"].holds is False
+
+
+def _trace(alg: str, alpha_hat, alpha_t, difference) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "algorithm": alg,
+            "replication": np.arange(len(alpha_hat)),
+            "t": 1000,
+            "alpha_hat": alpha_hat,
+            "alpha_t": alpha_t,
+            "difference": difference,
+        }
+    )
+
+
+def test_fig7_fails_when_alpha_hat_one_came_from_a_non_positive_difference() -> None:
+    """The literal summation ranges make m_{t,D} - m_{t,d} negative: alpha_hat = 1, and
+    alpha_t = 1 - correction can land near 0.3 with nothing estimated."""
+    from delayed_bandits.papers.manegueu2020 import claims as cm
+
+    fig = smoke_config()["papers"][PAPER]["fig7"]
+    alg = "adapt-patient-true-alpha"
+    rng = np.random.default_rng(0)
+    nothing = _trace(alg, np.ones(50), rng.normal(0.33, 0.01, 50), -rng.random(50) * 0.01)
+    found = {c.id: c for c in cm.fig7({"events": nothing}, {**fig, "algorithms": [alg]})}
+    for name in ("alpha", "alpha-hat"):
+        claim = found[f"fig7-{alg}-{name}-approaches-0.3"]
+        assert claim.holds is False and "non-positive difference" in claim.note
+    estimated = _trace(alg, rng.normal(0.29, 0.01, 50), np.full(50, 0.1), rng.random(50) * 0.01)
+    found = {c.id: c for c in cm.fig7({"events": estimated}, {**fig, "algorithms": [alg]})}
+    assert found[f"fig7-{alg}-alpha-hat-approaches-0.3"].holds is True
+    assert found[f"fig7-{alg}-alpha-approaches-0.3"].holds is False
+    assert "correction" in found[f"fig7-{alg}-alpha-approaches-0.3"].note
+
+
+def test_fig2_ties_with_the_minimum_are_judged_on_paired_runs() -> None:
+    """A sweep whose values share their draws: a run-level offset common to every alpha_tilde
+    (SD 30) cancels in the paired differences, so values 0.5 above the minimum do not tie with it,
+    though the curves' own SEs (about 2) could not tell them apart."""
+    from delayed_bandits.papers.manegueu2020 import claims as cm
+
+    fig = smoke_config()["papers"][PAPER]["fig2"]
+    fig = {**fig, "sweep": {**fig["sweep"], "values": [0.05, 0.1, 0.3, 0.5]}}
+    shape = {0.05: 2.0, 0.1: 0.0, 0.3: 0.5, 0.5: 3.0}
+    rng = np.random.default_rng(1)
+    runs = 200
+    level = rng.normal(80.0, 30.0, runs)
+    settings = list(config.settings(fig))
+    finals = pd.DataFrame(
+        [
+            (s, "patient", r, level[r] + shape[x] + rng.normal(0.0, 0.3))
+            for s, x in zip(settings, fig["sweep"]["values"])
+            for r in range(runs)
+        ],
+        columns=["setting", "algorithm", "replication", "regret"],
+    )
+    summary = (
+        finals.groupby(["setting", "algorithm"])
+        .regret.agg(mean="mean", sd="std")
+        .reset_index()
+        .assign(t=fig["horizon"], se=lambda d: d.sd / np.sqrt(runs), n_runs=runs)
+    )
+    found = {c.id: c for c in cm.fig2({"summary": summary, "finals": finals}, fig)}
+    assert found["fig2-minimum-near-0.3"].holds is False  # only 0.1 ties with itself
+    assert "paired SE: 0.10;" in found["fig2-minimum-near-0.3"].measured
+    assert found["fig2-u-shaped"].holds is True
+    shape[0.3] = 0.01  # now 0.3 ties with the minimum at 0.1: some tied values inside, some not
+    finals["regret"] = [
+        level[r] + shape[x] + rng.normal(0.0, 0.3)
+        for x in fig["sweep"]["values"]
+        for r in range(runs)
+    ]
+    summary = summary.drop(columns="mean").merge(
+        finals.groupby("setting").regret.mean().rename("mean").reset_index()
+    )
+    assert cm.fig2({"summary": summary, "finals": finals}, fig)[0].holds is None

@@ -978,3 +978,102 @@ def test_tiny_horizon_without_delay(runner: str) -> None:
     env = draw_environment(np.random.SeedSequence(0), 4, st)
     _, actions, _ = getattr(algorithms.get(PAPER, "odaaf"), runner)(st, env, np.array([4]), 0)
     assert len(actions) == 4
+
+
+# --------------------------------------------------------------------------------------------
+# Appendix E on common random numbers, judged by the paired slope
+# --------------------------------------------------------------------------------------------
+
+
+def test_coupled_uniform_delays_are_one_uniform_scaled() -> None:
+    """floor(V (2E + 1)) from the same V for every width: each law is uniform on {0..2E}, and a
+    wider law's delay is never shorter (common random numbers across Appendix E's settings)."""
+    draws = {
+        high: delays.from_spec(
+            {"kind": "uniform", "low": 0, "high": high, "coupled": True}, "d"
+        ).sample(np.random.default_rng(3), 100_000)
+        for high in (0, 50, 100, 400)
+    }
+    assert (draws[0] == 0).all()
+    for high, d in draws.items():
+        assert d.min() >= 0 and d.max() <= high
+        assert abs(d.mean() - high / 2) <= 5 * math.sqrt((high + 1) ** 2 / 12 / len(d)) + 1e-12
+    assert (draws[50] <= draws[100]).all() and (draws[100] <= draws[400]).all()
+    # the uncoupled law keeps numpy's integers (the other figures' numbers)
+    plain = delays.from_spec({"kind": "uniform", "low": 0, "high": 50}, "d")
+    np.testing.assert_array_equal(
+        plain.sample(np.random.default_rng(3), 10),
+        np.random.default_rng(3).integers(0, 51, size=10),
+    )
+    with pytest.raises(ConfigError, match="coupled: expected true or false"):
+        delays.from_spec({"kind": "uniform", "low": 0, "high": 5, "coupled": 1}, "d")
+
+
+def test_appendix_e_settings_share_their_draws() -> None:
+    fig = smoke_config()["papers"][PAPER]["appE"]
+    assert fig["shared_draws"] is True
+    first = next(iter(fig["settings"]))
+    assert {config.seed_name(fig, s) for s in fig["settings"]} == {first}
+    horizon = 300
+    envs = {}
+    for name, raw in fig["settings"].items():
+        st = Setting.from_config(raw, name)
+        env_seed, _ = seeds.replication_seeds(7, PAPER, "appE", config.seed_name(fig, name), 0)
+        envs[st.delay.high] = draw_environment(env_seed, horizon, st)
+    widths = sorted(envs)
+    for a, b in zip(widths, widths[1:]):
+        np.testing.assert_array_equal(envs[a].uniforms, envs[b].uniforms)
+        assert (envs[a].delays <= envs[b].delays).all()
+    # without the key every setting keeps its own seed
+    assert config.seed_name({**fig, "shared_draws": False}, "mean50") == "mean50"
+
+
+def test_appendix_e_slope_is_judged_by_its_paired_se() -> None:
+    from delayed_bandits.papers.pikeburke2018.claims import delay_sweep_claims, paired_slopes
+
+    fig = smoke_config()["papers"][PAPER]["appE"]
+    means = {
+        name: Setting.from_config(raw, name).delay.mean for name, raw in fig["settings"].items()
+    }
+    rng = np.random.default_rng(5)
+    runs = 200
+    base = rng.normal(100.0, 20.0, runs)  # a run's level, shared by its five settings
+    rows = []
+    for alg, slope in (("qpm-d", 0.03), ("odaaf", 0.0), ("odaaf-b", -0.05)):
+        for name, x in means.items():
+            regret = base + slope * x + rng.normal(0.0, 0.5, runs)
+            rows += [(name, alg, r, regret[r]) for r in range(runs)]
+    finals = pd.DataFrame(rows, columns=["setting", "algorithm", "replication", "regret"])
+    slopes = paired_slopes(finals, means)
+    assert len(slopes) == 3 * runs
+    summary = (
+        finals.groupby(["setting", "algorithm"])
+        .regret.agg(mean="mean", sd="std")
+        .reset_index()
+        .assign(t=fig["horizon"], se=lambda d: d.sd / math.sqrt(runs), n_runs=runs)
+    )
+    found = {c.id: c for c in delay_sweep_claims({"summary": summary, "finals": finals}, fig)}
+    # the run-to-run spread (SD 20) cancels in the paired slope, whose SE is about 0.0011
+    assert found["qpm-d-regret-linear-in-delay"].holds is True
+    assert found["odaaf-regret-linear-in-delay"].holds is None
+    assert found["odaaf-b-regret-linear-in-delay"].holds is False
+    assert found["odaaf-b-regret-linear-in-delay"].note
+    assert "paired runs" in found["qpm-d-regret-linear-in-delay"].measured
+
+
+def test_finals_hold_every_run_at_the_horizon() -> None:
+    from delayed_bandits.aggregate import FINAL_COLUMNS, finals
+
+    raw = pd.DataFrame(
+        [
+            (s, a, r, t, float(r + t))
+            for s in ("x", "y")
+            for a in ("qpm-d",)
+            for r in range(3)
+            for t in (50, 100)
+        ],
+        columns=["setting", "algorithm", "replication", "t", "regret"],
+    )
+    out = finals(raw)
+    assert list(out.columns) == FINAL_COLUMNS and len(out) == 6
+    assert (out.regret == out.replication + 100).all()

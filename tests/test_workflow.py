@@ -34,6 +34,8 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
         for c in claims:
             assert {"id", "statement", "paper_ref", "measured", "expected", "holds"} <= set(c)
             assert c["holds"] is None or isinstance(c["holds"], bool)  # None: inconclusive
+            # the three-valued rule (claims.py): a failure says what may explain it
+            assert c["holds"] is not False or c["note"].strip(), (paper, fig, c["id"])
         if not kinds.simulated(cfg):  # drawn from the configuration: no shard, no summary
             assert sorted(
                 p.name for p in (smoke_run / f"smoke/results/{paper}/{fig}").iterdir()

@@ -1,5 +1,16 @@
 """Paper claims, checked against the summaries: each claim records the paper's statement, where
-the paper makes it, what was measured, what was expected, and whether it holds."""
+the paper makes it, what was measured, what was expected, and whether it holds.
+
+One rule gives every claim of the papers its verdict (``verdict``):
+
+- **holds**: the measurement establishes the claim: at ``Z`` = 2 standard errors where it is a
+  statistic (a difference of two curves, a slope, a mean against a stated value), or by the
+  claim's own test where the claim states one (a threshold with an inconclusive band between
+  what would confirm and what would refute, an exact quantity computed from the config);
+- **fails**: the measurement establishes the opposite, by the same standard;
+- **inconclusive** (``holds`` None): the evidence cannot separate the two.
+
+A failing claim carries a note saying what may explain it (``check`` refuses one without)."""
 
 from __future__ import annotations
 
@@ -56,6 +67,60 @@ def diff_se(a: Point, b: Point) -> float:
     return float((a.se**2 + b.se**2) ** 0.5)
 
 
+Z = 2.0
+"""Standard errors that establish a statistic's sign (the module's rule)."""
+
+
+def verdict(effect: float, se: float) -> bool | None:
+    """The rule, for a statistic ``effect`` that is positive when the claim is true (e.g. the
+    regret of the curve claimed worse minus that of the curve claimed better): holds when
+    effect > Z se, fails when effect < -Z se, inconclusive (None) in between. With se = 0 (an
+    exact quantity) only effect = 0 is inconclusive."""
+    if effect > Z * se:
+        return True
+    if effect < -Z * se:
+        return False
+    return None
+
+
+def below(a: Point, b: Point) -> bool | None:
+    """The rule for "curve a ends below curve b": b - a against the se of the difference."""
+    return verdict(b.mean - a.mean, diff_se(a, b))
+
+
+def within(value: float, se: float, low: float, high: float) -> bool | None:
+    """The rule for "value lies in [low, high]": holds when value ± Z se lies inside, fails when
+    it lies wholly outside, inconclusive when it straddles an end."""
+    if low <= value - Z * se and value + Z * se <= high:
+        return True
+    if value + Z * se < low or value - Z * se > high:
+        return False
+    return None
+
+
+def band(value: float, low: float, high: float, above: bool) -> bool | None:
+    """A claim's own test with an inconclusive band, for "value is high" (``above``) or "value is
+    low": holds at or past its own threshold (>= high, or <= low), fails at or past the other,
+    inconclusive strictly between (e.g. a growth over [T/2, T]: linear >= 0.8, sublinear <= 0.6)."""
+    if low < value < high:
+        return None
+    return (value >= high) == above
+
+
+def every(verdicts: Iterable[bool | None]) -> bool | None:
+    """The rule for "all of these": fails when one fails, holds when all hold, else
+    inconclusive."""
+    found = list(verdicts)
+    if any(v is False for v in found):
+        return False
+    return True if all(v is True for v in found) else None
+
+
+def word(holds: bool | None) -> str:
+    """How a measured column names a verdict."""
+    return {True: "holds", False: "fails", None: "inconclusive"}[holds]
+
+
 # (tables, figure config) -> claims; tables always hold "summary", and "ratios" or "events" where
 # the paper's rules produce them.
 Checker = Callable[[Mapping[str, pd.DataFrame], Mapping[str, Any]], list[Claim]]
@@ -67,7 +132,14 @@ def check(
     """Claims of one figure, from ``papers/<paper>/claims.py`` (``CHECKS``); a figure without
     registered claims yields none."""
     checker = papers.get(paper).checks().get(figure)
-    return checker(tables, fig_cfg) if checker else []
+    found = checker(tables, fig_cfg) if checker else []
+    silent = [c.id for c in found if c.holds is False and not c.note.strip()]
+    if silent:
+        raise ValueError(
+            f"{paper} {figure}: failing claim(s) {', '.join(silent)} without a note saying what "
+            "may explain the failure"
+        )
+    return found
 
 
 def to_json(claims: Iterable[Claim]) -> str:
@@ -77,7 +149,6 @@ def to_json(claims: Iterable[Claim]) -> str:
 def to_html(claims: Iterable[Claim], title: str) -> str:
     """One figure's claims as an HTML page (the report shows it beside the figure)."""
     rows = [asdict(c) for c in claims]
-    held = sum(c["holds"] is True for c in rows)
     cells = ("statement", "paper_ref", "measured", "expected", "holds", "note")
     head = "".join(
         f"<th>{name}</th>" for name in ("claim", "paper", "measured", "expected", "holds", "note")
@@ -90,8 +161,16 @@ def to_html(claims: Iterable[Claim], title: str) -> str:
         + "</tr>"
         for c in rows
     )
-    return html_page(
-        title, f"<p>{held} of {len(rows)} claims hold.</p><table><tr>{head}</tr>{body}</table>"
+    return html_page(title, f"<p>{count(rows)}</p><table><tr>{head}</tr>{body}</table>")
+
+
+def count(rows: Iterable[Mapping[str, Any]]) -> str:
+    """The verdicts of claims (as dicts) counted: 'X of N claims hold, Y fail, Z inconclusive.'"""
+    marks = [c["holds"] for c in rows]
+    held, failed = sum(m is True for m in marks), sum(m is False for m in marks)
+    return (
+        f"{held} of {len(marks)} claims hold, {failed} fail, "
+        f"{len(marks) - held - failed} inconclusive."
     )
 
 
@@ -100,8 +179,8 @@ def _mark(holds: bool | None) -> str:
 
 
 def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
-    """Every claims file as one table per figure, with a count of what holds (and of what is
-    inconclusive, when any is) and, when given, the scale of the run (config key ``scale``)."""
+    """Every claims file as one table per figure, with the count of what holds, fails and is
+    inconclusive (``count``) and, when given, the scale of the run (config key ``scale``)."""
     lines = ["# Claims: what the papers say, and what our runs measure", ""]
     if scale is not None:
         lines.insert(
@@ -113,7 +192,7 @@ def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
                 else " (not the paper scale: these numbers do not test the papers' claims).\n"
             ),
         )
-    total = held = undecided = 0
+    every_claim: list[dict[str, Any]] = []
     for path in sorted(map(Path, files)):
         claims = json.loads(path.read_text())
         paper, figure = path.parent.parent.name, path.parent.name
@@ -129,13 +208,7 @@ def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
                 f"| {c['statement']} | {c['paper_ref']} | {c['measured']} | "
                 f"{c['expected']} | {mark} | {c.get('note', '')} |"
             )
-            total += 1
-            held += c["holds"] is True
-            undecided += c["holds"] is None
+            every_claim.append(c)
         lines.append("")
-    lines.insert(
-        2,
-        f"{held} of {total} claims hold"
-        + (f" ({undecided} inconclusive).\n" if undecided else ".\n"),
-    )
+    lines.insert(2, count(every_claim) + "\n")
     return "\n".join(lines) + "\n"

@@ -130,6 +130,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("shards", nargs="+", type=Path)
 
+    p = sub.add_parser("finals", help="every run's regret at T, for paired statistics")
+    _figure_args(p)
+    p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
+    p.add_argument("shards", nargs="+", type=Path)
+
     p = sub.add_parser("claims", help="check a figure's claims against its summary")
     _figure_args(p)
     p.add_argument(
@@ -140,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
     p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
+    p.add_argument("--finals", type=Path, help="every run's regret at T, for figures that have it")
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path)
     p.add_argument(
@@ -172,6 +178,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
     p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
+    p.add_argument("--finals", type=Path, help="every run's regret at T, for figures that have it")
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path, nargs="+", help=".pdf and/or .png paths")
     p.add_argument(
@@ -253,6 +260,10 @@ def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
         out["leaderboard"] = tb.read_table(
             args.leaderboard, COLUMNS, ["horizon", "field", "setting", "algorithm"]
         )
+    if getattr(args, "finals", None):
+        from delayed_bandits.aggregate import FINAL_COLUMNS
+
+        out["finals"] = tb.read_table(args.finals, FINAL_COLUMNS, FINAL_COLUMNS)
     if getattr(args, "events", None):
         out["events"] = pd.concat([tb.read_events(p) for p in args.events], ignore_index=True)
     return out
@@ -355,6 +366,15 @@ def _ratios(args: argparse.Namespace) -> None:
         table.to_csv(tmp, index=False, float_format="%.10g")
 
 
+def _finals(args: argparse.Namespace) -> None:
+    from delayed_bandits.aggregate import finals, read_shards
+
+    _load(args)
+    table = finals(read_shards(args.shards))
+    with atomic_path(args.out) as tmp:
+        table.to_csv(tmp, index=False, float_format="%.10g")
+
+
 def _claims(args: argparse.Namespace) -> None:
     from delayed_bandits import claims
 
@@ -450,6 +470,7 @@ COMMANDS = {
     "simulate": _simulate,
     "aggregate": _aggregate,
     "ratios": _ratios,
+    "finals": _finals,
     "claims": _claims,
     "leaderboard": _leaderboard,
     "gather-claims": _gather_claims,

@@ -472,7 +472,10 @@ def listed_setting(fig: Mapping[str, Any], setting: str) -> str:
 def seed_name(fig: Mapping[str, Any], setting: str) -> str:
     """The setting id the environment's seed uses. A sweep of an algorithm's parameter
     (``sweep.environment: false``) keeps the listed setting's id, so every value of the sweep faces
-    the same draws (paired comparison along the sweep)."""
+    the same draws (paired comparison along the sweep); ``shared_draws`` gives every setting the
+    first listed setting's id (common random numbers across settings)."""
+    if fig.get("shared_draws", False):
+        return next(iter(fig["settings"]))
     sweep = fig.get("sweep")
     if sweep and not sweep.get("environment", True):
         return listed_setting(fig, setting)

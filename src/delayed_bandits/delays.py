@@ -87,12 +87,19 @@ class _NumericMoments:
 
 @dataclass(frozen=True)
 class Uniform:
-    """Uniform on {low, ..., high} (Pike-Burke et al. 2018, Figure 3a)."""
+    """Uniform on {low, ..., high} (Pike-Burke et al. 2018, Figure 3a). ``coupled``: each delay is
+    low + floor(V (high - low + 1)) of one uniform V, so that laws of different widths drawn from
+    the same stream move together (common random numbers across settings, Appendix E); otherwise
+    numpy's bounded integers, which the other figures were drawn with."""
 
     low: int
     high: int
+    coupled: bool = False
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        if self.coupled:
+            width = self.high - self.low + 1
+            return self.low + np.floor(rng.random(size) * width).astype(np.int64)
         return rng.integers(self.low, self.high + 1, size=size, dtype=np.int64)
 
     def cdf(self, d: np.ndarray | int) -> np.ndarray:
@@ -636,13 +643,18 @@ def _require(
     return float(value)
 
 
-@_kind("uniform", "low high", prose=lambda s: f"uniform on {{{s['low']}, ..., {s['high']}}}")
+@_kind(
+    "uniform", "low high coupled", prose=lambda s: f"uniform on {{{s['low']}, ..., {s['high']}}}"
+)
 def _uniform(spec: Mapping[str, Any], where: str) -> Uniform:
     low = _require(spec, "low", where, False, MAX_DELAY)
     high = _require(spec, "high", where, False, MAX_DELAY)
     if low < 0 or high < low or low != int(low) or high != int(high):
         raise ConfigError(f"{where}: need integers 0 <= low <= high, got {low}, {high}")
-    return Uniform(int(low), int(high))
+    coupled = spec.get("coupled", False)
+    if not isinstance(coupled, bool):
+        raise ConfigError(f"{where}.coupled: expected true or false, got {coupled!r}")
+    return Uniform(int(low), int(high), coupled)
 
 
 @_kind("geometric", "mean", prose=lambda s: f"geometric, mean {s['mean']:g}")

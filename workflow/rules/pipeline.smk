@@ -150,6 +150,28 @@ rule ratios:
         " --figure {wildcards.figure:q} --out {output.ratios:q} {input.shards:q} > {log:q} 2>&1"
 
 
+rule finals:
+    input:
+        shards=shard_files,
+    output:
+        finals=out("results/{paper}/{figure}/finals.csv"),
+    log:
+        out("logs/{paper}/{figure}/finals.log"),
+    benchmark:
+        out("benchmarks/{paper}/{figure}/finals.tsv")
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=ANALYSIS.mem_mb,
+        runtime=ANALYSIS.runtime,
+    params:
+        config=CONFIG,
+    shell:
+        "delayed-bandits finals --config {params.config:q} --paper {wildcards.paper:q}"
+        " --figure {wildcards.figure:q} --out {output.finals:q} {input.shards:q} > {log:q} 2>&1"
+
+
 rule leaderboard:
     input:
         shards=shard_files,

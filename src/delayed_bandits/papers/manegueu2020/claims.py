@@ -8,8 +8,19 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import config, delays
-from delayed_bandits.claims import Checker, Claim, at, diff_se
+from delayed_bandits.claims import (
+    Checker,
+    Claim,
+    at,
+    band,
+    below,
+    diff_se,
+    every,
+    verdict,
+    within,
+)
 from delayed_bandits.papers.manegueu2020.analysis import sweep_table
+from delayed_bandits.papers.manegueu2020.policies import AdaptParams
 
 # Our quantifications of the paper's words (docs/decisions.md):
 COMPARABLE = 1.5  # "comparable": within this factor of the best D-UCB at T
@@ -17,36 +28,59 @@ LINEAR, SUBLINEAR = 0.8, 0.6  # growth over [T/2, T] relative to the regret at T
 NEAR_ALPHA = 0.1  # "alpha_t approaches 0.3": within this of 0.3 at T
 
 
+def _paired_gaps(finals: pd.DataFrame, table: pd.DataFrame, best: str) -> pd.DataFrame:
+    """Each swept setting's regret at T above that of ``best``, run by run: the sweep's settings
+    share their draws (``sweep.environment: false``), so the mean and SE of these paired
+    differences say which values tie with the minimum far more sharply than the curves' own SEs."""
+    wide = finals.pivot(index="replication", columns="setting", values="regret")
+    gaps = wide.sub(wide[best], axis=0)
+    out = table.set_index("setting")[["x"]].copy()
+    out["gap"] = gaps.mean()
+    out["gap_se"] = gaps.std(ddof=1) / np.sqrt(len(gaps))
+    return out.sort_values("x")
+
+
 def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
     table = sweep_table(tables["summary"], fig_cfg)
     best = table.loc[table["mean"].idxmin()]
-    ends = table.iloc[[0, -1]]
-    u_shaped = bool((ends["mean"] - 2 * ends.se > best["mean"] + 2 * best.se).all())
+    gaps = _paired_gaps(tables["finals"], table, best.setting)
+    ends = gaps.iloc[[0, -1]]
+    u_shaped = every(verdict(end.gap, end.gap_se) for _, end in ends.iterrows())
     spread = (table["mean"].max() - best["mean"]) / best["mean"]
-    located = bool(0.2 <= best.x <= 0.4)
+    # the alpha_tilde whose regret ties with the minimum: above it by at most 2 paired SE
+    tied = gaps[gaps.gap <= 2 * gaps.gap_se].x
+    inside = tied.between(0.2, 0.4)
+    located = True if inside.all() else (False if not inside.any() else None)
     return [
         Claim(
             "fig2-minimum-near-0.3",
             "Patient's regret at T is smallest near alpha_tilde = min_i alpha_i = 0.3",
             "Section 8.1, Figure 2",
-            f"minimum {best['mean']:.1f} ± {best.se:.1f} at alpha_tilde = {best.x:.2f}; the "
-            f"regret varies by {spread:.1%} along the sweep",
-            "argmin in [0.2, 0.4]",
+            f"minimum {best['mean']:.1f} ± {best.se:.1f} at alpha_tilde = {best.x:.2f}; tied "
+            f"within 2 paired SE: {', '.join(f'{x:.2f}' for x in tied)}; the regret varies by "
+            f"{spread:.1%} along the sweep",
+            "every alpha_tilde tied with the minimum (paired runs) in [0.2, 0.4]; fails: none",
             located,
             ""
             if located
             else "the exploration term sqrt(2 log(2KT^3) / T_i) (about 0.18 at "
             "T_i = 1500) dwarfs the gap 0.05, so Patient plays both arms almost uniformly for "
-            "every alpha_tilde at T = 3000 and the curve is nearly flat",
+            "every alpha_tilde at T = 3000 and the curve is nearly flat; the bias term's slope "
+            "in alpha_tilde, 2 ln(N) N^-alpha_tilde, peaks near alpha_tilde = 1 / ln N",
         ),
         Claim(
             "fig2-u-shaped",
             "The regret first decreases with alpha_tilde, then increases (U shape)",
             "Section 8.1, Figure 2",
-            f"alpha_tilde = {ends.x.iloc[0]:.2f}: {ends['mean'].iloc[0]:.1f}; "
-            f"{ends.x.iloc[1]:.2f}: {ends['mean'].iloc[1]:.1f}; minimum {best['mean']:.1f}",
-            "both ends above the minimum by more than 2 SE each",
+            "; ".join(
+                f"alpha_tilde = {end.x:.2f}: {best['mean'] + end.gap:.1f} ({end.gap:+.1f} ± "
+                f"{end.gap_se:.1f}, paired)"
+                for _, end in ends.iterrows()
+            )
+            + f"; minimum {best['mean']:.1f}",
+            "both ends above the minimum by more than 2 SE of the paired difference",
             u_shaped,
+            "" if u_shaped else "the minimum lies at an end of the alpha_tilde grid",
         ),
     ]
 
@@ -64,9 +98,9 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     peaks = []
     for base, rows in table.groupby("base"):
         top, tied = _peak_positions(rows)
-        peaks.append((fig_cfg["settings"][base]["alpha_tilde"], top["mean"], top.x, tied))
+        peaks.append((fig_cfg["settings"][base]["alpha_tilde"], top["mean"], top.x, tied, top.se))
     peaks.sort()
-    alphas, heights, _, ties = zip(*peaks)
+    alphas, _, _, ties, _ = zip(*peaks)
     # Positions non-increasing in alpha_2 up to ties: choose, from the smallest alpha_2 on, the
     # largest tied gap not above the previous choice (greedy, so it finds one if any exists).
     chosen, previous = [], np.inf
@@ -77,9 +111,14 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         previous = fits[-1]
         chosen.append(previous)
     ordered = len(chosen) == len(ties)
+    # heights in increasing alpha_2: each above the next by more than 2 SE
+    higher = every(
+        verdict(a[1] - b[1], float(np.hypot(a[4], b[4]))) for a, b in zip(peaks, peaks[1:])
+    )
     measured = "; ".join(
-        f"alpha_2 = {a}: peak {h:.1f} at gap {x:.2f} (tied: {', '.join(f'{g:.2f}' for g in tied)})"
-        for a, h, x, tied in peaks
+        f"alpha_2 = {a}: peak {h:.1f} ± {se:.1f} at gap {x:.2f} (tied: "
+        f"{', '.join(f'{g:.2f}' for g in tied)})"
+        for a, h, x, tied, se in peaks
     )
     ref = "Section 8.1, Figure 3"
     return [
@@ -88,8 +127,12 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             "The smaller alpha_2, the larger the peak regret",
             ref,
             measured,
-            "peak regret decreasing in alpha_2",
-            bool(all(np.diff(heights) < 0)),
+            "each peak above the next alpha_2's by more than 2 SE (fails: below by more)",
+            higher,
+            ""
+            if higher is not False
+            else "a larger alpha_2's peak is higher by more than 2 SE: the peaks differ only "
+            "through the delays where Patient's index is the same (alpha_tilde >= 1/2)",
         ),
         Claim(
             "fig3-smaller-alpha-peak-at-larger-gap",
@@ -117,16 +160,19 @@ def _growth(summary: pd.DataFrame, setting: str, alg: str) -> float:
 def _rate(growth: float, linear: bool) -> bool | None:
     """Whether a growth over [T/2, T] supports "linear" (or "sublinear" when ``linear`` is
     False); None, inconclusive, between the two thresholds."""
-    if SUBLINEAR < growth < LINEAR:
-        return None
-    return (growth >= LINEAR) == linear
+    return band(growth, SUBLINEAR, LINEAR, above=linear)
 
 
-def _rate_note(verdict: bool | None, horizon: int) -> str:
+def _rate_note(holds: bool | None, horizon: int, linear: bool) -> str:
+    if holds is None:
+        return f"between the sublinear and linear thresholds: T = {horizon} cannot tell"
+    if holds:
+        return ""
     return (
-        f"between the sublinear and linear thresholds: T = {horizon} cannot tell"
-        if verdict is None
-        else ""
+        f"the curve has bent by T = {horizon}: the algorithm learns the better arm"
+        if linear
+        else f"still growing linearly at T = {horizon}: the exploration term "
+        "sqrt(2 log(2KT^3) / T_i) (or D-UCB's censored estimates) have not yet separated the arms"
     )
 
 
@@ -141,7 +187,10 @@ def fig4(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     early = at(summary, setting, widest, m + len(mu))
     uniform = float(np.mean(mu.max() - mu))
     waits = config.resolve(fig_cfg, fig_cfg["settings"][setting], widest)[1].get("ducb_wait", True)
-    linear_start = early.mean / early.t >= 0.8 * uniform
+    linear_start = verdict(early.mean / early.t - 0.8 * uniform, early.se / early.t)
+    ratio = patient.mean / top.mean
+    ratio_se = ratio * float(np.hypot(patient.se / patient.mean, top.se / top.mean))
+    comparable = verdict(COMPARABLE - ratio, ratio_se)
     if waits:
         start_note = "by construction: the waiting D-UCB cycles through the arms until m + K"
     else:
@@ -152,6 +201,8 @@ def fig4(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             "Vernade et al.'s censored DelayedUCB weights recent pulls by tau(age) from "
             "round K + 1"
         )
+    if waits and linear_start is False:
+        start_note = "a waiting D-UCB plays uniformly for m + K rounds: check the checkpoints"
     later = _rate(_growth(summary, setting, widest), linear=False)
     ref = "Section 8.2, Figure 4"
     return [
@@ -159,11 +210,11 @@ def fig4(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             "fig4-patient-comparable-to-best-ducb",
             "Patient (alpha_tilde = 0.5) is comparable to the best D-UCB, which knows the CDF",
             ref,
-            f"Patient {patient}; best D-UCB ({best}) {top}",
-            f"Patient's regret at T within x{COMPARABLE} of the best D-UCB's",
-            bool(patient.mean <= COMPARABLE * top.mean),
+            f"Patient {patient}; best D-UCB ({best}) {top}; ratio {ratio:.2f} ± {ratio_se:.2f}",
+            f"Patient's regret at T within x{COMPARABLE} of the best D-UCB's, at 2 SE",
+            comparable,
             ""
-            if patient.mean <= COMPARABLE * top.mean
+            if comparable
             else "Patient's exploration term "
             "sqrt(2 log(2KT^3) / T_i) is several times D-UCB's sqrt(log t / (2 N~)) here",
         ),
@@ -173,8 +224,8 @@ def fig4(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             ref,
             f"{widest}: R(t)/t = {early.mean / early.t:.3f} at t = {early.t} (last checkpoint "
             f"<= m + K = {m + len(mu)}); uniform play {uniform:.3f}",
-            "R(t)/t at least 80% of the uniform-play rate at t = m + K",
-            bool(linear_start),
+            "R(t)/t above 80% of the uniform-play rate at t = m + K, at 2 SE",
+            linear_start,
             start_note,
         ),
         Claim(
@@ -184,7 +235,7 @@ def fig4(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             f"{widest}: (R(T) - R(T/2)) / R(T/2) = {_growth(summary, setting, widest):.2f}",
             f"<= {SUBLINEAR} (sublinear after the phase); >= {LINEAR} refutes",
             later,
-            _rate_note(later, fig_cfg["horizon"]),
+            _rate_note(later, fig_cfg["horizon"], linear=False),
         ),
     ]
 
@@ -215,10 +266,12 @@ def fig5(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     for alg in fig_cfg["algorithms"]:
         ducb = fig_cfg["variants"][alg]["algorithm"] == "d-ucb"
         growth = _growth(summary, setting, alg)
-        verdict = _rate(growth, linear=ducb)
-        note = _rate_note(verdict, fig_cfg["horizon"])
-        if ducb and verdict is not True:
-            note = "; ".join(filter(None, (note, _ducb_limits(fig_cfg, setting, alg))))
+        holds = _rate(growth, linear=ducb)
+        note = _rate_note(holds, fig_cfg["horizon"], linear=ducb)
+        if ducb and holds is not True:  # the censored estimates explain it better
+            note = "; ".join(
+                filter(None, (note if holds is None else "", _ducb_limits(fig_cfg, setting, alg)))
+            )
         claims.append(
             Claim(
                 f"fig5-{alg}-{'linear' if ducb else 'sublinear'}",
@@ -235,7 +288,7 @@ def fig5(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     if ducb
                     else f"<= {SUBLINEAR}; >= {LINEAR} refutes"
                 ),
-                verdict,
+                holds,
                 note,
             )
         )
@@ -243,7 +296,7 @@ def fig5(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
 
 
 def _adapt_curves(fig_cfg: Mapping[str, Any]) -> list[str]:
-    """The figure's Adapt-Patient curves, one per reading of d_t."""
+    """The figure's Adapt-Patient curves, one per reading (d_t, and which alpha it plays)."""
     variants = fig_cfg.get("variants", {})
     return [
         a
@@ -252,69 +305,154 @@ def _adapt_curves(fig_cfg: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def _window_alpha(fig_cfg: Mapping[str, Any], alg: str) -> float:
+def _adapt_params(fig_cfg: Mapping[str, Any], alg: str) -> AdaptParams:
     (setting,) = list(fig_cfg["settings"])
     merged = config.resolve(fig_cfg, fig_cfg["settings"][setting], alg)[1]
-    return float(merged.get("adapt", {}).get("window_alpha", 0.1))
+    return AdaptParams(**merged.get("adapt", {}))
+
+
+def _reading(params: AdaptParams) -> str:
+    played = "alpha_t (lower confidence)" if params.lower_confidence else "the raw alpha_hat_t"
+    return f"plays {played}, d_t from alpha = {params.window_alpha:g}"
 
 
 def fig6(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
+    """Section 8.3's sentence, "Adapt-Patient is slightly worse than the oracle alpha_tilde = 0.3
+    but better than the mis-specified alpha_tilde in {0.1, 0.6}", as its three parts per
+    Adapt-Patient curve, and the comparison of the Patient curves it takes for granted."""
     summary, (setting,) = tables["summary"], list(fig_cfg["settings"])
+    ref = "Section 8.3, Figure 6"
     oracle = at(summary, setting, "patient-03")
-    wrong = [at(summary, setting, a) for a in ("patient-01", "patient-06")]
-    claims = []
+    wrong = {"01": at(summary, setting, "patient-01"), "06": at(summary, setting, "patient-06")}
+    baseline = below(oracle, wrong["06"])
+    claims = [
+        Claim(
+            "fig6-patient-03-below-patient-06",
+            "Patient with the oracle alpha_tilde = 0.3 ends below Patient with the mis-specified "
+            "alpha_tilde = 0.6 (what the sentence takes for granted)",
+            ref,
+            f"oracle {oracle}; 0.6: {wrong['06']}; difference "
+            f"{wrong['06'].mean - oracle.mean:.1f} ± {diff_se(oracle, wrong['06']):.1f}",
+            "0.6 - 0.3 > 2 SE (fails: 0.3 - 0.6 > 2 SE)",
+            baseline,
+            ""
+            if baseline
+            else "Patient's index uses min(alpha_tilde, 1/2): alpha_tilde = 0.6 gives the bias "
+            "term 2 T_i^-1/2, the smallest of the three, so it explores least; with the gap 0.2 "
+            "and exploration sqrt(2 log(2KT^3) / T_i) already large, less exploration wins here",
+        )
+    ]
     for alg in _adapt_curves(fig_cfg):
         adapt = at(summary, setting, alg)
-        below = all(w.mean - adapt.mean > 2 * diff_se(w, adapt) for w in wrong)
-        above = adapt.mean >= oracle.mean - 2 * diff_se(adapt, oracle)
+        reading = _reading(_adapt_params(fig_cfg, alg))
+        # "slightly worse than the oracle": fails only if Adapt is below it by more than 2 SE
+        near = adapt.mean >= oracle.mean - 2 * diff_se(adapt, oracle)
         claims.append(
             Claim(
-                f"fig6-{alg}-between-oracle-and-misspecified",
-                "Adapt-Patient is slightly worse than the oracle alpha_tilde = 0.3 but better than the "
-                f"mis-specified alpha_tilde in {{0.1, 0.6}} (d_t from alpha = "
-                f"{_window_alpha(fig_cfg, alg):g})",
-                "Section 8.3, Figure 6",
-                f"Adapt {adapt}; oracle {oracle}; 0.1: {wrong[0]}; 0.6: {wrong[1]}",
-                "oracle <= Adapt (within 2 SE) and Adapt below both mis-specified by > 2 SE",
-                bool(below and above),
-                ""
-                if below and above
-                else "the lower confidence value alpha_t stays at alpha_low "
-                "under either reading of d_t, so Adapt-Patient behaves like Patient with 0.1 "
-                "(Figure 7)",
+                f"fig6-{alg}-not-below-oracle",
+                f"Adapt-Patient ({reading}) is slightly worse than the oracle alpha_tilde = 0.3",
+                ref,
+                f"Adapt {adapt}; oracle {oracle}",
+                "Adapt >= oracle - 2 SE of the difference",
+                bool(near),
+                "" if near else "Adapt-Patient beats the oracle Patient by more than 2 SE",
             )
         )
+        params = _adapt_params(fig_cfg, alg)
+        for key, label in (("01", "0.1"), ("06", "0.6")):
+            holds = below(adapt, wrong[key])
+            note = ""
+            if holds is not True and key == "06" and baseline is False:
+                note = (
+                    "Patient with 0.6 ends below the oracle 0.3 "
+                    "(fig6-patient-03-below-patient-06), so no Adapt-Patient near the oracle "
+                    "can beat it"
+                )
+            elif holds is not True and params.lower_confidence:
+                note = (
+                    "alpha_t stays at alpha_low = 0.1 (Figure 7), so this Adapt-Patient plays "
+                    "like Patient with 0.1"
+                )
+            elif holds is not True:
+                note = (
+                    "alpha_hat_t is below 0.3 early on, so this Adapt-Patient explores like a "
+                    "smaller alpha_tilde for part of the horizon (Figure 7)"
+                )
+            claims.append(
+                Claim(
+                    f"fig6-{alg}-below-patient-{key}",
+                    f"Adapt-Patient ({reading}) is better than the mis-specified "
+                    f"alpha_tilde = {label}",
+                    ref,
+                    f"Adapt {adapt}; {label}: {wrong[key]}; difference "
+                    f"{wrong[key].mean - adapt.mean:.1f} ± {diff_se(adapt, wrong[key]):.1f}",
+                    f"{label} - Adapt > 2 SE (fails: Adapt - {label} > 2 SE)",
+                    holds,
+                    note,
+                )
+            )
     return claims
 
 
 def fig7(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
+    """ "The lower bound estimates alpha_t eventually converges towards alpha = 0.3", checked on
+    the value Section 6.3 defines (alpha_t) and on the raw estimate alpha_hat_t, per reading of
+    d_t. A run whose alpha_hat_t = 1 came from a non-positive difference m_{t,D} - m_{t,d}
+    estimated nothing, so the claim fails on it whatever the value."""
     events = tables["events"].dropna(subset=["t"])
+    (setting,) = list(fig_cfg["settings"])
     claims = []
     for alg in _adapt_curves(fig_cfg):
         own = events[events.algorithm == alg]
         last = own[own.t == own.t.max()]
-        alpha_t, alpha_hat = last.alpha_t.mean(), last.alpha_hat.mean()
-        hat_se = last.alpha_hat.std(ddof=1) / np.sqrt(len(last))
-        window = _window_alpha(fig_cfg, alg)
-        holds = abs(alpha_t - 0.3) <= NEAR_ALPHA
-        claims.append(
-            Claim(
-                f"fig7-{alg}-alpha-approaches-0.3",
-                f"Adapt-Patient's estimate alpha_t approaches alpha = 0.3 (d_t from alpha = "
-                f"{window:g})",
-                "Section 8.3, Figure 7",
-                f"mean alpha_t at T = {alpha_t:.3f}; raw estimate alpha_hat_t = {alpha_hat:.3f} ± "
-                f"{hat_se:.4f} (1 SE)",
-                f"|alpha_t - 0.3| <= {NEAR_ALPHA}",
-                bool(holds),
-                ""
-                if holds
-                else "the lower-confidence correction log(24 sqrt(log(2KT^3))/(c mu_low))"
-                f" / log(T_bar) is about 0.6 at T = 10^4, so alpha_t is clipped at alpha_low; the raw "
-                f"alpha_hat_t is {'within' if abs(alpha_hat - 0.3) <= NEAR_ALPHA else 'not within'} "
-                f"{NEAR_ALPHA} of 0.3 with this d_t (docs/decisions.md)",
+        params = _adapt_params(fig_cfg, alg)
+        empty = int((last.difference <= 0).sum())
+        horizon = int(last.t.max())
+        arms = len(config.resolve(fig_cfg, fig_cfg["settings"][setting], alg)[1]["mu"])
+        log_term = np.log(2 * arms * float(horizon) ** 3)
+        # T_bar <= T: the correction is at least this at T
+        correction = np.log(
+            params.lcb_constant * np.sqrt(log_term) / (params.c * params.mu_low)
+        ) / np.log(horizon)
+        for column, name in (("alpha_t", "alpha_t"), ("alpha_hat", "alpha_hat_t")):
+            values = last[column]
+            mean, se = float(values.mean()), float(values.std(ddof=1) / np.sqrt(len(values)))
+            holds = within(mean, se, 0.3 - NEAR_ALPHA, 0.3 + NEAR_ALPHA)
+            if empty:
+                holds = False
+            note = ""
+            if empty:
+                note = (
+                    f"in {empty} of {len(last)} runs alpha_hat_t = 1 came from a non-positive "
+                    "difference m_{t,D} - m_{t,d}: nothing was estimated"
+                )
+            elif holds is not True and column == "alpha_t":
+                note = (
+                    "the lower-confidence correction log(24 sqrt(log(2KT^3)) / (c mu_low)) / "
+                    f"log(T_bar) is at least {correction:.2f} at T (T_bar <= T), so alpha_t "
+                    "stays at alpha_low unless alpha_hat_t is near 1: no estimate near 0.3 can "
+                    "bring alpha_t to 0.3"
+                )
+            elif holds is not True:
+                note = (
+                    "d_t = max(1, floor((c/2)^(1/alpha) D_t)) with alpha = alpha_low = 0.1 is 1 "
+                    "until T_bar is about 145 000, so m_{t,D} - m_{t,d} is not the tail "
+                    "difference whose exponent is alpha (docs/decisions.md)"
+                    if params.window_alpha < 0.3
+                    else "alpha_hat_t is biased at this horizon (docs/decisions.md)"
+                )
+            claims.append(
+                Claim(
+                    f"fig7-{alg}-{'alpha' if column == 'alpha_t' else 'alpha-hat'}-approaches-0.3",
+                    f"Adapt-Patient's {name} approaches alpha = 0.3 ({_reading(params)})",
+                    "Section 8.3, Figure 7",
+                    f"mean {name} at T = {mean:.3f} ± {se:.4f} (1 SE over {len(last)} runs); "
+                    f"non-positive differences in {empty} runs",
+                    f"|{name} - 0.3| <= {NEAR_ALPHA} at 2 SE, in runs that estimated",
+                    holds,
+                    note,
+                )
             )
-        )
     return claims
 
 

@@ -23,7 +23,7 @@ from delayed_bandits.papers.vernade2017 import kernels as k17
 from delayed_bandits.papers.vernade2017 import policies as p17
 from delayed_bandits.references import run
 
-TRACE_COLUMNS = ["t", "alpha_hat", "alpha_t"]
+TRACE_COLUMNS = ["t", "alpha_hat", "alpha_t", "difference"]
 
 
 @dataclass(frozen=True)
@@ -80,14 +80,16 @@ def draw_environment(seed: np.random.SeedSequence, horizon: int, st: Setting) ->
 
 def _adapt_array(st: Setting) -> np.ndarray:
     a = st.adapt
-    return np.array([a.alpha_low, a.c, a.mu_low, a.lcb_constant, a.window_alpha])
+    return np.array(
+        [a.alpha_low, a.c, a.mu_low, a.lcb_constant, a.window_alpha, float(a.lower_confidence)]
+    )
 
 
 def _patient(adaptive: bool) -> tuple[Runner, Runner]:
     def kernel(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         horizon = env.uniforms.shape[0]
         actions = np.zeros(horizon, dtype=np.int64)
-        trace = np.zeros((len(cp), 3))
+        trace = np.zeros((len(cp), len(TRACE_COLUMNS)))
         start = st.adapt.alpha_low if adaptive else st.alpha_tilde
         regret = kmg.patient(
             st.mu, env.uniforms, env.delays, start, adaptive, _adapt_array(st), cp, actions, trace

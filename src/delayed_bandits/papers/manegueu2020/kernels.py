@@ -62,9 +62,10 @@ def patient(
     trace: np.ndarray,
 ) -> np.ndarray:
     """Patient Bandits (``adaptive`` False, tail parameter ``alpha_tilde``) or Adapt-Patient
-    (``adapt`` = (alpha_low, c, mu_low, lcb_constant, window_alpha)). Fills ``actions`` and, for
-    Adapt-Patient, ``trace[i] = (t, alpha_hat_t, alpha_t)`` at each checkpoint; returns the
-    pseudo-regret at the checkpoints."""
+    (``adapt`` = (alpha_low, c, mu_low, lcb_constant, window_alpha, lower_confidence as 1 or 0)).
+    Fills ``actions`` and, for Adapt-Patient, ``trace[i] = (t, alpha_hat_t, alpha_t,
+    m_{t,D_t} - m_{t,d_t})`` at each checkpoint (the difference NaN before the first estimate);
+    returns the pseudo-regret at the checkpoints."""
     horizon, n_arms = uniforms.shape
     log_term = math.log(2.0 * n_arms * float(horizon) ** 3)
     best = mu.max()
@@ -88,7 +89,7 @@ def patient(
     top = 0  # the most pulled arm, lowest index on ties
     windows_of = 0  # T_bar at which (big, small) were computed
     # alpha_estimates is a function of (diff, T_bar) only: recomputed when either changes
-    estimated_diff = -1.0
+    estimated_diff = math.nan
     estimated_pulls = 0.0
     alpha_hat = alpha_tilde
     alpha_t = alpha_tilde
@@ -136,12 +137,20 @@ def patient(
                     estimated_diff = diff
                     estimated_pulls = pulls[top]
                     alpha_hat, alpha_t = alpha_estimates(
-                        diff, pulls[top], log_term, adapt[0], adapt[1], adapt[2], adapt[3]
+                        diff,
+                        pulls[top],
+                        log_term,
+                        adapt[0],
+                        adapt[1],
+                        adapt[2],
+                        adapt[3],
+                        adapt[5] != 0.0,
                     )
             if ci < checkpoints.shape[0] and checkpoints[ci] == t:
                 trace[ci, 0] = t
                 trace[ci, 1] = alpha_hat
                 trace[ci, 2] = alpha_t
+                trace[ci, 3] = estimated_diff
         if t <= initial:
             arm = (t - 1) % n_arms
         else:

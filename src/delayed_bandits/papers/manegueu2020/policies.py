@@ -34,6 +34,10 @@ class AdaptParams:
     mu_low: float = 0.6
     lcb_constant: float = 24.0  # the 24 of the lower confidence bound on alpha
     window_alpha: float = 0.1  # the alpha in d_t = floor((c/2)^(1/alpha) D_t); alpha_low by default
+    # True: play the lower confidence value alpha_t that Section 6.3 defines; False: the raw
+    # estimate alpha_hat_t (floored at alpha_low), the reading under which Figure 7's curve
+    # approaches alpha (docs/decisions.md)
+    lower_confidence: bool = True
 
 
 @register_jitable
@@ -45,14 +49,18 @@ def alpha_estimates(
     c: float,
     mu_low: float,
     lcb_constant: float,
+    lower_confidence: bool,
 ) -> tuple[float, float]:
     """(alpha_hat_t, alpha_t) of Section 6.3, as we read the garbled extraction:
     alpha_hat = min(-log(m_{t,D} - m_{t,d}) / log(T_bar), 1) (1 when the difference is not
     positive) and the lower confidence value
-    alpha_t = max(alpha_low, alpha_hat - log(lcb_constant sqrt(log(2 K T^3)) / (c mu_low)) / log(T_bar)).
+    alpha_t = max(alpha_low, alpha_hat - log(lcb_constant sqrt(log(2 K T^3)) / (c mu_low)) / log(T_bar)),
+    or, without ``lower_confidence``, alpha_t = max(alpha_low, alpha_hat).
     """
     log_pulls = math.log(top_pulls)
     alpha_hat = min(-math.log(diff) / log_pulls, 1.0) if diff > 0.0 else 1.0
+    if not lower_confidence:
+        return alpha_hat, max(alpha_low, alpha_hat)
     width = math.log(lcb_constant * math.sqrt(log_term) / (c * mu_low)) / log_pulls
     return alpha_hat, max(alpha_low, alpha_hat - width)
 
@@ -70,8 +78,9 @@ def windows(top_pulls: int, c: float, window_alpha: float) -> tuple[int, int]:
 class PatientPolicy:
     """Patient Bandits (Algorithm 1) with tail parameter ``alpha_tilde``, or Adapt-Patient
     (Algorithm 2) when ``adapt`` is given, as a policy of ``references.run``: it knows a pull's
-    conversion only once it has arrived (``observe``), and records (t, alpha_hat_t, alpha_t), the
-    estimate used to choose the arm of round t, at each round of ``checkpoints``."""
+    conversion only once it has arrived (``observe``), and records (t, alpha_hat_t, alpha_t,
+    m_{t,D_t} - m_{t,d_t}), the estimate used to choose the arm of round t and the difference it
+    came from (NaN before the first estimate), at each round of ``checkpoints``."""
 
     n_arms: int
     horizon: int
@@ -80,11 +89,12 @@ class PatientPolicy:
     checkpoints: frozenset[int]
     actions: list[int] = field(default_factory=list)
     arrived: list[tuple[int, int, int]] = field(default_factory=list)  # (s, arm, D_s)
-    trace: list[tuple[int, float, float]] = field(default_factory=list)
+    trace: list[tuple[int, float, float, float]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.log_term = math.log(2.0 * self.n_arms * float(self.horizon) ** 3)
         self.alpha_hat = self.alpha_t = self.alpha_tilde
+        self.difference = math.nan
 
     def _estimate_alpha(self, t: int, pulls: list[int]) -> None:
         """Section 6.3 on the most-pulled arm: m_{t,B} counts its conversions with D <= B among
@@ -97,14 +107,16 @@ class PatientPolicy:
         known = [d for s, k, d in self.arrived if k == top and s <= t - big]
         count_big = sum(1 for d in known if d <= big)
         count_small = sum(1 for d in known if d <= small)
+        self.difference = (count_big - count_small) / pulls[top]
         self.alpha_hat, self.alpha_t = alpha_estimates(
-            (count_big - count_small) / pulls[top],
+            self.difference,
             float(pulls[top]),
             self.log_term,
             adapt.alpha_low,
             adapt.c,
             adapt.mu_low,
             adapt.lcb_constant,
+            adapt.lower_confidence,
         )
 
     def choose(self, t: int) -> int:
@@ -112,7 +124,7 @@ class PatientPolicy:
         if self.adapt is not None:
             self._estimate_alpha(t, pulls)
             if t in self.checkpoints:
-                self.trace.append((t, self.alpha_hat, self.alpha_t))
+                self.trace.append((t, self.alpha_hat, self.alpha_t, self.difference))
         initial = self.n_arms * (2 if self.adapt is not None else 1)  # Algorithm 2: each arm twice
         if t <= initial:
             return (t - 1) % self.n_arms
@@ -139,7 +151,7 @@ def run_patient(
     alpha_tilde: float,
     adapt: AdaptParams | None,
     checkpoints: np.ndarray,
-) -> tuple[np.ndarray, list[tuple[int, float, float]]]:
+) -> tuple[np.ndarray, list[tuple[int, float, float, float]]]:
     """``PatientPolicy`` through the shared loop with this paper's timing (eq. 1: the pull of
     round s is seen from round s + max(D_s, 1)); returns the arms played and the trace."""
     horizon, n_arms = uniforms.shape

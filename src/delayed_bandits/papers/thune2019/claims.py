@@ -2,8 +2,9 @@
 bounds evaluated exactly on the grid's delay sequences and on the measured regret.
 
 Slopes are fitted on the upper half of the T grid (``plots.thune2019.upper_half``); the measured
-ones carry a standard error from the replications, and a claim on them holds unless the data rule
-it out at 2 standard errors."""
+ones carry a standard error from the replications, and a claim on them follows the rule of
+``delayed_bandits.claims``: it holds when the data establish it at 2 standard errors, fails when
+they establish the opposite, and is inconclusive in between. The bounds are exact."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits.claims import Checker, Claim, at, diff_se
+from delayed_bandits.claims import Checker, Claim, at, below, every, verdict
 from delayed_bandits.papers.thune2019 import bounds as sb
 from delayed_bandits.papers.thune2019.analysis import (
     GridPoint,
@@ -56,7 +57,7 @@ def _bound_slopes(table: pd.DataFrame, upper: np.ndarray) -> list[Claim]:
         ("oracle", 0.5, "Theorem 6; Section 4.3", "oracle bound (Thm 6)"),
     ):
         fit = loglog_fit(table["T"][upper], table[column][upper])
-        holds = abs(fit.slope - target) <= BOUND_SLOPE_TOLERANCE
+        holds = bool(abs(fit.slope - target) <= BOUND_SLOPE_TOLERANCE)
         claims.append(
             Claim(
                 f"{column}-bound-slope",
@@ -65,7 +66,10 @@ def _bound_slopes(table: pd.DataFrame, upper: np.ndarray) -> list[Claim]:
                 f"fitted slope {fit.slope:.3f} for T = {int(table['T'][upper].min()):,} to "
                 f"{int(table['T'].max()):,}; bound {table[column].iloc[-1]:,.0f} at the largest T",
                 f"{target:g} ± {BOUND_SLOPE_TOLERANCE}",
-                bool(holds),
+                holds,
+                ""
+                if holds
+                else "the bound's lower-order terms still weigh on the upper half of the grid",
             )
         )
     return claims
@@ -75,6 +79,8 @@ def _example8_quantities(table: pd.DataFrame) -> list[Claim]:
     threshold = table.beta
     ratio = table.D / (table["T"] * threshold)
     assumed = table["T"] >= table.K * np.log(table.K)  # Example 8's "assuming T >= K ln K"
+    # exact quantities: a failure is our reading of Example 8 against its text
+    why = "our reading of Example 8's delays (docs/decisions.md) disagrees with its text here"
     return [
         Claim(
             "example8-skipped",
@@ -84,6 +90,7 @@ def _example8_quantities(table: pd.DataFrame) -> list[Claim]:
             f"{(table.skipped / threshold).max():.3f} over {len(table)} values of T",
             "< 1 at every T",
             bool((table.skipped < threshold).all()),
+            "" if bool((table.skipped < threshold).all()) else why,
         ),
         Claim(
             "example8-experienced-delay",
@@ -93,6 +100,7 @@ def _example8_quantities(table: pd.DataFrame) -> list[Claim]:
             f"values of T >= K ln K",
             "0 at every such T",
             bool((table.D_beta[assumed] == 0).all()),
+            "" if bool((table.D_beta[assumed] == 0).all()) else why,
         ),
         Claim(
             "example8-total-delay",
@@ -101,6 +109,7 @@ def _example8_quantities(table: pd.DataFrame) -> list[Claim]:
             f"D / (T sqrt(KT / ln K)) from {ratio.min():.3f} to {ratio.max():.3f}",
             f"in [{D_RATIO[0]:g}, {D_RATIO[1]:g}] at every T",
             bool(((ratio >= D_RATIO[0]) & (ratio <= D_RATIO[1])).all()),
+            "" if bool(((ratio >= D_RATIO[0]) & (ratio <= D_RATIO[1])).all()) else why,
         ),
     ]
 
@@ -109,6 +118,10 @@ def _regret_bounds(last: pd.DataFrame, points: list[GridPoint]) -> list[Claim]:
     """Each algorithm's bound on its expected regret, evaluated on each T's delays; the claim is
     rejected if the mean regret exceeds it by more than 2 SE at some T."""
     claims = []
+    why = (
+        "the bound holds for the expected regret; a mean above it by more than 2 SE means our "
+        "tuning or reading of the bound differs from the paper's (docs/decisions.md)"
+    )
     for alg, ref, name in (
         ("dew", "Theorem 1", "DEW's"),
         ("skipper-explicit", "Corollary 4", "explicit Skipper's"),
@@ -118,12 +131,15 @@ def _regret_bounds(last: pd.DataFrame, points: list[GridPoint]) -> list[Claim]:
         rows = last[last.algorithm == alg].set_index("setting")
         if rows.empty:
             continue
-        worst, where = -math.inf, None
+        worst, where, verdicts = -math.inf, None, []
         for p in points:
             bound = _bound_of(alg, p)
-            excess = (rows.loc[p.setting, "mean"] - 2 * rows.loc[p.setting, "se"]) / bound
+            mean, se = rows.loc[p.setting, "mean"], rows.loc[p.setting, "se"]
+            verdicts.append(verdict(bound - mean, se))
+            excess = (mean - 2 * se) / bound
             if excess > worst:
-                worst, where = excess, (p.horizon, rows.loc[p.setting, "mean"], bound)
+                worst, where = excess, (p.horizon, mean, bound)
+        holds = every(verdicts)
         claims.append(
             Claim(
                 f"{alg}-within-bound",
@@ -131,8 +147,9 @@ def _regret_bounds(last: pd.DataFrame, points: list[GridPoint]) -> list[Claim]:
                 ref,
                 f"largest (mean - 2 SE) / bound {worst:.3f}, at T = {where[0]:,} "
                 f"(regret {where[1]:,.0f}, bound {where[2]:,.0f})",
-                "<= 1 at every T",
-                bool(worst <= 1.0),
+                "below the bound by more than 2 SE at every T (fails: above it by more at one)",
+                holds,
+                "" if holds else why,
             )
         )
     return claims
@@ -171,7 +188,7 @@ def example8_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, An
     if {"doubling", "skipper-explicit"} <= algs:
         d = at(summary, largest.setting, "doubling")
         e = at(summary, largest.setting, "skipper-explicit")
-        holds = d.mean + 2 * diff_se(d, e) < e.mean
+        holds = below(d, e)
         claims.append(
             Claim(
                 "doubling-below-explicit",
@@ -179,8 +196,11 @@ def example8_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, An
                 "(oracle bound O(T^1/2) against explicit O(T^3/4))",
                 REF,
                 f"Doubling {d}, Skipper (Cor. 4) {e}; ratio {d.mean / e.mean:.3f}",
-                "Doubling + 2 SE of the difference < Skipper (Cor. 4)",
-                bool(holds),
+                "Doubling + 2 SE of the difference < Skipper (Cor. 4); fails: above by 2 SE",
+                holds,
+                ""
+                if holds
+                else "Doubling restarts DEW at every epoch and pays each restart's exploration",
             )
         )
 
@@ -188,9 +208,11 @@ def example8_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, An
         dew = at(summary, largest.setting, "dew")
         linear = largest.problem.uniform_play_regret(largest.horizon)
         fit = fits["dew"]
-        holds = (
-            dew.mean + 2 * dew.se >= LINEAR_SHARE * linear
-            and fit.slope + 2 * fit.se >= 1 - LINEAR_SLOPE_MARGIN
+        holds = every(
+            [
+                verdict(dew.mean - LINEAR_SHARE * linear, dew.se),
+                verdict(fit.slope - (1 - LINEAR_SLOPE_MARGIN), fit.se),
+            ]
         )
         claims.append(
             Claim(
@@ -200,8 +222,13 @@ def example8_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, An
                 "Section 3.2; Theorem 1",
                 f"regret at T {dew}, {dew.mean / linear:.3f} of uniform play's {linear:,.0f}; "
                 f"fitted slope {fit}",
-                f">= {LINEAR_SHARE:g} of uniform play's regret, slope >= {1 - LINEAR_SLOPE_MARGIN:g}",
-                bool(holds),
+                f">= {LINEAR_SHARE:g} of uniform play's regret, slope >= "
+                f"{1 - LINEAR_SLOPE_MARGIN:g}, each by 2 SE",
+                holds,
+                ""
+                if holds
+                else "with d_max of order T, Theorem 1's learning rate is tiny, but the losses' "
+                "gap still lets exponential weights drift toward the best arm",
             )
         )
 
@@ -209,15 +236,15 @@ def example8_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, An
         if alg not in fits:
             continue
         fit = fits[alg]
-        holds = fit.slope - 2 * fit.se <= 0.5 + ORACLE_SLOPE_MARGIN
+        holds = verdict(0.5 + ORACLE_SLOPE_MARGIN - fit.slope, fit.se)
         claims.append(
             Claim(
                 f"{alg}-slope",
                 f"{name} regret grows no faster than the oracle bound's T^1/2",
                 "Theorem 6; " + REF,
                 f"fitted slope {fit}",
-                f"<= {0.5 + ORACLE_SLOPE_MARGIN:g}",
-                bool(holds),
+                f"below {0.5 + ORACLE_SLOPE_MARGIN:g} by 2 SE (fails: above by 2 SE)",
+                holds,
                 "" if holds else NOTES[alg],
             )
         )

@@ -17,7 +17,18 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import config, delays
-from delayed_bandits.claims import Checker, Claim, Point, at, diff_se
+from delayed_bandits.claims import (
+    Checker,
+    Claim,
+    Point,
+    at,
+    band,
+    below,
+    diff_se,
+    every,
+    verdict,
+    within,
+)
 from delayed_bandits.papers.vernade2020.experiment import Setting, draw_action_sets, heavy_law
 
 # Our quantifications of the paper's words (docs/decisions.md):
@@ -42,6 +53,14 @@ def growth(summary: pd.DataFrame, setting: str, algorithm: str) -> float:
     end = at(summary, setting, algorithm)
     half = at(summary, setting, algorithm, end.t // 2)
     return (end.mean - half.mean) / half.mean
+
+
+def growth_se(summary: pd.DataFrame, setting: str, algorithm: str) -> float:
+    """An SE of ``growth``: R(T) / R(T/2) by the delta method, the two treated as independent
+    (conservative: the same runs make them move together, which shrinks the true SE)."""
+    end = at(summary, setting, algorithm)
+    half = at(summary, setting, algorithm, end.t // 2)
+    return float(end.mean / half.mean * math.hypot(end.se / end.mean, half.se / half.mean))
 
 
 def curve_setting(fig_cfg: Mapping[str, Any], setting: str, curve: str) -> Setting:
@@ -116,9 +135,38 @@ def _tau(fig_cfg: Mapping[str, Any], setting: str) -> float:
     return Setting.from_config(config.settings(fig_cfg)[setting], setting).tau_m
 
 
-def _pair(summary: pd.DataFrame, setting: str, ucb: str, ts: str) -> tuple[Point, Point, bool]:
+def _pair(
+    summary: pd.DataFrame, setting: str, ucb: str, ts: str
+) -> tuple[Point, Point, bool | None]:
+    """UCB and TS at T, and the rule's verdict on "UCB ends below TS"."""
     a, b = at(summary, setting, ucb), at(summary, setting, ts)
-    return a, b, a.mean + 2 * diff_se(a, b) < b.mean
+    return a, b, below(a, b)
+
+
+def _band(rate: float, linear: bool) -> bool | None:
+    """A growth over [T/2, T] against the thresholds: >= LINEAR linear, <= BENT bent, in between
+    inconclusive; the verdict on "linear" (or on "bent" when ``linear`` is False)."""
+    return band(rate, BENT, LINEAR, above=linear)
+
+
+def _pair_note(
+    tables: Mapping[str, pd.DataFrame],
+    fig_cfg: Mapping[str, Any],
+    pairs: Mapping[str, tuple[Point, Point, bool | None]],
+    ucb: str,
+) -> str:
+    """What may explain a UCB-vs-TS claim that does not hold: the panels that cannot separate the
+    two curves, and the exploring curve of the first panel where TS is below."""
+    tied = [s for s, p in pairs.items() if p[2] is None]
+    lost = [s for s, p in pairs.items() if p[2] is False]
+    parts = []
+    if tied:
+        parts.append(
+            f"{', '.join(tied)}: the difference lies within 2 SE, the runs cannot separate them"
+        )
+    if lost:
+        parts.append(_exploring(tables, fig_cfg, lost[0], ucb))
+    return "; ".join(parts)
 
 
 def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
@@ -147,22 +195,26 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         ucb, ts = curves.get("otflinucb"), curves.get("otflints")
         if ucb and ts:
             pairs = {s: _pair(summary, s, ucb, ts) for s in config.settings(fig_cfg)}
-            holds = all(p[2] for p in pairs.values())
-            worst = next((s for s, p in pairs.items() if not p[2]), "")
+            holds = every(p[2] for p in pairs.values())
             claims.append(
                 Claim(
                     f"fig1-ucb-beats-ts-{reading}",
                     f"{tag} In all three cases, OTFLinUCB performs better than OTFLinTS",
                     f"{REFERENCE}, Figure 1",
-                    "; ".join(f"{s}: UCB {a}, TS {b}" for s, (a, b, _) in pairs.items()),
-                    "UCB's regret at T below TS's by more than 2 SE in every panel",
+                    "; ".join(
+                        f"{s}: UCB {a}, TS {b}, difference {b.mean - a.mean:.1f} ± "
+                        f"{diff_se(a, b):.1f}"
+                        for s, (a, b, _) in pairs.items()
+                    ),
+                    "UCB's regret at T below TS's by more than 2 SE in every panel (fails: "
+                    "above by more than 2 SE in one)",
                     holds,
-                    "" if holds else _exploring(tables, fig_cfg, worst, ucb),
+                    "" if holds else _pair_note(tables, fig_cfg, pairs, ucb),
                 )
             )
         if censored and ucb and ts:
             rates = {c: growth(summary, censored, c) for c in (ucb, ts)}
-            holds = all(r >= LINEAR for r in rates.values())
+            holds = every(_band(r, linear=True) for r in rates.values())
             bent = min(rates, key=rates.get)
             claims.append(
                 Claim(
@@ -171,7 +223,7 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     "at T = 3000",
                     f"{REFERENCE}, Figure 1 (right)",
                     "; ".join(f"{c}: (R(T) - R(T/2)) / R(T/2) = {r:.2f}" for c, r in rates.items()),
-                    f">= {LINEAR} for both",
+                    f">= {LINEAR} for both (fails: <= {BENT} for one)",
                     holds,
                     ""
                     if holds
@@ -182,7 +234,7 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             )
         if left and ucb and ts:
             rates = {(s, c): growth(summary, s, c) for s in left for c in (ucb, ts)}
-            holds = all(r <= BENT for r in rates.values())
+            holds = every(_band(r, linear=False) for r in rates.values())
             straight = max(rates, key=rates.get)
             claims.append(
                 Claim(
@@ -191,7 +243,8 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     "linear regime by T = 3000 (the log regime starts)",
                     f"{REFERENCE}, Figure 1",
                     "; ".join(f"{s} {c}: {r:.2f}" for (s, c), r in rates.items()),
-                    f"(R(T) - R(T/2)) / R(T/2) <= {BENT} for both in both panels",
+                    f"(R(T) - R(T/2)) / R(T/2) <= {BENT} for both in both panels (fails: >= "
+                    f"{LINEAR} for one)",
                     holds,
                     "" if holds else _exploring(tables, fig_cfg, *straight),
                 )
@@ -199,7 +252,7 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         if len(left) == 2 and ucb:
             points = {s: at(summary, s, ucb) for s in left}
             low, high = ABOUT_100
-            holds = all(low <= p.mean <= high for p in points.values())
+            holds = every(within(p.mean, p.se, low, high) for p in points.values())
             claims.append(
                 Claim(
                     f"fig1-regret-about-100-{reading}",
@@ -207,13 +260,14 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     "(m, μ) = (100, 100) and (500, 100)",
                     f"{REFERENCE}, Figure 1",
                     "; ".join(f"{s}: {p}" for s, p in points.items()),
-                    f"R(T) in [{low:.0f}, {high:.0f}] in both panels",
+                    f"R(T) in [{low:.0f}, {high:.0f}] in both panels, at 2 SE",
                     holds,
                     "" if holds else _exploring(tables, fig_cfg, left[0], ucb),
                 )
             )
             rates = {s: growth(summary, s, ucb) for s in left}
-            holds = rates[left[1]] < rates[left[0]]
+            spread = math.hypot(*(growth_se(summary, s, ucb) for s in left))
+            holds = verdict(rates[left[0]] - rates[left[1]], spread)
             claims.append(
                 Claim(
                     f"fig1-larger-window-bends-earlier-{reading}",
@@ -223,9 +277,10 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     "; ".join(
                         f"{s}: OTFLinUCB's (R(T) - R(T/2)) / R(T/2) = {r:.2f}"
                         for s, r in rates.items()
-                    ),
-                    "smaller late growth with m = 500",
-                    bool(holds),
+                    )
+                    + f"; difference {rates[left[0]] - rates[left[1]]:.2f} ± {spread:.2f}",
+                    "smaller late growth with m = 500 by more than 2 SE (fails: larger by more)",
+                    holds,
                     "" if holds else _exploring(tables, fig_cfg, left[1], ucb),
                 )
             )
@@ -273,6 +328,7 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         ucb, ts = curves.get("otflinucb"), curves.get("otflints")
         if ucb:
             rate = growth(summary, setting, ucb)
+            sublinear = _band(rate, linear=False)
             claims.append(
                 Claim(
                     f"fig3-ucb-sublinear-{reading}",
@@ -280,15 +336,15 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     "regret is clearly sublinear",
                     f"{REFERENCE}, Figure 3",
                     f"(R(T) - R(T/2)) / R(T/2) = {rate:.2f}; {at(summary, setting, ucb)}",
-                    f"<= {BENT}",
-                    bool(rate <= BENT),
-                    "" if rate <= BENT else _exploring(tables, fig_cfg, setting, ucb),
+                    f"<= {BENT} (fails: >= {LINEAR})",
+                    sublinear,
+                    "" if sublinear else _exploring(tables, fig_cfg, setting, ucb),
                 )
             )
         if ucb and ts:
             a, b, below = _pair(summary, setting, ucb, ts)
             rates = {c: growth(summary, setting, c) for c in (ucb, ts)}
-            holds = below and all(r <= BENT for r in rates.values())
+            holds = every([below, *(_band(r, linear=False) for r in rates.values())])
             claims.append(
                 Claim(
                     f"fig3-like-central-panel-{reading}",
@@ -297,8 +353,9 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     f"{REFERENCE}, Figure 3",
                     f"UCB {a}, TS {b}; growth "
                     + ", ".join(f"{c} {r:.2f}" for c, r in rates.items()),
-                    f"UCB below TS by more than 2 SE, both growths <= {BENT}",
-                    bool(holds),
+                    f"UCB below TS by more than 2 SE, both growths <= {BENT} (fails: UCB "
+                    f"above TS by more than 2 SE, or a growth >= {LINEAR})",
+                    holds,
                     ""
                     if holds
                     else _exploring(tables, fig_cfg, setting, max(rates, key=rates.get)),
