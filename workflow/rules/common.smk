@@ -255,7 +255,8 @@ def figure_tables(wildcards):
 
 def table_options(wildcards, input):
     """The claims and plot commands' --summary, --ratios, --leaderboard, --finals and --events
-    options, for the tables the figure has: a list of arguments, each quoted in the shell command."""
+    options, for the tables the figure has: a list of arguments, each quoted in the shell command.
+    """
     names = ("summary", *dbkinds.TABLES)
     options = [arg for name in names if name in input.keys() for arg in (f"--{name}", input[name])]
     if input.events:
