@@ -17,14 +17,14 @@ from delayed_bandits.papers.arena.kernels import (
     UCB,
     run_ignores_delays_kernel,
 )
-from delayed_bandits.papers.arena.policies import (
+from delayed_bandits.indices import (
     KLUCB_TOLERANCE,
     bernoulli_kl,
     exploration,
     klucb_index,
-    run_ignores_delays,
     ucb_index,
 )
+from delayed_bandits.papers.arena.policies import run_ignores_delays
 
 POLICIES = {  # (index, coefficient, loglog)
     "ucb-1": ("ucb", 1.0, 0.0),
