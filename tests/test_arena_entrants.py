@@ -88,8 +88,11 @@ TOY = '''
 '''
 MINE = ["toy-greedy", "toy-labelled", "toy-qpmd"]
 OVERLAY = {
-    "papers": {"arena": {"regret": {"algorithms": ["ucb1-matched", "qpm-d-matched", "ts", *MINE,
-                                                   "uniform"]}}}
+    "papers": {
+        "arena": {
+            "regret": {"algorithms": ["ucb1-matched", "qpm-d-matched", "ts", *MINE, "uniform"]}
+        }
+    }
 }
 
 

@@ -14,8 +14,8 @@ import yaml
 
 from delayed_bandits import papers, references
 from delayed_bandits.papers.arena import entrants
-from delayed_bandits.papers.pikeburke2018 import policies as pb_policies
 from delayed_bandits.papers.arena import experiment as arena_experiment
+from delayed_bandits.papers.pikeburke2018 import policies as pb_policies
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
@@ -101,7 +101,9 @@ def test_the_arena_checklist_names_what_the_arena_reads() -> None:
     # a policy that needs every outcome: its method, its models and QPM-D over a base of its own
     assert "`observe_outcome(s, arm, reward, delay)`" in section
     assert hasattr(entrants.OutcomePolicy, "observe_outcome")
-    assert {"LABELLED", "SETTLED"} <= {n for n in dir(entrants)} and "`information=LABELLED`" in section
+    assert {"LABELLED", "SETTLED"} <= {
+        n for n in dir(entrants)
+    } and "`information=LABELLED`" in section
     assert hasattr(pb_policies, "QPMD") and hasattr(pb_policies, "UCBBase")
     keywords = re.findall(r"`(\w+)`", section.split("`Entrant` fields:")[1].split(")")[0])
     fields = {f.name for f in dataclasses.fields(entrants.Entrant)}

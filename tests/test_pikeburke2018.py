@@ -922,7 +922,10 @@ def test_coefficient_band_is_checked(smoke, change, message) -> None:
             lambda f: f["variants"]["odaaf-c2"].update(algorithm="qpm-d"),
             "config key 'papers.pikeburke2018.fig3b.variants.odaaf-c2.algorithm'",
         ),
-        (lambda f: f["algorithms"].append("odaaf-c8"), "'odaaf-c8' is not one of qpm-d, qpm-d-klucb, qpm-d-ts, odaaf"),
+        (
+            lambda f: f["algorithms"].append("odaaf-c8"),
+            "'odaaf-c8' is not one of qpm-d, qpm-d-klucb, qpm-d-ts, odaaf",
+        ),
     ],
 )
 def test_variants_are_checked(smoke, change, message) -> None:

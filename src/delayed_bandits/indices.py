@@ -105,5 +105,3 @@ def klucb_index(p: float, n: float, f: float, bar: float = -math.inf) -> float:
         if step < KLUCB_TOLERANCE:
             return q - step
         q -= step
-
-

@@ -153,8 +153,7 @@ def regret(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> li
                     f"correcting-no-worse-than-ignoring-{ignores}",
                     f"With the same base learner ({base}), correcting the count N~ with the known "
                     "CDF ends with no more regret than ignoring delays",
-                    "Vernade et al. 2017, Section 5 (N~ removes the bias of conversions in "
-                    "flight)",
+                    "Vernade et al. 2017, Section 5 (N~ removes the bias of conversions in flight)",
                     rows,
                     "in every setting, not above by > 2 SE",
                 )

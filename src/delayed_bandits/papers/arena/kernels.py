@@ -35,7 +35,6 @@ from numba import njit
 
 from delayed_bandits.indices import (
     INDEX_CODES,
-    KLUCB,
     KLUCB_TOLERANCE,
     TS,
     UCB,

@@ -39,6 +39,7 @@ import numpy as np
 from delayed_bandits.indices import INDICES, exploration, klucb_index, ucb_index
 from delayed_bandits.references import first_argmax, run
 
+
 @dataclass
 class IgnoresDelays:
     """UCB, KL-UCB or Thompson sampling on S_k / N_k, conversions in flight counted as failures.

@@ -176,9 +176,7 @@ ALGORITHMS: list[Algorithm] = [
     Algorithm(
         "qpm-d-klucb", "QPM-D over KL-UCB", "QPM-D with Bernoulli KL-UCB at log n", *_qpmd("klucb")
     ),
-    Algorithm(
-        "qpm-d-ts", "QPM-D over TS", "QPM-D with Beta(1, 1) Thompson sampling", *_qpmd("ts")
-    ),
+    Algorithm("qpm-d-ts", "QPM-D over TS", "QPM-D with Beta(1, 1) Thompson sampling", *_qpmd("ts")),
     Algorithm(
         "odaaf",
         "ODAAF",
