@@ -32,7 +32,7 @@ def _setting(name: str) -> arena.Setting:
 
 
 @pytest.mark.parametrize(
-    "regime", ["uniform_censored", "pareto03", "pareto_arm_censored", "criteo"]
+    "regime", ["uniform_censored", "pareto03", "pareto_arm_censored", "criteo", "geometric1000"]
 )
 @pytest.mark.parametrize("algorithm", list(ENTRANTS))
 def test_kernel_takes_the_references_actions(regime: str, algorithm: str) -> None:

@@ -32,6 +32,7 @@ pseudo-regret, sum_s (max mu - mu_{A_s}), recomputed from the actions for all.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -68,7 +69,13 @@ from delayed_bandits.papers.thune2019 import experiment as th
 from delayed_bandits.papers.vernade2017 import experiment as v17
 from delayed_bandits.papers.vernade2020 import experiment as v20
 
-__all__ = ["ALGORITHMS", "BENCH", "Setting", "draw_environment"]  # the papers.Experiment contract
+__all__ = [
+    "ALGORITHMS",
+    "BENCH",
+    "BENCH_READINGS",
+    "Setting",
+    "draw_environment",
+]  # the papers.Experiment contract
 
 
 def _translated(
@@ -494,8 +501,10 @@ if len(set(_taken)) < len(_taken):
         f"are declared twice (built in, or in ${papers.PLUGINS})"
     )
 
-# K = 10, small gap, geometric delays with mean 100, censored at m = 200: used by the bench.
+# K = 10, small gap, geometric delays with mean 100, censored at m = 200: used by the bench; the
+# same uncensored takes the uncensored form of N~ (ud-UCB, ud-KLUCB, ud-TS).
 BENCH = Setting(np.array([0.4] * 9 + [0.45]), delays.Geometric(100.0), 200, True, 0.5)
+BENCH_READINGS = {"uncensored": replace(BENCH, censored=False)}
 
 
 def check_figure(fig: Mapping[str, Any], where: str) -> None:
