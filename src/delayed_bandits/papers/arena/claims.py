@@ -164,8 +164,7 @@ def regret(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> li
                 "oracle-queue-beats-ignoring-ts",
                 "QPM-D over Thompson sampling, told every outcome (labelled, an oracle), ends "
                 "with less regret than Thompson sampling that ignores delays",
-                "Joulani et al. 2013, Theorem 6 (QPM-D's regret is its base's plus an additive "
-                "delay term)",
+                "Joulani et al. 2013 (QPM-D's regret is its base's plus an additive delay term)",
                 (_beats(board, s, ORACLE, ORACLE_BASE) for s in _settings(board)),
                 "in every setting, by > 2 SE",
             )
