@@ -11,19 +11,17 @@ from scipy.optimize import brentq
 
 from delayed_bandits import delays, environment
 from delayed_bandits.indices import (
+    INDEX_CODES,
+    KLUCB,
     KLUCB_TOLERANCE,
+    TS,
+    UCB,
     bernoulli_kl,
     exploration,
     klucb_index,
     ucb_index,
 )
-from delayed_bandits.papers.arena.kernels import (
-    INDEX_CODES,
-    KLUCB,
-    TS,
-    UCB,
-    run_ignores_delays_kernel,
-)
+from delayed_bandits.papers.arena.kernels import run_ignores_delays_kernel
 from delayed_bandits.papers.arena.policies import run_ignores_delays
 
 POLICIES = {  # (index, coefficient, loglog)

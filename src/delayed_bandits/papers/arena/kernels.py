@@ -7,8 +7,8 @@ counted as failures. Arrivals are bucketed by the round they become usable
 (``register_jitable``); Thompson sampling draws from a ``numpy.random.Generator`` passed in,
 whose ``beta`` gives in numba the same draws as numpy's in Python.
 
-Index codes (the ``index`` argument of ``ignores_delays``): ``UCB`` = 0, ``KLUCB`` = 1, ``TS`` = 2;
-``INDEX_CODES`` maps the names "ucb", "klucb", "ts" to them.
+Index codes (the ``index`` argument of ``ignores_delays``) are ``delayed_bandits.indices``'
+``INDEX_CODES``: ``UCB`` = 0, ``KLUCB`` = 1, ``TS`` = 2.
 
 Cost: O(K) per round plus O(1) per arrival, and no allocation inside the loop. O(K) per round is
 the floor for these policies: every arm's index (or posterior sample) changes each round, since
