@@ -18,7 +18,7 @@ from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena import claims as arena_claims
 from delayed_bandits.papers.arena import experiment as arena
 from delayed_bandits.papers.arena import leaderboard
-from delayed_bandits.papers.arena.entrants import FIELDS, MATCHED, PUBLISHED
+from delayed_bandits.papers.arena.entrants import FIELDS, LABELLED, MATCHED, PUBLISHED
 from delayed_bandits.papers.arena.problem import conversions, per_round
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,7 +32,7 @@ def _setting(name: str) -> arena.Setting:
 
 
 @pytest.mark.parametrize(
-    "regime", ["uniform_censored", "pareto03", "pareto_arm_censored", "criteo"]
+    "regime", ["uniform_censored", "pareto03", "pareto_arm_censored", "criteo", "geometric1000"]
 )
 @pytest.mark.parametrize("algorithm", list(ENTRANTS))
 def test_kernel_takes_the_references_actions(regime: str, algorithm: str) -> None:
@@ -298,7 +298,18 @@ def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> N
     early = leaderboard.view(board, 50)[lambda b: b.setting == "heavy-K2-large"]
     assert early.set_index("algorithm").loc["d-ucb", "regret"] == pytest.approx(33.0 / 2)
     arm = leaderboard.view(board)[lambda b: b.setting == "arm-K2-large"].set_index("algorithm")
-    assert arm.loc["odaaf", "feedback"] == "anonymous aggregate" and arm.loc["odaaf", "applicable"]
+    assert arm.loc["odaaf", "information"] == "anonymous aggregate"
+    assert arm.loc["odaaf", "applicable"] and arm.loc["qpm-d-matched", "information"] == LABELLED
+    # within its information model QPM-D at log n (labelled outcomes) is alone, so its own best,
+    # although not tied with the best of all (Patient, which sees only conversions)
+    assert heavy.loc["qpm-d-matched", "model_tied_best"]
+    assert heavy.loc["qpm-d-matched", "model_ratio"] == 1.0
+    assert heavy.loc["d-ucb", "model_ratio"] == heavy.loc["d-ucb", "ratio"]  # Patient's model
+    worth = leaderboard.oracle_worth(board).set_index(["horizon", "field", "setting"])
+    at_t = worth.loc[(100, MATCHED, "heavy-K2-large")]
+    assert at_t.oracle == pytest.approx(heavy.loc["qpm-d-matched", "regret"])
+    assert at_t.conversions == pytest.approx(heavy.loc["patient", "regret"])
+    assert at_t.ratio == pytest.approx(at_t.oracle / at_t.conversions)
     assert arm.loc["qpm-d-matched", "exploration"] == "f(n) = log n"
     # a curve that applies but has no replications is an error, not a blank cell
     with pytest.raises(ConfigError, match="arm-K2-large/qpm-d"):

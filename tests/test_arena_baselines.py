@@ -10,21 +10,19 @@ import pytest
 from scipy.optimize import brentq
 
 from delayed_bandits import delays, environment
-from delayed_bandits.papers.arena.kernels import (
+from delayed_bandits.indices import (
     INDEX_CODES,
     KLUCB,
+    KLUCB_TOLERANCE,
     TS,
     UCB,
-    run_ignores_delays_kernel,
-)
-from delayed_bandits.papers.arena.policies import (
-    KLUCB_TOLERANCE,
     bernoulli_kl,
     exploration,
     klucb_index,
-    run_ignores_delays,
     ucb_index,
 )
+from delayed_bandits.papers.arena.kernels import run_ignores_delays_kernel
+from delayed_bandits.papers.arena.policies import run_ignores_delays
 
 POLICIES = {  # (index, coefficient, loglog)
     "ucb-1": ("ucb", 1.0, 0.0),

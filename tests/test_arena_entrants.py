@@ -15,13 +15,20 @@ import pytest
 import yaml
 
 from conftest import BIN, copy_workflow, plugin
-from delayed_bandits.papers.arena.entrants import Entrant, from_policy
+from delayed_bandits.papers.arena.entrants import (
+    ANONYMOUS,
+    LABELLED,
+    SETTLED,
+    Entrant,
+    from_policy,
+)
 
 TOY = '''
     """A toy arena entrant: epsilon-greedy on the conversions seen so far (tests)."""
     import numpy as np
 
-    from delayed_bandits.papers.arena.entrants import from_policy
+    from delayed_bandits.papers.arena.entrants import LABELLED, from_policy
+    from delayed_bandits.papers.pikeburke2018.policies import QPMD, UCBBase
 
 
     class EpsilonGreedy:
@@ -42,11 +49,50 @@ TOY = '''
             self.seen[arm] += 1
 
 
-    ENTRANTS = [from_policy("toy-greedy", "ε-greedy (toy)", "epsilon-greedy, epsilon = 0.1",
-                            EpsilonGreedy)]
+    class Greedy:
+        """Labelled outcomes: the mean of every outcome seen, 0s included."""
+
+        def __init__(self, problem, rng):
+            self.seen = np.zeros(problem.n_arms)
+            self.total = np.zeros(problem.n_arms)
+
+        def choose(self, t):
+            unseen = np.flatnonzero(self.seen == 0)
+            return int(unseen[0]) if len(unseen) else int(np.argmax(self.total / self.seen))
+
+        def played(self, t, arm):
+            pass
+
+        def observe_outcome(self, s, arm, reward, delay):
+            self.seen[arm] += 1
+            self.total[arm] += reward
+
+
+    class Greediest(UCBBase):
+        """A base for QPM-D: each arm once, then the best mean."""
+
+        def choose(self):
+            if 0 in self.counts:
+                return self.counts.index(0)
+            return int(np.argmax(np.array(self.sums) / np.array(self.counts)))
+
+
+    ENTRANTS = [
+        from_policy("toy-greedy", "ε-greedy (toy)", "epsilon-greedy, epsilon = 0.1",
+                    EpsilonGreedy),
+        from_policy("toy-labelled", "greedy (toy)", "greedy on labelled outcomes", Greedy,
+                    information=LABELLED),
+        from_policy("toy-qpmd", "QPM-D over greedy (toy)", "QPM-D over a greedy base",
+                    lambda problem, rng: QPMD(Greediest(problem.n_arms)), information=LABELLED),
+    ]
 '''
+MINE = ["toy-greedy", "toy-labelled", "toy-qpmd"]
 OVERLAY = {
-    "papers": {"arena": {"regret": {"algorithms": ["ucb1-matched", "ts", "toy-greedy", "uniform"]}}}
+    "papers": {
+        "arena": {
+            "regret": {"algorithms": ["ucb1-matched", "qpm-d-matched", "ts", *MINE, "uniform"]}
+        }
+    }
 }
 
 
@@ -78,12 +124,23 @@ def test_a_policy_from_outside_the_package_joins_the_arena(tmp_path: Path, toy: 
     )
     assert run.returncode == 0, run.stderr[-3000:]
     board = pd.read_csv(work / "smoke/results/arena/regret/leaderboard.csv")
-    mine = board[board.algorithm == "toy-greedy"]
+    mine = board[board.algorithm.isin(MINE)]
     # a row per setting, horizon and comparison (it has no exploration constant: both)
-    assert len(mine) == board.setting.nunique() * 2 * 2
-    assert (mine.label == "ε-greedy (toy)").all() and mine.applicable.all()
-    assert (mine.n_runs == 2).all() and (mine.regret > 0).all()
-    assert (mine.knows == "nothing").all() and (mine.feedback == "arm-labelled").all()
+    assert len(mine) == board.setting.nunique() * 2 * 2 * len(MINE)
+    assert (mine[mine.algorithm == "toy-greedy"].label == "ε-greedy (toy)").all()
+    assert mine.applicable.all() and (mine.n_runs == 2).all() and (mine.regret > 0).all()
+    assert (mine.knows == "nothing").all()
+    models = mine.drop_duplicates("algorithm").set_index("algorithm").information
+    assert models.to_dict() == {
+        "toy-greedy": "conversions",
+        "toy-labelled": "labelled outcomes (oracle)",
+        "toy-qpmd": "labelled outcomes (oracle)",
+    }
+    # ranked within its model: the labelled ones against QPM-D, not against TS
+    at_t = board[(board.horizon == board.horizon.max()) & (board.field == "matched")]
+    labelled = at_t[at_t.information == "labelled outcomes (oracle)"]
+    assert set(labelled.algorithm) == {"qpm-d-matched", "toy-labelled", "toy-qpmd"}
+    assert (labelled.groupby("setting").model_ratio.min() == 1.0).all()
     assert (work / "smoke/figures/arena-regret.png").stat().st_size > 20_000
     # it ran on the same replications as the others: same paired rows in the shards
     raw = pd.concat(
@@ -125,9 +182,11 @@ class _First:
         pass
 
 
-def test_an_entrant_declares_feedback_and_fields_it_can_have() -> None:
-    with pytest.raises(ValueError, match="feedback 'psychic' is not one of arm-labelled"):
-        from_policy("x", "X", "x", _First, feedback="psychic")
+def test_an_entrant_declares_information_and_fields_it_can_have() -> None:
+    with pytest.raises(ValueError, match="information 'psychic' is not one of conversions"):
+        Entrant("x", "X", "x", _First, _First, information="psychic")
+    with pytest.raises(ValueError, match="a policy class observes one of conversions"):
+        from_policy("x", "X", "x", _First, information=ANONYMOUS)
     with pytest.raises(ValueError, match="fields .* must be some of matched, published"):
         from_policy("x", "X", "x", _First, fields=("best",))
     entrant = from_policy("x", "X", "x", _First)
@@ -153,3 +212,55 @@ def test_a_policy_runs_on_the_replications_draw() -> None:
     assert (actions == 0).all()
     gap = 0.0 if draw.setting.best == 0 else 0.2
     np.testing.assert_allclose(regret, [50 * gap, 100 * gap])
+
+
+class _Recorder(_First):
+    """Plays arm 0 and records every outcome it is told (labelled or settled model)."""
+
+    seen: list[tuple[int, int, float, int]]
+
+    def __init__(self, problem, rng):
+        self.seen, self.t = [], 0
+        _Recorder.last = self
+
+    def choose(self, t):
+        self.t = t
+        return 0
+
+    def observe_outcome(self, s, arm, reward, delay):
+        self.seen.append((self.t + 1, s, reward, delay))
+
+
+@pytest.mark.parametrize("information", [LABELLED, SETTLED])
+@pytest.mark.parametrize("censored", [False, True])
+def test_an_outcome_policy_is_told_every_outcome_when_it_is_known(information, censored) -> None:
+    """Labelled: every pull's 0 or 1 at s + D + 1 (a conversion later than m a 0 under
+    censoring); settled: at s + min(D, m) + 1, a conversion later than m a 0 with or without
+    censoring. Each outcome is the realisation's, so 0s arrive too."""
+    from delayed_bandits.papers.arena import experiment as arena
+
+    raw = {
+        "n_arms": 2,
+        "gap": 0.2,
+        "base_mean": 0.4,
+        "window": 6,
+        "censored": censored,
+        "alpha_tilde": 0.5,
+        "delay": {"kind": "geometric", "mean": 5},
+    }
+    st = arena.Setting.from_config(raw, "x")
+    horizon = 300
+    draw = arena.draw_environment(np.random.SeedSequence(5), horizon, st)
+    entrant = from_policy("x", "X", "x", _Recorder, information=information)
+    entrant.reference(st, draw, np.array([horizon]), 0)
+    seen = _Recorder.last.seen
+    mu, u, d = draw.setting.mu[0], draw.realisation.uniforms[:, 0], draw.realisation.delays[:, 0]
+    expected = []
+    for s in range(1, horizon + 1):
+        late = d[s - 1] > 6
+        reward = float(u[s - 1] < mu and not (late and (censored or information == SETTLED)))
+        wait = min(d[s - 1], 6) if information == SETTLED else d[s - 1]
+        if s + wait + 1 <= horizon:
+            expected.append((s + wait + 1, s, reward, int(d[s - 1])))
+    assert sorted(seen) == sorted(expected)
+    assert {r for _, _, r, _ in seen} == {0.0, 1.0}

@@ -24,11 +24,11 @@ REGIMES = [
     ("pareto0.5", "Pareto(0.5)", False),
 ]
 ALGORITHMS = [
-    ("ucb", "UCB", "arm-labelled"),
+    ("ucb", "UCB", "conversions"),
     ("odaaf", "ODAAF", "anonymous aggregate"),
-    ("dew", "DEW", "per-round loss"),
-    ("patient", "Patient", "arm-labelled"),
-    ("ucb1", "UCB1", "arm-labelled"),
+    ("dew", "DEW", "per-round losses"),
+    ("patient", "Patient", "conversions"),
+    ("ucb1", "UCB1", "conversions"),
 ]  # the last at its paper's constant only
 NOT_APPLICABLE = ("odaaf", "pareto0.5")  # ODAAF needs a finite mean delay
 
@@ -49,7 +49,7 @@ def _board() -> pd.DataFrame:
                 }
                 best = np.nanmin(list(regrets.values()))
                 ranks = pd.Series(regrets).rank(method="min")
-                for alg, label, feedback in ALGORITHMS:
+                for alg, label, information in ALGORITHMS:
                     applicable = not np.isnan(regrets[alg])
                     rows.append(
                         {
@@ -63,7 +63,7 @@ def _board() -> pd.DataFrame:
                             "gap": gap,
                             "algorithm": alg,
                             "label": label,
-                            "feedback": feedback,
+                            "information": information,
                             "knows": "E[τ]",
                             "applicable": applicable,
                             "reason": "" if applicable else "needs a finite mean delay",
@@ -129,6 +129,8 @@ def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
     assert len(italic) == len(REGIMES)  # UCB1's row, below the rule
     rules = [list(line.get_ydata()) for line in panels[0].lines]
     assert [4, 4] in rules  # the rule above it (the other is between uncensored and censored)
+    # dashed rules between the information models: conversions (UCB, Patient), anonymous, losses
+    assert [2, 2] in rules and [3, 3] in rules and [1, 1] not in rules
     assert [t.get_text() for t in panels[0].get_xticklabels()] == [
         "Geometric(10)",
         "Pareto(0.5)",
@@ -136,11 +138,11 @@ def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
     ]  # the censored regime last
     assert [t.get_text() for t in panels[0].get_yticklabels()] == [
         "UCB",
+        "Patient",
         f"ODAAF {arena.MARK}",
         "DEW",
-        "Patient",
         "UCB1",
-    ]
+    ]  # grouped by information model, board order within one
     assert arena.BAR_LABEL in [ax.get_ylabel() for ax in fig.axes]
     assert "T = 1,000" in fig.get_suptitle() and "20 runs" in fig.get_suptitle()
     assert any("anonymous aggregate" in t.get_text() for t in _texts(fig, "Cell"))
@@ -196,12 +198,12 @@ def test_curves_a_page_per_problem_with_a_legend_by_family(board: pd.DataFrame) 
 
 def test_curve_styles_colour_a_family_and_dash_its_members() -> None:
     rows = [
-        {"algorithm": a, "label": a.upper(), "feedback": "arm-labelled", "section": "matched"}
-        for a in ("d-ucb", "d-klucb", "discarding-ucb", "ts")
+        {"algorithm": a, "label": a.upper(), "information": "conversions", "section": "matched"}
+        for a in ("d-ucb", "d-klucb", "ud-ucb", "ts")
     ]
     styles = arena.curve_styles(pd.DataFrame(rows))
-    assert styles["d-ucb"][0] == styles["d-klucb"][0] == styles["discarding-ucb"][0]
-    assert len({styles[a][1] for a in ("d-ucb", "d-klucb", "discarding-ucb")}) == 3
+    assert styles["d-ucb"][0] == styles["d-klucb"][0] == styles["ud-ucb"][0]
+    assert len({styles[a][1] for a in ("d-ucb", "d-klucb", "ud-ucb")}) == 3
     assert styles["ts"][0] != styles["d-ucb"][0]
 
 

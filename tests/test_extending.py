@@ -15,6 +15,7 @@ import yaml
 from delayed_bandits import papers, references
 from delayed_bandits.papers.arena import entrants
 from delayed_bandits.papers.arena import experiment as arena_experiment
+from delayed_bandits.papers.pikeburke2018 import policies as pb_policies
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
@@ -97,6 +98,13 @@ def test_the_arena_checklist_names_what_the_arena_reads() -> None:
     assert "ENTRANTS = [from_policy(" in section and hasattr(entrants, "from_policy")
     assert 'getattr(module, "ENTRANTS"' in inspect.getsource(arena_experiment)
     assert "`BUILT_IN`" in section and hasattr(arena_experiment, "BUILT_IN")
+    # a policy that needs every outcome: its method, its models and QPM-D over a base of its own
+    assert "`observe_outcome(s, arm, reward, delay)`" in section
+    assert hasattr(entrants.OutcomePolicy, "observe_outcome")
+    assert {"LABELLED", "SETTLED"} <= {
+        n for n in dir(entrants)
+    } and "`information=LABELLED`" in section
+    assert hasattr(pb_policies, "QPMD") and hasattr(pb_policies, "UCBBase")
     keywords = re.findall(r"`(\w+)`", section.split("`Entrant` fields:")[1].split(")")[0])
     fields = {f.name for f in dataclasses.fields(entrants.Entrant)}
     assert keywords and set(keywords) <= fields | set(

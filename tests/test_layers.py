@@ -31,7 +31,10 @@ SRC = Path(__file__).resolve().parents[1] / "src" / PACKAGE
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundations", (PACKAGE, "errors", "yamlio", "kindtype", "outputs", "progress", "style")),
-    ("model and tables", ("delays", "environment", "queues", "references", "tables", "aggregate")),
+    (
+        "model and tables",
+        ("delays", "environment", "indices", "queues", "references", "tables", "aggregate"),
+    ),
     ("registry", ("papers", "papers.*")),
     ("registry lookups", ("kinds", "algorithms", "resources", "seeds", "claims")),
     ("config", ("config", "provenance")),

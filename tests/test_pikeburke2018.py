@@ -22,6 +22,7 @@ from conftest import SMOKE_FILES, smoke_config
 from delayed_bandits import algorithms, config, delays, environment, seeds
 from delayed_bandits.aggregate import ratio_of_means
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.indices import UCB
 from delayed_bandits.papers.pikeburke2018 import kernels as kpb
 from delayed_bandits.papers.pikeburke2018 import policies as ppb
 from delayed_bandits.papers.pikeburke2018.experiment import (
@@ -234,7 +235,7 @@ def test_kernel_matches_reference(problem: str, algorithm: str, leader: bool) ->
         assert len(actions_k) == horizon
         gaps = st.mu.max() - st.mu[actions_k]
         np.testing.assert_allclose(regret_k, np.cumsum(gaps)[cp - 1], rtol=0, atol=1e-9)
-        if algorithm == "qpm-d":
+        if algorithm.startswith("qpm-d"):
             assert events_k is None and events_r is None
             assert len(set(actions_k.tolist())) == st.n_arms
             continue
@@ -647,7 +648,7 @@ def test_delay_coefficient_changes_the_schedule() -> None:
 def _qpmd_both(mu, uniforms, delay_table) -> np.ndarray:
     actions_r = ppb.run_qpmd(mu, uniforms, delay_table)
     actions_k = np.zeros(uniforms.shape[0], dtype=np.int64)
-    kpb.qpmd(mu, uniforms, delay_table, actions_k)
+    kpb.qpmd(mu, uniforms, delay_table, actions_k, 2.0, UCB, np.random.default_rng(0))
     np.testing.assert_array_equal(actions_k, actions_r)
     return actions_r
 
@@ -921,7 +922,10 @@ def test_coefficient_band_is_checked(smoke, change, message) -> None:
             lambda f: f["variants"]["odaaf-c2"].update(algorithm="qpm-d"),
             "config key 'papers.pikeburke2018.fig3b.variants.odaaf-c2.algorithm'",
         ),
-        (lambda f: f["algorithms"].append("odaaf-c8"), "'odaaf-c8' is not one of qpm-d, odaaf"),
+        (
+            lambda f: f["algorithms"].append("odaaf-c8"),
+            "'odaaf-c8' is not one of qpm-d, qpm-d-klucb, qpm-d-ts, odaaf",
+        ),
     ],
 )
 def test_variants_are_checked(smoke, change, message) -> None:

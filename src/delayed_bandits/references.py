@@ -5,6 +5,9 @@ A policy of that feedback model (Vernade et al. 2017's, the arena's, yours: docs
 three methods: ``choose(t)`` returns the arm (0-based) of round t = 1..T; ``played(t, arm)`` is
 told the pull; ``observe(s, arm, delay)`` is told, at the start of a round, that the pull of
 ``arm`` at round s converted, ``delay`` rounds later.
+
+A policy that observes every outcome, 0 or 1 (labelled outcomes, as QPM-D's queues need), has
+``observe_outcome(s, arm, reward, delay)`` instead, played by ``run_outcomes``.
 """
 
 from __future__ import annotations
@@ -66,3 +69,37 @@ def run(
         if converted and (window is None or delay <= window) and arrival <= horizon:
             pending.setdefault(arrival, []).append((t, arm, delay))
     return np.array(actions, dtype=np.int64)
+
+
+class _Outcomes:
+    """A policy with ``observe_outcome`` seen through ``run``'s conversions: ``run_outcomes`` makes
+    every pull "convert", and this adds the pull's reward, read from the realisation."""
+
+    def __init__(self, policy: Any, theta: np.ndarray, uniforms: np.ndarray) -> None:
+        self.policy, self.theta, self.uniforms = policy, theta, uniforms
+
+    def choose(self, t: int) -> int:
+        return self.policy.choose(t)
+
+    def played(self, t: int, arm: int) -> None:
+        self.policy.played(t, arm)
+
+    def observe(self, s: int, arm: int, delay: int) -> None:
+        reward = 1.0 if self.uniforms[s - 1, arm] < self.theta[arm] else 0.0
+        self.policy.observe_outcome(s, arm, reward, delay)
+
+
+def run_outcomes(
+    policy: Any,
+    theta: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    usable: Callable[[int, int], int] = lambda s, d: s + d + 1,
+    who: str = "the policy",
+) -> np.ndarray:
+    """Play one replication with a policy that observes every outcome: the reward of the pull at
+    round s, 1 iff uniforms[s-1, arm] < theta[arm], reaches ``observe_outcome(s, arm, reward, D)``
+    at the start of round ``usable(s, D)`` (s + D + 1 by default) if that round exists. Returns
+    the arms played (0-based), each checked as ``run`` checks it."""
+    always = np.full(len(theta), np.inf)  # every pull "converts": its outcome is delivered
+    return run(_Outcomes(policy, theta, uniforms), always, uniforms, delays, None, usable, who)

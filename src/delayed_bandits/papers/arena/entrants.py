@@ -1,5 +1,6 @@
-"""An arena algorithm is one declaration, an ``Entrant``: its id, label, the feedback it sees,
-what it is told, where it applies, which comparisons it enters, and its runners.
+"""An arena algorithm is one declaration, an ``Entrant``: its id, label, the information it observes
+(one of ``INFORMATION``), what it is told, where it applies, which comparisons it enters, and its
+runners.
 
 Your own algorithm enters the same way, without editing this package (``docs/arena.md``):
 
@@ -9,7 +10,10 @@ Your own algorithm enters the same way, without editing this package (``docs/are
    s converted, ``delay`` rounds later. Nothing signals a non-conversion, and under censoring a
    conversion later than m never comes. Its constructor takes the ``Problem`` (K, T, m, whether
    delays are censored, the delay law) and a ``numpy.random.Generator`` seeded for the
-   replication, its only source of randomness.
+   replication, its only source of randomness. A policy that needs every outcome, 0 or 1, has
+   ``observe_outcome(s, arm, reward, delay)`` instead of ``observe`` and declares the
+   information it needs, ``information=LABELLED`` (every outcome after its delay: an oracle) or
+   ``information=SETTLED`` (each outcome once settled at the window m).
 2. Declare it: ``ENTRANTS = [from_policy("my-id", "My label", "what it is", MyPolicy)]`` in a
    package named in ``$DELAYED_BANDITS_PAPERS`` (importable, e.g. through ``PYTHONPATH``).
    Optionally give ``kernel=``, a compiled function that takes the same actions (the tests hold
@@ -22,18 +26,39 @@ of the best arm) and lands as a row of the leaderboard and the heatmap.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
 import numpy as np
 
 from delayed_bandits import delays
 from delayed_bandits.algorithms import Algorithm, Runner
+from delayed_bandits.environment import Realisation
 from delayed_bandits.papers.arena.problem import Draw, conversions, pseudo_regret
-from delayed_bandits.references import checked_arm, run
+from delayed_bandits.references import checked_arm, run, run_outcomes
 
-FEEDBACK = ("arm-labelled", "anonymous aggregate", "per-round loss", "none")
-"""What an algorithm sees of the conversions (``docs/decisions.md``, "The arena")."""
+CONVERSIONS = "conversions"
+SETTLED = "settled at m"
+LABELLED = "labelled outcomes (oracle)"
+ANONYMOUS = "anonymous aggregate"
+LOSSES = "per-round losses"
+NONE = "none"
+INFORMATION = {
+    CONVERSIONS: "the conversions only: a 1 arrives after its delay (never, if censored), a 0 is "
+    "never announced",
+    SETTLED: "the conversions, each pull's outcome settled at the window m: a conversion counts "
+    "if it arrives within m rounds, and none after m rounds means 0 (what censoring at m "
+    "reveals; without censoring, the learner censors itself at m)",
+    LABELLED: "every outcome, 0 or 1, after its delay: an oracle, since an application cannot "
+    "know that a 0 is final before the window closes",
+    ANONYMOUS: "the sum of the conversions arriving each round, with no arm or pull attached",
+    LOSSES: "every round's loss, 0 or 1, after the round's delay (settled at m under censoring): "
+    "the adversarial model's feedback, which also announces the 0s",
+    NONE: "nothing",
+}
+"""What an entrant observes, its information model (``docs/decisions.md``, "The arena"), in the
+order the leaderboard and the heatmap group them. An entrant is compared with the others of its
+model; ``LABELLED`` is marked as an oracle."""
 
 MATCHED, PUBLISHED = "matched", "published"
 FIELDS = (MATCHED, PUBLISHED)
@@ -56,7 +81,7 @@ class Problem:
 
 
 class Policy(Protocol):
-    """The interface of an arena policy (arm-labelled conversions; see the module docstring)."""
+    """The interface of an arena policy of the conversions model (see the module docstring)."""
 
     def choose(self, t: int) -> int: ...
 
@@ -65,7 +90,18 @@ class Policy(Protocol):
     def observe(self, s: int, arm: int, delay: int) -> None: ...
 
 
-PolicyFactory = Callable[[Problem, np.random.Generator], Policy]
+class OutcomePolicy(Protocol):
+    """The interface of an arena policy of the labelled or settled model: every outcome, 0 or 1,
+    reaches ``observe_outcome`` (see the module docstring)."""
+
+    def choose(self, t: int) -> int: ...
+
+    def played(self, t: int, arm: int) -> None: ...
+
+    def observe_outcome(self, s: int, arm: int, reward: float, delay: int) -> None: ...
+
+
+PolicyFactory = Callable[[Problem, np.random.Generator], Policy | OutcomePolicy]
 # (problem, means, uniforms, delays, policy seed) -> the arms played: a compiled twin of a policy
 Kernel = Callable[[Problem, np.ndarray, np.ndarray, np.ndarray, int], np.ndarray]
 
@@ -79,15 +115,16 @@ class Entrant(Algorithm):
     """One arena algorithm: ``Algorithm`` (id, label, description, runners, where it applies)
     and what the leaderboard reports of it."""
 
-    feedback: str = "arm-labelled"  # of FEEDBACK
+    information: str = CONVERSIONS  # of INFORMATION
     knows: Callable[[Any], str] = _nothing  # what it is told, with the setting's values
     bonus: str = ""  # its exploration function; "" when it has none of the UCB kind
     fields: tuple[str, ...] = FIELDS  # the comparisons it enters
 
     def __post_init__(self) -> None:
-        if self.feedback not in FEEDBACK:
+        if self.information not in INFORMATION:
             raise ValueError(
-                f"entrant {self.id}: feedback {self.feedback!r} is not one of {', '.join(FEEDBACK)}"
+                f"entrant {self.id}: information {self.information!r} is not one of "
+                f"{', '.join(INFORMATION)}"
             )
         if not self.fields or set(self.fields) - set(FIELDS):
             raise ValueError(
@@ -100,24 +137,58 @@ def problem(draw: Draw) -> Problem:
     return Problem(st.n_arms, draw.realisation.uniforms.shape[0], st.window, st.censored, st.pooled)
 
 
+def settled(st: Any, env: Realisation) -> Realisation:
+    """The settled model's realisation: every conversion later than the window m removed (its
+    uniform set to 1), whether the problem censors or the learner censors itself."""
+    return conversions(replace(st, censored=True), env)
+
+
+POLICY_INFORMATION = (CONVERSIONS, SETTLED, LABELLED)
+"""The information models a policy class can have (the others need their own kernels)."""
+
+
 def policy_runners(
-    factory: PolicyFactory, kernel: Kernel | None = None, who: str = "the policy"
+    factory: PolicyFactory,
+    kernel: Kernel | None = None,
+    information: str = CONVERSIONS,
+    who: str = "the policy",
 ) -> tuple[Runner, Runner]:
-    """(kernel, reference) runners of a policy on the arena's conversions: the reference plays
-    the policy through the shared loop (``references.run``) with a generator
-    seeded by the replication's policy seed; the kernel, when given, takes the same inputs."""
+    """(kernel, reference) runners of a policy on the arena's problem, under its information
+    model: the reference plays the policy through the shared loop with a generator seeded by the
+    replication's policy seed, ``references.run`` for the conversions, ``run_outcomes`` for the
+    outcomes (labelled: each at s + D + 1; settled: at s + min(D, m) + 1, a conversion later than
+    m a 0); the kernel, when given, takes the realisation the reference reads. Every arm chosen
+    is checked, ``who`` named in the error."""
+    if information not in POLICY_INFORMATION:
+        raise ValueError(
+            f"information {information!r}: a policy class observes one of "
+            f"{', '.join(POLICY_INFORMATION)}"
+        )
+
+    def environment(draw: Draw) -> Realisation:
+        return (settled if information == SETTLED else conversions)(draw.setting, draw.realisation)
+
+    def play(policy: Any, draw: Draw, env: Realisation) -> np.ndarray:
+        mu = draw.setting.mu
+        if information == CONVERSIONS:
+            return run(policy, mu, env.uniforms, env.delays, None, who=who)
+        if information == LABELLED:
+            return run_outcomes(policy, mu, env.uniforms, env.delays, who=who)
+        m = draw.setting.window
+        return run_outcomes(
+            policy, mu, env.uniforms, env.delays, lambda s, d: s + min(d, m) + 1, who=who
+        )
 
     def reference(_: Any, draw: Draw, cp: np.ndarray, seed: int):
-        st, env = draw.setting, conversions(draw.setting, draw.realisation)
-        policy = factory(problem(draw), np.random.default_rng(seed))
-        actions = run(policy, st.mu, env.uniforms, env.delays, None, who=who)
-        return pseudo_regret(st.mu, actions, cp), actions, None
+        env = environment(draw)
+        actions = play(factory(problem(draw), np.random.default_rng(seed)), draw, env)
+        return pseudo_regret(draw.setting.mu, actions, cp), actions, None
 
     if kernel is None:
         return reference, reference
 
     def compiled(_: Any, draw: Draw, cp: np.ndarray, seed: int):
-        st, env = draw.setting, conversions(draw.setting, draw.realisation)
+        st, env = draw.setting, environment(draw)
         actions = np.asarray(kernel(problem(draw), st.mu, env.uniforms, env.delays, seed))
         if actions.dtype.kind not in "iu" or ((actions < 0) | (actions >= st.n_arms)).any():
             for t, arm in enumerate(actions.tolist(), start=1):  # the first bad round, named
@@ -133,10 +204,18 @@ def from_policy(
     description: str,
     policy: PolicyFactory,
     kernel: Kernel | None = None,
+    information: str = CONVERSIONS,
     **declared: Any,
 ) -> Entrant:
     """An entrant from a policy class (or any factory of ``Problem`` and a generator), with an
-    optional compiled ``kernel``; ``declared`` sets the other ``Entrant`` fields (``knows``,
-    ``bonus``, ``fields``, ``applies``; ``feedback`` is arm-labelled)."""
-    runners = policy_runners(policy, kernel, f"entrant {id!r}")
-    return Entrant(id, label, description, *runners, **declared)
+    optional compiled ``kernel``, under its ``information`` model (``POLICY_INFORMATION``: a
+    policy of the labelled or settled model has ``observe_outcome``); ``declared`` sets the other
+    ``Entrant`` fields (``knows``, ``bonus``, ``fields``, ``applies``)."""
+    return Entrant(
+        id,
+        label,
+        description,
+        *policy_runners(policy, kernel, information, f"entrant {id!r}"),
+        information=information,
+        **declared,
+    )

@@ -1,14 +1,18 @@
 """The arena: every algorithm of the five papers, and the baselines practitioners use, on one
 Bernoulli bandit with delayed conversions (``problem``), under each delay regime.
 
-Each algorithm is one ``Entrant`` (``entrants``). The papers' algorithms run through their own
-paper's kernel and reference, on inputs translated from the replication's draw (the arms in the
-replication's order, and a uniform and a delay per (round, arm)). Where a paper's model differs
-from the arena's problem, the translation says how (``docs/decisions.md``, "The arena"):
+Each algorithm is one ``Entrant`` (``entrants``), with its information model
+(``entrants.INFORMATION``). The papers' algorithms run through their own paper's kernel and
+reference, on inputs translated from the replication's draw (the arms in the replication's
+order, and a uniform and a delay per (round, arm)). Where a paper's model differs from the
+arena's problem, the translation says how (``docs/decisions.md``, "The arena"):
 
-- arm-labelled conversions (Vernade 2017, Manegueu 2020, QPM-D, the baselines that ignore
-  delays): the realisation as it is; under censoring a conversion with D > m is removed (its
-  uniform set to 1, so it never converts).
+- conversions (Vernade 2017's d-UCB family, Manegueu 2020, the baselines that ignore delays):
+  the realisation as it is; under censoring a conversion with D > m is removed (its uniform set
+  to 1, so it never converts). Discarding (settled at m) reads the same realisation and counts
+  only conversions within m of pulls older than m.
+- labelled outcomes, an oracle (QPM-D over each base): the same realisation, every pull's 0 or 1
+  queued at s + D + 1.
 - anonymous aggregate (ODAAF, ODAAF-V, Pike-Burke 2018): the same realisation; their kernels
   observe only the sum of the conversions arriving each round.
 - per-round loss (DEW, Skipper, Doubling, Thune 2019: adversarial bandits): round t's loss
@@ -28,6 +32,7 @@ pseudo-regret, sum_s (max mu - mu_{A_s}), recomputed from the actions for all.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -36,7 +41,18 @@ from delayed_bandits import delays, papers
 from delayed_bandits.algorithms import Runner, get
 from delayed_bandits.environment import Realisation, checkpoint_grid
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.arena.entrants import MATCHED, PUBLISHED, Entrant, Problem, from_policy
+from delayed_bandits.papers.arena.entrants import (
+    ANONYMOUS,
+    LABELLED,
+    LOSSES,
+    MATCHED,
+    NONE,
+    PUBLISHED,
+    SETTLED,
+    Entrant,
+    Problem,
+    from_policy,
+)
 from delayed_bandits.papers.arena.kernels import run_ignores_delays_kernel
 from delayed_bandits.papers.arena.policies import IgnoresDelays
 from delayed_bandits.papers.arena.problem import (
@@ -53,7 +69,13 @@ from delayed_bandits.papers.thune2019 import experiment as th
 from delayed_bandits.papers.vernade2017 import experiment as v17
 from delayed_bandits.papers.vernade2020 import experiment as v20
 
-__all__ = ["ALGORITHMS", "BENCH", "Setting", "draw_environment"]  # the papers.Experiment contract
+__all__ = [
+    "ALGORITHMS",
+    "BENCH",
+    "BENCH_READINGS",
+    "Setting",
+    "draw_environment",
+]  # the papers.Experiment contract
 
 
 def _translated(
@@ -185,6 +207,32 @@ def _settled(st: Setting) -> str:
     return f" of min(D, m = {st.window})" if st.censored else ""
 
 
+def _uncensored_form(st: Setting) -> str:
+    """Where Algorithm 1's uncensored form (Remark 5) is affordable: the geometric law's
+    recursion (6) is O(1) a round; any other law's N~ sums tau over every past pull, O(t)."""
+    if st.censored:
+        return "under censoring the windowed form is the exact one (the row without 'u')"
+    if st.arm_dependent or not isinstance(st.delay, delays.Geometric):
+        return (
+            "the uncensored N~ sums τ over every past pull, O(t) a round, unless the law is "
+            "geometric: not affordable at this T"
+        )
+    return ""
+
+
+def _full_cdf(st: Setting) -> str:
+    law = st.pooled
+    return (
+        f"the geometric law's CDF (q = {law.q:.4g}), no window"
+        if isinstance(law, delays.Geometric)
+        else "the law's CDF, no window"
+    )
+
+
+def _tau_m(st: Setting) -> str:
+    return f"m = {st.window} and τ_m = {float(st.pooled.cdf(st.window)):.3g}"
+
+
 def _told(text: str) -> Callable[[Setting], str]:
     return lambda st: text
 
@@ -211,28 +259,98 @@ BUILT_IN: list[Entrant] = [
         bonus=f"{LOG_T} (ε = 0)",
     ),
     Entrant(
+        "d-ts",
+        "d-TS",
+        "Beta(1, 1) Thompson sampling on Vernade et al. 2017's N~, window m: "
+        "Beta(1 + S, 1 + max(N~ - S, 0))",
+        *_translated("vernade2017", "d-ts", _vernade2017, conversions),
+        knows=_cdf,
+    ),
+    Entrant(
+        "ud-ucb",
+        "ud-UCB",
+        "DelayedUCB (Vernade et al. 2017, Algorithm 1), uncensored form (Remark 5)",
+        *_translated("vernade2017", "ud-ucb", _vernade2017, conversions),
+        applies=_uncensored_form,
+        knows=_full_cdf,
+        bonus=f"{LOG_T} (ε = 0)",
+    ),
+    Entrant(
+        "ud-klucb",
+        "ud-KLUCB",
+        "DelayedKLUCB (Vernade et al. 2017, Algorithm 1), uncensored form (Remark 5)",
+        *_translated("vernade2017", "ud-klucb", _vernade2017, conversions),
+        applies=_uncensored_form,
+        knows=_full_cdf,
+        bonus=f"{LOG_T} (ε = 0)",
+    ),
+    Entrant(
+        "ud-ts",
+        "ud-TS",
+        "Beta(1, 1) Thompson sampling on N~, uncensored form (Remark 5)",
+        *_translated("vernade2017", "ud-ts", _vernade2017, conversions),
+        applies=_uncensored_form,
+        knows=_full_cdf,
+    ),
+    Entrant(
         "discarding-ucb",
         "Discarding UCB",
         "UCB on pulls older than m (Vernade et al. 2017)",
         *_translated("vernade2017", "discarding-ucb", _vernade2017, conversions),
-        knows=lambda st: f"m = {st.window} and τ_m = {float(st.pooled.cdf(st.window)):.3g}",
+        information=SETTLED,
+        knows=_tau_m,
         bonus=f"{LOG_T} (ε = 0)",
+    ),
+    Entrant(
+        "discarding-klucb",
+        "Discarding KL-UCB",
+        "KL-UCB on pulls older than m (Vernade et al. 2017, Section 6)",
+        *_translated("vernade2017", "discarding-klucb", _vernade2017, conversions),
+        information=SETTLED,
+        knows=_tau_m,
+        bonus=f"{LOG_T} (ε = 0)",
+    ),
+    Entrant(
+        "discarding-ts",
+        "Discarding TS",
+        "Beta(1, 1) Thompson sampling on pulls older than m",
+        *_translated("vernade2017", "discarding-ts", _vernade2017, conversions),
+        information=SETTLED,
+        knows=lambda st: f"m = {st.window}",
     ),
     Entrant(
         "qpm-d",
         "QPM-D",
-        "QPM-D with UCB1 (Joulani et al. 2013), arm-labelled feedback",
+        "QPM-D with UCB1 (Joulani et al. 2013), labelled outcomes",
         *_translated("pikeburke2018", "qpm-d", _pikeburke(2.0), conversions),
+        information=LABELLED,
         bonus="f(n) = 4 log n (UCB1)",
         fields=(PUBLISHED,),
     ),
     Entrant(
         "qpm-d-matched",
         "QPM-D at log n",
-        "QPM-D with UCB at f(n) = log n as its base",
+        "QPM-D with UCB at f(n) = log n as its base, labelled outcomes",
         *_translated("pikeburke2018", "qpm-d", _pikeburke(0.5), conversions),
+        information=LABELLED,
         bonus="f(n) = log n",
         fields=(MATCHED,),
+    ),
+    Entrant(
+        "qpm-d-klucb",
+        "QPM-D over KL-UCB",
+        "QPM-D with Bernoulli KL-UCB at f(n) = log n as its base, labelled outcomes",
+        *_translated("pikeburke2018", "qpm-d-klucb", _pikeburke(0.5), conversions),
+        information=LABELLED,
+        bonus="f(n) = log n",
+    ),
+    Entrant(
+        "qpm-d-ts",
+        "QPM-D over TS",
+        "QPM-D with Beta(1, 1) Thompson sampling as its base (one posterior draw per base "
+        "step), labelled outcomes",
+        *_translated("pikeburke2018", "qpm-d-ts", _pikeburke(0.5), conversions),
+        information=LABELLED,
     ),
     Entrant(
         "odaaf",
@@ -240,7 +358,7 @@ BUILT_IN: list[Entrant] = [
         "Pike-Burke et al. 2018, Algorithm 1 with n_m of eq. (2)",
         *_translated("pikeburke2018", "odaaf", _pikeburke(2.0), conversions),
         applies=_needs_finite("mean"),
-        feedback="anonymous aggregate",
+        information=ANONYMOUS,
         knows=lambda st: f"T and E[τ]{_settled(st)} = {st.observable.mean:.4g}",
     ),
     Entrant(
@@ -249,7 +367,7 @@ BUILT_IN: list[Entrant] = [
         "Pike-Burke et al. 2018, Algorithm 1 with n_m of eq. (7)",
         *_translated("pikeburke2018", "odaaf-v", _pikeburke(2.0), conversions),
         applies=_needs_finite("variance"),
-        feedback="anonymous aggregate",
+        information=ANONYMOUS,
         knows=lambda st: (
             f"T, E[τ] = {st.observable.mean:.4g} and "
             f"V(τ) = {st.observable.variance:.4g}{_settled(st)}"
@@ -278,7 +396,7 @@ BUILT_IN: list[Entrant] = [
         "Thune et al. 2019, Algorithm 1 (Theorem 1 tuning, knows d_max, D)",
         *_translated("thune2019", "dew", _thune, _thune_environment),
         applies=_action_independent,
-        feedback="per-round loss",
+        information=LOSSES,
         knows=_told("T, and d_max and D of the realised delays"),
     ),
     Entrant(
@@ -287,7 +405,7 @@ BUILT_IN: list[Entrant] = [
         "Thune et al. 2019, Algorithm 2 over DEW (Corollary 4, knows D)",
         *_translated("thune2019", "skipper-explicit", _thune, _thune_environment),
         applies=_action_independent,
-        feedback="per-round loss",
+        information=LOSSES,
         knows=_told("T and D of the realised delays"),
     ),
     Entrant(
@@ -296,7 +414,7 @@ BUILT_IN: list[Entrant] = [
         "Thune et al. 2019, Section 4.1 (knows nothing)",
         *_translated("thune2019", "doubling", _thune, _thune_environment),
         applies=_action_independent,
-        feedback="per-round loss",
+        information=LOSSES,
     ),
     Entrant(
         "otflinucb",
@@ -365,7 +483,7 @@ BUILT_IN: list[Entrant] = [
         "Uniform play",
         "an arm uniformly at random each round",
         *_uniform_play(),
-        feedback="none",
+        information=NONE,
     ),
 ]
 
@@ -383,8 +501,10 @@ if len(set(_taken)) < len(_taken):
         f"are declared twice (built in, or in ${papers.PLUGINS})"
     )
 
-# K = 10, small gap, geometric delays with mean 100, censored at m = 200: used by the bench.
+# K = 10, small gap, geometric delays with mean 100, censored at m = 200: used by the bench; the
+# same uncensored takes the uncensored form of N~ (ud-UCB, ud-KLUCB, ud-TS).
 BENCH = Setting(np.array([0.4] * 9 + [0.45]), delays.Geometric(100.0), 200, True, 0.5)
+BENCH_READINGS = {"uncensored": replace(BENCH, censored=False)}
 
 
 def check_figure(fig: Mapping[str, Any], where: str) -> None:

@@ -7,8 +7,8 @@ counted as failures. Arrivals are bucketed by the round they become usable
 (``register_jitable``); Thompson sampling draws from a ``numpy.random.Generator`` passed in,
 whose ``beta`` gives in numba the same draws as numpy's in Python.
 
-Index codes (the ``index`` argument of ``ignores_delays``): ``UCB`` = 0, ``KLUCB`` = 1, ``TS`` = 2;
-``INDEX_CODES`` maps the names "ucb", "klucb", "ts" to them.
+Index codes (the ``index`` argument of ``ignores_delays``) are ``delayed_bandits.indices``'
+``INDEX_CODES``: ``UCB`` = 0, ``KLUCB`` = 1, ``TS`` = 2.
 
 Cost: O(K) per round plus O(1) per arrival, and no allocation inside the loop. O(K) per round is
 the floor for these policies: every arm's index (or posterior sample) changes each round, since
@@ -22,7 +22,7 @@ divisions a round: at T = 100000, KL-UCB's Newton part costs about 90 ns a round
 200 ns at K = 10 (the interleaving took 10% off at K = 10).
 
 Note: ``cache=True`` keys the compiled kernel on this file only; after changing an index function
-in ``policies.py``, delete this module's ``__pycache__/kernels.*.nbi/nbc`` (the tests would catch
+in ``delayed_bandits/indices.py``, delete this module's ``__pycache__/kernels.*.nbi/nbc`` (the tests would catch
 the stale kernel as a mismatch with the reference).
 """
 
@@ -33,8 +33,11 @@ import math
 import numpy as np
 from numba import njit
 
-from delayed_bandits.papers.arena.policies import (
+from delayed_bandits.indices import (
+    INDEX_CODES,
     KLUCB_TOLERANCE,
+    TS,
+    UCB,
     exploration,
     klucb_index,
     klucb_start,
@@ -42,11 +45,6 @@ from delayed_bandits.papers.arena.policies import (
     ucb_index,
 )
 from delayed_bandits.queues import arrival_lists, enqueue, record
-
-UCB = 0
-KLUCB = 1
-TS = 2
-INDEX_CODES = {"ucb": UCB, "klucb": KLUCB, "ts": TS}
 
 
 @njit(cache=True)

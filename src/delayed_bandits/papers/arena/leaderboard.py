@@ -6,7 +6,12 @@ why some do not apply.
 Ties: the replications are paired (every algorithm of a replication faces the same draws), so an
 algorithm is compared with its field's best (lowest mean regret) through the mean of the
 per-replication differences and its standard error; it is *tied-best* when that difference is at
-most 2 SE. A win is a tied-best cell."""
+most 2 SE. A win is a tied-best cell.
+
+Information models: an entrant is also ranked among the entrants of its own information model
+(``entrants.INFORMATION``) in its comparison, with the same paired test (``model_tied_best``,
+``model_ratio``), so that the verdict compares like with like; ``oracle_worth`` is what the
+labelled outcomes buy over the best learner that sees only conversions (``oracle_worth``)."""
 
 from __future__ import annotations
 
@@ -18,7 +23,15 @@ import pandas as pd
 from delayed_bandits import config, delays
 from delayed_bandits.algorithms import get
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.arena.entrants import FIELDS, MATCHED, PUBLISHED
+from delayed_bandits.papers.arena.entrants import (
+    CONVERSIONS,
+    FIELDS,
+    INFORMATION,
+    LABELLED,
+    MATCHED,
+    PUBLISHED,
+    SETTLED,
+)
 from delayed_bandits.papers.arena.problem import Setting
 
 PAPER = "arena"
@@ -38,7 +51,7 @@ COLUMNS = [
     "gap",
     "algorithm",
     "label",
-    "feedback",
+    "information",
     "knows",
     "exploration",
     "applicable",
@@ -51,6 +64,8 @@ COLUMNS = [
     "rank",
     "tied_best",
     "ratio",
+    "model_tied_best",
+    "model_ratio",
 ]
 
 
@@ -67,26 +82,34 @@ def _paired(regrets: pd.DataFrame, best: str) -> tuple[pd.Series, pd.Series]:
     return diff.mean(), se
 
 
+def _ties(rows: pd.DataFrame, regrets: pd.DataFrame) -> tuple[pd.Series, ...]:
+    """(paired difference from the best, its SE, tied-best, ratio to the best) of ``rows``, over
+    their applicable members; all NaN (tied-best False) when none applies."""
+    live = rows.applicable.to_numpy(bool)
+    if not live.any():
+        nan = pd.Series(np.nan, index=rows.index)
+        return nan, nan, pd.Series(False, index=rows.index), nan
+    best = rows.loc[live, "regret"].idxmin()
+    best_alg, low = rows.at[best, "algorithm"], rows.at[best, "regret"]
+    mean, se = _paired(regrets[list(rows.algorithm[live])], best_alg)
+    diff, se_diff = rows.algorithm.map(mean), rows.algorithm.map(se)
+    tied = pd.Series(live & (diff <= TIE_SE * se_diff).to_numpy(), index=rows.index)
+    return diff, se_diff, tied, rows.regret / low if low > 0 else diff * np.nan
+
+
 def _field_rows(rows: pd.DataFrame, regrets: pd.DataFrame) -> pd.DataFrame:
-    """Rank, tie, paired difference and ratio of one (horizon, setting, field)'s rows."""
+    """Rank, tie, paired difference and ratio of one (horizon, setting, field)'s rows, over the
+    field and within each information model."""
     rows = rows.copy()
     live = rows.applicable.to_numpy(bool)
     rows["rank"] = rows.regret.where(live).rank(method="min")
-    best = rows.loc[live, "regret"].idxmin() if live.any() else None
-    if best is None:
-        rows["diff"], rows["se_diff"], rows["tied_best"], rows["ratio"] = (
-            np.nan,
-            np.nan,
-            False,
-            np.nan,
-        )
-        return rows
-    best_alg, low = rows.at[best, "algorithm"], rows.at[best, "regret"]
-    mean, se = _paired(regrets[list(rows.algorithm[live])], best_alg)
-    rows["diff"] = rows.algorithm.map(mean)
-    rows["se_diff"] = rows.algorithm.map(se)
-    rows["tied_best"] = live & (rows["diff"] <= TIE_SE * rows["se_diff"]).to_numpy()
-    rows["ratio"] = rows.regret / low if low > 0 else np.nan
+    rows["diff"], rows["se_diff"], rows["tied_best"], rows["ratio"] = _ties(rows, regrets)
+    rows["model_tied_best"], rows["model_ratio"] = False, np.nan
+    for _, members in rows.groupby("information", sort=False):
+        _, _, tied, ratio = _ties(members, regrets)
+        rows.loc[members.index, "model_tied_best"] = tied
+        rows.loc[members.index, "model_ratio"] = ratio
+    rows["model_tied_best"] = rows.model_tied_best.astype(bool)
     return rows
 
 
@@ -156,7 +179,7 @@ def _row(
         "gap": float(raw_setting["gap"]),
         "algorithm": algorithm,
         "label": config.label(PAPER, fig, algorithm),
-        "feedback": entrant.feedback,
+        "information": entrant.information,
         "knows": entrant.knows(st),
         "exploration": entrant.bonus,
         "applicable": not reason,
@@ -179,13 +202,39 @@ def wins(board: pd.DataFrame) -> pd.DataFrame:
     median ratio to the best."""
     alone = board.groupby(["horizon", "field", "setting"]).tied_best.transform("sum") == 1
     board = board.assign(outright=board.tied_best & alone)
-    table = board.groupby(["horizon", "field", "algorithm", "label"], sort=False).agg(
+    table = board.groupby(
+        ["horizon", "field", "information", "algorithm", "label"], sort=False
+    ).agg(
         wins=("tied_best", "sum"),
         outright=("outright", "sum"),
+        model_wins=("model_tied_best", "sum"),
         settings=("applicable", "sum"),
         median_ratio=("ratio", "median"),
+        median_model_ratio=("model_ratio", "median"),
     )
     return table.reset_index()
+
+
+def oracle_worth(board: pd.DataFrame) -> pd.DataFrame:
+    """Per (horizon, field, setting): the lowest regret with labelled outcomes (the oracle), the
+    lowest with the conversions alone (``CONVERSIONS`` or ``SETTLED``, which censoring at m
+    reveals), and their ratio (below 1: the oracle's information is worth that much)."""
+    live = board[board.applicable.astype(bool)]
+    keys = ["horizon", "field", "setting"]
+    oracle = live[live.information == LABELLED].groupby(keys, sort=False).regret.min()
+    plain = live[live.information.isin([CONVERSIONS, SETTLED])]
+    conv = plain.groupby(keys, sort=False).regret.min()
+    out = pd.DataFrame({"oracle": oracle, "conversions": conv}).dropna()
+    out["ratio"] = out.oracle / out.conversions
+    return out.reset_index()
+
+
+def model_order(board: pd.DataFrame) -> list[str]:
+    """The board's algorithms grouped by information model (``INFORMATION``'s order), board order
+    within a model."""
+    rows = board.drop_duplicates("algorithm")
+    rank = {name: i for i, name in enumerate(INFORMATION)}
+    return list(rows.assign(r=rows.information.map(rank)).sort_values("r", kind="stable").algorithm)
 
 
 def display(board: pd.DataFrame, horizon: int | None = None) -> pd.DataFrame:

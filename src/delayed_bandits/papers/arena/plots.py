@@ -17,11 +17,11 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import EngFormatter, FixedLocator, NullLocator
 
 from delayed_bandits.papers.arena import leaderboard
-from delayed_bandits.papers.arena.entrants import PUBLISHED
+from delayed_bandits.papers.arena.entrants import ANONYMOUS, INFORMATION, LABELLED, PUBLISHED
 from delayed_bandits.style import palette, reader
 
-ANONYMOUS = "anonymous aggregate"  # the leaderboard's feedback value marked with MARK
-MARK = "†"
+MARKS = {ANONYMOUS: "†", LABELLED: "‡"}  # information models marked after a row's label
+MARK = MARKS[ANONYMOUS]
 NA_GREY = "0.82"
 CENSORED_FACE = "0.94"  # background of the curves' censored panels
 BAR_LABEL = "regret / best at matched exploration"
@@ -36,12 +36,29 @@ def regime_order(board: pd.DataFrame) -> list[str]:
 
 
 def algorithm_labels(board: pd.DataFrame) -> dict[str, str]:
-    """Each algorithm's label in board order, with MARK after the anonymous-feedback ones."""
+    """Each algorithm's label, grouped by information model (``INFORMATION``'s order, board
+    order within a model; the rows at the papers' constants after all of them), with its
+    model's mark (``MARKS``: the anonymous and the labelled-outcome oracle ones)."""
     rows = board.drop_duplicates("algorithm")
+    rank = {name: i for i, name in enumerate(INFORMATION)}
+    later = rows.section.eq(PUBLISHED) if "section" in rows else False
+    rows = rows.assign(later=later, model=rows.information.map(rank)).sort_values(
+        ["later", "model"], kind="stable"
+    )
     return {
-        alg: f"{label} {MARK}" if feedback == ANONYMOUS else label
-        for alg, label, feedback in zip(rows.algorithm, rows.label, rows.feedback)
+        alg: f"{label} {MARKS[model]}" if model in MARKS else label
+        for alg, label, model in zip(rows.algorithm, rows.label, rows.information)
     }
+
+
+def model_groups(board: pd.DataFrame) -> list[int]:
+    """Row positions (in ``algorithm_labels`` order) where a new information model starts among
+    the matched rows, the first excepted: where the heatmap draws a thin rule."""
+    rows = board.drop_duplicates("algorithm").set_index("algorithm")
+    order = list(algorithm_labels(board))
+    matched = [a for a in order if "section" not in rows or rows.section[a] != PUBLISHED]
+    models = [rows.information[a] for a in matched]
+    return [i for i in range(1, len(models)) if models[i] != models[i - 1]]
 
 
 def problems(board: pd.DataFrame) -> tuple[list[int], list[str]]:
@@ -101,7 +118,8 @@ def heatmap_panel(
     ratio = grid(board, n_arms, gap, "ratio").to_numpy(dtype=float)
     na = grid(board, n_arms, gap, "applicable").eq(False)  # a missing row is not n/a
     tied = grid(board, n_arms, gap, "tied_best").eq(True)
-    published = board.drop_duplicates("algorithm").set_index("algorithm").section.eq(PUBLISHED)
+    rows = board.drop_duplicates("algorithm").set_index("algorithm")
+    published = rows.section.eq(PUBLISHED).reindex(list(labels))
     mesh = ax.pcolormesh(
         np.ma.masked_invalid(ratio), cmap=cmap, norm=norm, edgecolors="white", linewidth=0.5
     )
@@ -120,6 +138,8 @@ def heatmap_panel(
                 style="italic" if published.iat[r] else "normal",
                 color="white" if norm(value) > 0.55 else "black",
             )  # dark cells: white text
+    for row in model_groups(board):
+        ax.axhline(row, color="0.35", linewidth=0.8, linestyle=(0, (4, 2)))
     n_matched = int((~published).sum())
     if 0 < n_matched < len(labels):
         ax.axhline(n_matched, color="black", linewidth=1.5)
@@ -160,8 +180,15 @@ def heatmap_note(labels: Mapping[str, str], width: float) -> str:
         "tied-best, within 2 paired SE of that lowest. Below the rule, in italics: index "
         "methods at their papers' constants, over the same lowest, not ranked. Grey n/a: the "
         "algorithm's model does not cover the regime (reasons in the leaderboard). Censored: "
-        "rewards delayed by more than the window m rounds are never seen."
+        "rewards delayed by more than the window m rounds are never seen. Rows are grouped by "
+        "information model (dashed rules): conversions only; conversions settled at m; "
+        "labelled outcomes; anonymous aggregate; per-round losses; none."
     ]
+    if MARKS[LABELLED] in "".join(labels.values()):
+        text.append(
+            f"{MARKS[LABELLED]} labelled outcomes, an oracle: every outcome, 0 or 1, arrives after "
+            "its delay, which an application cannot know before the window closes."
+        )
     if MARK in "".join(labels.values()):
         text.append(
             f"{MARK} anonymous aggregate feedback: the algorithm sees only the sum of "
@@ -222,8 +249,11 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
 
 
 FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Vernade et al. 2017", ("d-ucb", "d-klucb", "discarding-ucb")),
-    ("Pike-Burke et al. 2018", ("qpm-d-matched", "odaaf", "odaaf-v")),
+    ("Vernade et al. 2017", ("d-ucb", "d-klucb", "ud-ucb", "ud-klucb")),
+    ("Discarding (settled at m)", ("discarding-ucb", "discarding-klucb", "discarding-ts")),
+    ("Thompson sampling on N~", ("d-ts", "ud-ts")),
+    ("QPM-D (labelled outcomes)", ("qpm-d-matched", "qpm-d-klucb", "qpm-d-ts")),
+    ("Pike-Burke et al. 2018", ("odaaf", "odaaf-v")),
     ("Manegueu et al. 2020", ("patient", "adapt-patient")),
     ("Thune et al. 2019", ("dew", "skipper", "doubling")),
     ("Vernade et al. 2020", ("otflinucb", "otflints")),
@@ -433,8 +463,11 @@ def curves_page(
         color="0.3",
     )
     note = "left: uncensored; right, on grey: censored at the window m"
-    if MARK in "".join(algorithm_labels(board).values()):
+    shown = "".join(algorithm_labels(board).values())
+    if MARK in shown:
         note += f"; {MARK} anonymous aggregate feedback"
+    if MARKS[LABELLED] in shown:
+        note += f"; {MARKS[LABELLED]} labelled outcomes (an oracle)"
     fig.suptitle(
         reader(
             f"{fig_cfg['title']}: {problem_title(n_arms, gap)} (page {page} of "

@@ -134,6 +134,8 @@ def _ducb() -> tuple[Runner, Runner]:
             0.0,
             cp,
             actions,
+            False,
+            np.random.default_rng(0),  # unused: d-UCB draws nothing
             st.window if st.ducb_wait else 0,
         )
         return regret, actions, None

@@ -18,6 +18,7 @@ from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.config import resolve
 from delayed_bandits.environment import Realisation, draw
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.indices import INDEX_CODES
 from delayed_bandits.papers.pikeburke2018 import kernels as kpb
 from delayed_bandits.papers.pikeburke2018 import policies as ppb
 
@@ -125,14 +126,25 @@ def _odaaf(variant: int) -> tuple[Runner, Runner]:
     return kernel, reference
 
 
-def _qpmd() -> tuple[Runner, Runner]:
+def _qpmd(base: str = "ucb") -> tuple[Runner, Runner]:
+    """QPM-D over ``base`` (``policies.QPMD_BASES``); a randomised base draws from the policy
+    seed."""
+
     def kernel(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         actions = np.zeros(env.uniforms.shape[0], dtype=np.int64)
-        kpb.qpmd(st.mu, env.uniforms, env.delays, actions, st.qpmd_coefficient)
+        kpb.qpmd(
+            st.mu,
+            env.uniforms,
+            env.delays,
+            actions,
+            st.qpmd_coefficient,
+            INDEX_CODES[base],
+            np.random.default_rng(seed),
+        )
         return _regret_at(st.mu, actions, cp), actions, None
 
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
-        actions = ppb.run_qpmd(st.mu, env.uniforms, env.delays, st.qpmd_coefficient)
+        actions = ppb.run_qpmd(st.mu, env.uniforms, env.delays, st.qpmd_coefficient, base, seed)
         return _regret_at(st.mu, actions, cp), actions, None
 
     return kernel, reference
@@ -160,6 +172,11 @@ ALGORITHMS: list[Algorithm] = [
     Algorithm(
         "qpm-d", "QPM-D", "QPM-D with UCB1, non-anonymous feedback (Joulani et al. 2013)", *_qpmd()
     ),
+    # not in the paper: QPM-D over the arena's other base learners (docs/decisions.md, "The arena")
+    Algorithm(
+        "qpm-d-klucb", "QPM-D over KL-UCB", "QPM-D with Bernoulli KL-UCB at log n", *_qpmd("klucb")
+    ),
+    Algorithm("qpm-d-ts", "QPM-D over TS", "QPM-D with Beta(1, 1) Thompson sampling", *_qpmd("ts")),
     Algorithm(
         "odaaf",
         "ODAAF",

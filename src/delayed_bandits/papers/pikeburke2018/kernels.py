@@ -1,4 +1,5 @@
-"""Compiled kernels for Pike-Burke et al. 2018: ODAAF (Algorithm 1) and QPM-D with UCB1.
+"""Compiled kernels for Pike-Burke et al. 2018: ODAAF (Algorithm 1) and QPM-D over
+UCB, KL-UCB or Thompson sampling.
 
 Same schedule, estimates, tie-breaking and queue mechanics as the references in
 ``delayed_bandits.papers.pikeburke2018.policies``; the phase lengths are the reference's own function,
@@ -11,6 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
+from delayed_bandits.indices import TS, UCB, klucb_index
 from delayed_bandits.papers.pikeburke2018.policies import samples_required
 from delayed_bandits.queues import arrival_lists, enqueue
 
@@ -137,16 +139,62 @@ def odaaf(
 
 
 @njit(cache=True)
+def _qpmd_request(
+    base: int,
+    coefficient: float,
+    counts: np.ndarray,
+    sums: np.ndarray,
+    means: np.ndarray,
+    n: float,
+    rng: np.random.Generator,
+) -> int:
+    """The base's next request (``policies.UCBBase``, ``KLUCBBase``, ``TSBase``): UCB and KL-UCB
+    first take the lowest arm never updated."""
+    n_arms = counts.shape[0]
+    arm = 0
+    best = -math.inf
+    if base == TS:
+        for j in range(n_arms):
+            sample = rng.beta(1.0 + sums[j], 1.0 + counts[j] - sums[j])
+            if sample > best:
+                best = sample
+                arm = j
+        return arm
+    for j in range(n_arms):
+        if counts[j] == 0.0:
+            return j
+    if base == UCB:
+        bonus = coefficient * math.log(n)
+        for j in range(n_arms):
+            index = means[j] + math.sqrt(bonus / counts[j])
+            if index > best:
+                best = index
+                arm = j
+    else:
+        f = math.log(n)
+        for j in range(n_arms):
+            index = klucb_index(means[j], counts[j], f, best)
+            if index > best:
+                best = index
+                arm = j
+    return arm
+
+
+@njit(cache=True)
 def qpmd(
     mu: np.ndarray,
     uniforms: np.ndarray,
     delays: np.ndarray,
     actions: np.ndarray,
-    coefficient: float = 2.0,
+    coefficient: float,
+    base: int,
+    rng: np.random.Generator,
 ) -> None:
-    """QPM-D with UCB1 as base: per-arm FIFO queues of arrived rewards feed the base on its own
-    clock; the first recommended arm with an empty queue is played. Fills ``actions``. The base's
-    bonus is sqrt(coefficient log n / N): 2 is UCB1's (Auer et al. 2002)."""
+    """QPM-D over a base (``indices.INDEX_CODES``: UCB with bonus sqrt(coefficient log n / N), 2
+    being UCB1's; KL-UCB at log n; Beta(1, 1) TS drawing from ``rng``): per-arm FIFO queues of
+    arrived rewards feed the base on its own clock; the first request with an empty queue is
+    played and stands until it is fed. Fills ``actions``. KL-UCB stops an arm's search once it
+    is below the best index so far (``klucb_index``'s ``bar``), which cannot change the argmax."""
     horizon, n_arms = uniforms.shape
     head, tail, link = arrival_lists(horizon)
     queue = np.zeros((n_arms, horizon))  # FIFO of rewards per arm
@@ -156,10 +204,10 @@ def qpmd(
     counts = np.zeros(n_arms)
     sums = np.zeros(n_arms)
     # The base's means S_j / N_j, recomputed only for the arm that changed, and its clock n = sum
-    # of N_j kept as a running total (exact: whole numbers), so each base step costs one log and
-    # K square roots and divisions, on the same numbers as the reference's.
+    # of N_j kept as a running total (exact: whole numbers), on the same numbers as the reference.
     means = np.zeros(n_arms)
     n = 0.0
+    arm = _qpmd_request(base, coefficient, counts, sums, means, n, rng)
     for t in range(1, horizon + 1):
         s = head[t]
         while s > 0:
@@ -167,27 +215,13 @@ def qpmd(
             queue[a, q_tail[a]] = reward_of[s]
             q_tail[a] += 1
             s = link[s]
-        while True:
-            arm = -1
-            for j in range(n_arms):
-                if counts[j] == 0.0:
-                    arm = j
-                    break
-            if arm < 0:
-                bonus = coefficient * math.log(n)
-                best = -math.inf
-                for j in range(n_arms):
-                    index = means[j] + math.sqrt(bonus / counts[j])
-                    if index > best:
-                        best = index
-                        arm = j
-            if q_head[arm] == q_tail[arm]:
-                break
+        while q_head[arm] < q_tail[arm]:
             counts[arm] += 1.0
             sums[arm] += queue[arm, q_head[arm]]
             means[arm] = sums[arm] / counts[arm]
             n += 1.0
             q_head[arm] += 1
+            arm = _qpmd_request(base, coefficient, counts, sums, means, n, rng)
         actions[t - 1] = arm
         reward_of[t] = 1.0 if uniforms[t - 1, arm] < mu[arm] else 0.0
         d = delays[t - 1, arm]

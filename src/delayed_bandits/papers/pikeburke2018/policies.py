@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba.extending import register_jitable
 
-from delayed_bandits.references import first_argmax
+from delayed_bandits.indices import klucb_index
+from delayed_bandits.references import first_argmax, run_outcomes
 
 VARIANTS = ("odaaf", "odaaf-b", "odaaf-v")
 
@@ -137,44 +138,125 @@ def run_odaaf(
     return np.array(actions, dtype=np.int64), events
 
 
-def run_qpmd(
-    mu: np.ndarray, uniforms: np.ndarray, delays: np.ndarray, coefficient: float = 2.0
-) -> np.ndarray:
-    """QPM-D (Joulani et al. 2013) with UCB1 (Auer et al. 2002) as base. Arrivals join their arm's
-    FIFO queue (usable from the round after they arrive). Before each real play, while the base's
-    recommended arm has a queued reward, the base consumes it and is asked again; the first
-    recommended arm with an empty queue is played. The base's bonus is
-    sqrt(coefficient log n / N), n the base's own clock: 2 is UCB1's."""
-    horizon, n_arms = uniforms.shape
-    queues: list[deque[float]] = [deque() for _ in range(n_arms)]
-    due: dict[int, list[tuple[int, float]]] = {}
-    counts, sums = [0] * n_arms, [0.0] * n_arms
+@dataclass
+class UCBBase:
+    """UCB on the base's own clock n (the rewards it has consumed): each arm once, lowest index
+    first, then the argmax of S_j / N_j + sqrt(coefficient log n / N_j); coefficient 2 is UCB1's
+    (Auer et al. 2002), 1/2 the Hoeffding bonus at f(n) = log n."""
 
-    def recommend() -> int:
-        for j in range(n_arms):
-            if counts[j] == 0:
+    n_arms: int
+    coefficient: float = 2.0
+
+    def __post_init__(self) -> None:
+        self.counts, self.sums = [0] * self.n_arms, [0.0] * self.n_arms
+
+    def choose(self) -> int:
+        for j in range(self.n_arms):
+            if self.counts[j] == 0:
                 return j
-        n = sum(counts)
+        n = sum(self.counts)
         return first_argmax(
             [
-                sums[j] / counts[j] + math.sqrt(coefficient * math.log(n) / counts[j])
-                for j in range(n_arms)
+                self.sums[j] / self.counts[j]
+                + math.sqrt(self.coefficient * math.log(n) / self.counts[j])
+                for j in range(self.n_arms)
             ]
         )
 
-    actions = []
-    for t in range(1, horizon + 1):
-        for arm, reward in due.pop(t, []):
-            queues[arm].append(reward)
-        while True:
-            arm = recommend()
-            if not queues[arm]:
-                break
-            counts[arm] += 1
-            sums[arm] += queues[arm].popleft()
-        actions.append(arm)
-        reward = 1.0 if uniforms[t - 1, arm] < mu[arm] else 0.0
-        d = int(delays[t - 1, arm])
-        if t + d + 1 <= horizon:
-            due.setdefault(t + d + 1, []).append((arm, reward))
-    return np.array(actions, dtype=np.int64)
+    def update(self, arm: int, reward: float) -> None:
+        self.counts[arm] += 1
+        self.sums[arm] += reward
+
+
+@dataclass
+class KLUCBBase(UCBBase):
+    """Bernoulli KL-UCB (Garivier & Cappé 2011) at f(n) = log n on the base's clock n: each arm
+    once, then the argmax of max{q : N_j kl(S_j / N_j, q) <= log n}."""
+
+    def choose(self) -> int:
+        for j in range(self.n_arms):
+            if self.counts[j] == 0:
+                return j
+        f = math.log(sum(self.counts))
+        return first_argmax(
+            [
+                klucb_index(self.sums[j] / self.counts[j], self.counts[j], f)
+                for j in range(self.n_arms)
+            ]
+        )
+
+
+@dataclass
+class TSBase(UCBBase):
+    """Thompson sampling with a Beta(1, 1) prior (Chapelle & Li 2011): one posterior draw of every
+    arm, k = 0..K-1 in order, per base step, Beta(1 + S_j, 1 + N_j - S_j)."""
+
+    rng: np.random.Generator | None = None
+
+    def choose(self) -> int:
+        return first_argmax(
+            [
+                self.rng.beta(1.0 + self.sums[j], 1.0 + self.counts[j] - self.sums[j])
+                for j in range(self.n_arms)
+            ]
+        )
+
+
+@dataclass
+class QPMD:
+    """QPM-D (Joulani et al. 2013, Algorithm 1) over any base learner: ``base`` has ``choose()``
+    (its next arm) and ``update(arm, reward)``, and learns as if without delays. Every outcome,
+    0 or 1, joins its arm's FIFO queue when it arrives (``observe_outcome``: a policy of the
+    labelled-outcome model, ``references.run_outcomes``). Before each real play, while the base's
+    request has a queued reward, the base consumes it and makes its next request; the first
+    request whose queue is empty is played, and stands until a reward of that arm arrives. A base
+    step is one request, so a randomised base draws once per request."""
+
+    base: UCBBase
+    queues: list[deque[float]] = field(init=False)
+    request: int | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        self.queues = [deque() for _ in range(self.base.n_arms)]
+
+    def choose(self, t: int) -> int:
+        if self.request is None:
+            self.request = self.base.choose()
+        while self.queues[self.request]:
+            self.base.update(self.request, self.queues[self.request].popleft())
+            self.request = self.base.choose()
+        return self.request
+
+    def played(self, t: int, arm: int) -> None:
+        pass
+
+    def observe_outcome(self, s: int, arm: int, reward: float, delay: int) -> None:
+        self.queues[arm].append(reward)
+
+
+QPMD_BASES = ("ucb", "klucb", "ts")
+
+
+def qpmd_base(name: str, n_arms: int, coefficient: float, rng: np.random.Generator) -> UCBBase:
+    """QPM-D's base by name (``QPMD_BASES``); ``coefficient`` is UCB's, the others take none."""
+    if name == "ucb":
+        return UCBBase(n_arms, coefficient)
+    if name == "klucb":
+        return KLUCBBase(n_arms)
+    if name == "ts":
+        return TSBase(n_arms, rng=rng)
+    raise ValueError(f"QPM-D base {name!r} is not one of {', '.join(QPMD_BASES)}")
+
+
+def run_qpmd(
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    coefficient: float = 2.0,
+    base: str = "ucb",
+    seed: int | None = None,
+) -> np.ndarray:
+    """QPM-D over the base ``base`` (UCB1 by default, Auer et al. 2002): each reward, 0 or 1, is
+    usable from the round after it arrives, s + D + 1. TS draws from ``default_rng(seed)``."""
+    policy = QPMD(qpmd_base(base, uniforms.shape[1], coefficient, np.random.default_rng(seed)))
+    return run_outcomes(policy, mu, uniforms, delays)

@@ -61,7 +61,11 @@ def _regret_at(theta: np.ndarray, actions: np.ndarray, checkpoints: np.ndarray) 
     return np.cumsum(gaps)[checkpoints - 1]
 
 
-def _delayed(censored: bool, kl: bool, estimate: bool) -> tuple[Runner, Runner]:
+def _delayed(censored: bool, kl: bool, estimate: bool, ts: bool = False) -> tuple[Runner, Runner]:
+    """Algorithm 1's runners; ``ts``: Thompson sampling on N~ instead of the index (not in the
+    paper: the arena's crossing of the delay correction with a TS base), drawing from the policy
+    seed."""
+
     def kernel(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         horizon = env.uniforms.shape[0]
         tau = delays.cdf_table(st.delay, st.window if censored else horizon)
@@ -83,13 +87,22 @@ def _delayed(censored: bool, kl: bool, estimate: bool) -> tuple[Runner, Runner]:
             st.epsilon,
             cp,
             actions,
+            ts,
+            np.random.default_rng(seed),
         )
         return regret, actions, None
 
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         window = st.window if censored else None
         policy = p17.DelayedIndexPolicy(
-            st.n_arms, lambda d: float(st.delay.cdf(d)), window, kl, st.epsilon, estimate, st.gamma
+            st.n_arms,
+            lambda d: float(st.delay.cdf(d)),
+            window,
+            kl,
+            st.epsilon,
+            estimate,
+            st.gamma,
+            rng=np.random.default_rng(seed) if ts else None,
         )
         actions = run(policy, st.theta, env.uniforms, env.delays, window)
         return _regret_at(st.theta, actions, cp), actions, None
@@ -106,18 +119,31 @@ def _needs_geometric(censored: bool, estimate: bool) -> Callable[[Any], str]:
     return check
 
 
-def _discarding(kl: bool) -> tuple[Runner, Runner]:
+def _discarding(kl: bool, ts: bool = False) -> tuple[Runner, Runner]:
+    """Discarding's runners; ``ts``: Thompson sampling on the settled pulls (not in the paper)."""
+
     def kernel(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         actions = np.zeros(env.uniforms.shape[0], dtype=np.int64)
         tau_m = float(st.delay.cdf(st.window))
         regret = k17.discarding(
-            st.theta, env.uniforms, env.delays, tau_m, st.window, kl, st.epsilon, cp, actions
+            st.theta,
+            env.uniforms,
+            env.delays,
+            tau_m,
+            st.window,
+            kl,
+            st.epsilon,
+            cp,
+            actions,
+            ts,
+            np.random.default_rng(seed),
         )
         return regret, actions, None
 
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
+        rng = np.random.default_rng(seed) if ts else None
         policy = p17.DiscardingPolicy(
-            st.n_arms, float(st.delay.cdf(st.window)), st.window, kl, st.epsilon
+            st.n_arms, float(st.delay.cdf(st.window)), st.window, kl, st.epsilon, rng
         )
         actions = run(policy, st.theta, env.uniforms, env.delays, st.window)
         return _regret_at(st.theta, actions, cp), actions, None
@@ -158,6 +184,26 @@ ALGORITHMS: list[Algorithm] = [
         "Discarding KLUCB",
         "KL-UCB on pulls older than m (Sec. 6)",
         *_discarding(True),
+    ),
+    # not in the paper: Thompson sampling on N~ and on the settled pulls, the arena's crossing of
+    # the delay correction and of discarding with a TS base (docs/decisions.md, "The arena")
+    Algorithm(
+        "d-ts",
+        "d-TS",
+        "Thompson sampling on N~, censored (Alg. 1 with a Beta(1 + S, 1 + N~ - S) draw)",
+        *_delayed(True, False, False, ts=True),
+    ),
+    Algorithm(
+        "ud-ts",
+        "ud-TS",
+        "Thompson sampling on N~, uncensored (Alg. 1, Remark 5, with a posterior draw)",
+        *_delayed(False, False, False, ts=True),
+    ),
+    Algorithm(
+        "discarding-ts",
+        "Discarding TS",
+        "Thompson sampling on pulls older than m",
+        *_discarding(False, ts=True),
     ),
     Algorithm(
         "d-klucb-est",

@@ -68,6 +68,8 @@ def delayed_index(
     epsilon: float,
     checkpoints: np.ndarray,
     actions: np.ndarray,
+    ts: bool,
+    rng: np.random.Generator,
     wait: int = 0,
 ) -> np.ndarray:
     """DelayedUCB / DelayedKLUCB (Algorithm 1). Fills ``actions`` and returns the pseudo-regret at
@@ -76,7 +78,9 @@ def delayed_index(
 
     ``tau[d]`` = P(D <= d) for d = 0..window (censored) or 0..T (uncensored). Uncensored with
     ``q >= 0`` uses the geometric recursion with that q (known CDF) or with q = mu_hat/(mu_hat+1)
-    (``estimate_cdf``, Appendix D); ``q < 0`` falls back to the full weighted sum."""
+    (``estimate_cdf``, Appendix D); ``q < 0`` falls back to the full weighted sum. With ``ts``
+    the index is a draw from Beta(1 + S_k, 1 + max(N~_k - S_k, 0)) from ``rng`` (the reference's
+    ``rng``; not in the paper)."""
     horizon, n_arms = uniforms.shape
     best = theta.max()
     successes = np.zeros(n_arms)
@@ -141,7 +145,14 @@ def delayed_index(
             b = (1.0 + epsilon) * math.log(t)
             arm = 0
             best_index = -math.inf
-            if kl:
+            if ts:
+                for k in range(n_arms):
+                    failures = max(n_tilde[k] - successes[k], 0.0)
+                    sample = rng.beta(1.0 + successes[k], 1.0 + failures)
+                    if sample > best_index:
+                        best_index = sample
+                        arm = k
+            elif kl:
                 # klucb_index's Newton search for all arms at once, one step of each in turn: an
                 # arm's steps are a chain of dependent divisions and logs, and interleaving the
                 # arms lets the chains overlap. Last round's arm is solved first (its index is
@@ -232,9 +243,12 @@ def discarding(
     epsilon: float,
     checkpoints: np.ndarray,
     actions: np.ndarray,
+    ts: bool,
+    rng: np.random.Generator,
 ) -> np.ndarray:
     """DiscardingUCB / DiscardingKLUCB (Section 6) on pulls older than the window; round robin on
-    the least-pulled arm while some arm has none. Returns the pseudo-regret at ``checkpoints``."""
+    the least-pulled arm while some arm has none. Returns the pseudo-regret at ``checkpoints``.
+    With ``ts``, Beta(1 + S_old, 1 + N_old - S_old) draws from ``rng`` (not in the paper)."""
     horizon, n_arms = uniforms.shape
     best = theta.max()
     pulls = np.zeros(n_arms)
@@ -252,6 +266,14 @@ def discarding(
                 s_old[a] += 1.0
         if n_old.min() == 0.0:
             arm = int(np.argmin(pulls))
+        elif ts:
+            arm = 0
+            best_index = -math.inf
+            for k in range(n_arms):
+                sample = rng.beta(1.0 + s_old[k], 1.0 + n_old[k] - s_old[k])
+                if sample > best_index:
+                    best_index = sample
+                    arm = k
         else:
             b = (1.0 + epsilon) * math.log(t)
             arm = 0

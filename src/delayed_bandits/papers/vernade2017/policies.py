@@ -82,7 +82,12 @@ class DelayedIndexPolicy:
 
     The first K + ``wait`` rounds cycle through the arms: ``wait`` = 0 is Algorithm 1's
     initialisation (each arm once); ``wait`` = m is the D-UCB of Manegueu et al. 2020, which
-    "has to wait until m + K time steps before it starts exploiting" (their Section 8.2)."""
+    "has to wait until m + K time steps before it starts exploiting" (their Section 8.2).
+
+    With ``rng`` (not in the paper: the arena's Thompson sampling on N~, ``docs/decisions.md``)
+    the index is a posterior draw instead, theta_k ~ Beta(1 + S_k, 1 + max(N~_k - S_k, 0)), for
+    k = 0..K-1 in order: N~ stands for the number of pulls whose outcome is known, S of which
+    converted, so the posterior mean is near S / N~, the estimate the indices use."""
 
     n_arms: int
     tau: Callable[[int], float]
@@ -92,6 +97,7 @@ class DelayedIndexPolicy:
     estimate_cdf: bool = False
     gamma: float = 1.0
     wait: int = 0
+    rng: np.random.Generator | None = None
     actions: list[int] = field(default_factory=list)
     successes: list[int] = field(init=False)
     observed_delays: list[int] = field(default_factory=list)
@@ -140,11 +146,13 @@ class DelayedIndexPolicy:
         for k in range(self.n_arms):
             n, n_tilde = self.actions.count(k), self.n_tilde(k, t, tau)
             theta_hat = self.successes[k] / n_tilde if n_tilde > 0 else 0.0
-            indices.append(
-                klucb_index(theta_hat, n_tilde, b)
-                if self.kl
-                else ucb_index(theta_hat, n, n_tilde, b)
-            )
+            if self.rng is not None:
+                failures = max(n_tilde - self.successes[k], 0.0)
+                indices.append(self.rng.beta(1.0 + self.successes[k], 1.0 + failures))
+            elif self.kl:
+                indices.append(klucb_index(theta_hat, n_tilde, b))
+            else:
+                indices.append(ucb_index(theta_hat, n, n_tilde, b))
         return first_argmax(indices)
 
     def played(self, t: int, arm: int) -> None:
@@ -165,13 +173,19 @@ class DelayedIndexPolicy:
 class DiscardingPolicy:
     """DiscardingUCB / DiscardingKLUCB (Section 6): UCB or KL-UCB on pulls older than the window
     only, theta^m = S_k(t-m) / (tau_m N_k(t-m)). While some arm has no such pull, the indices are
-    undefined and the least-pulled arm is played (round robin), the linear phase of Figure 2."""
+    undefined and the least-pulled arm is played (round robin), the linear phase of Figure 2.
+
+    With ``rng`` (not in the paper: the arena's Thompson sampling on the settled pulls,
+    ``docs/decisions.md``) the index is a draw from Beta(1 + S_k(t-m), 1 + N_k(t-m) - S_k(t-m)),
+    the posterior of the settled outcomes' rate theta tau_m, for k = 0..K-1 in order: tau_m is
+    common to the arms, so it does not change which is largest in expectation."""
 
     n_arms: int
     tau_m: float
     window: int
     kl: bool
     epsilon: float
+    rng: np.random.Generator | None = None
     actions: list[int] = field(default_factory=list)
     arrivals: list[tuple[int, int]] = field(default_factory=list)  # (round pulled, arm)
 
@@ -188,6 +202,13 @@ class DiscardingPolicy:
             sum(1 for s, a in self.arrivals if a == k and s <= horizon_old)
             for k in range(self.n_arms)
         ]
+        if self.rng is not None:
+            return first_argmax(
+                [
+                    self.rng.beta(1.0 + s_old[k], 1.0 + n_old[k] - s_old[k])
+                    for k in range(self.n_arms)
+                ]
+            )
         b = beta(t, self.epsilon)
         indices = []
         for k in range(self.n_arms):
