@@ -4,21 +4,64 @@ in the workflow").
 
 The notebook runs unchanged, as a reader runs it in JupyterLab: from its own folder, reading the
 results directory named by ``$DELAYED_BANDITS_RESULTS``. A cell that fails fails the render with
-that cell's source and error, and leaves no page behind."""
+that cell's source and error, and leaves no page behind.
+
+The page must read the same offline: its formulas are typeset when it is made, TeX to MathML
+(``typeset``), which browsers draw with no script, and the page loads nothing from the network
+(the template ``data/nbconvert/offline``: JupyterLab's, without MathJax and require.js)."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.outputs import atomic_path
 
 RESULTS_VARIABLE = "DELAYED_BANDITS_RESULTS"
+TEMPLATES = Path(__file__).resolve().parent / "data" / "nbconvert"
+TEMPLATE = "offline"
+
+# Code (fenced blocks and inline spans) is left as written; a formula is $$...$$ (displayed) or
+# $...$ (inline, not opened before a space nor closed after one, as in Jupyter's own parser).
+_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
+_MATH = re.compile(r"(?<!\\)\$\$(.+?)\$\$|(?<![\\$])\$(?=\S)([^$]+?)(?<=[^\s\\])\$", re.DOTALL)
 
 
 class NotebookError(ConfigError):
     """A notebook cell failed; the message holds the cell's source and its error."""
+
+
+def _mathml(match: re.Match[str]) -> str:
+    from latex2mathml.converter import convert
+
+    display = match[1] is not None
+    tex = " ".join((match[1] if display else match[2]).split())
+    try:
+        return convert(tex, display="block" if display else "inline")
+    except Exception as exc:  # latex2mathml raises its own kinds for TeX it cannot read
+        raise NotebookError(f"cannot typeset the formula {match[0]!r}: {exc}") from None
+
+
+def typeset(markdown: str) -> str:
+    """``markdown`` with each TeX formula replaced by MathML; code is left as it is."""
+    pieces, start = [], 0
+    for code in _CODE.finditer(markdown):
+        pieces += [_MATH.sub(_mathml, markdown[start : code.start()]), code[0]]
+        start = code.end()
+    return "".join(pieces + [_MATH.sub(_mathml, markdown[start:])])
+
+
+def _typeset_cells(nb) -> None:
+    """Typeset the markdown cells, and the markdown outputs of code cells (tables of claims)."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = typeset(cell.source)
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "text/markdown" in data:
+                data["text/markdown"] = typeset(data["text/markdown"])
 
 
 def render(notebook: Path, results: Path, out: Path, timeout: int = 900) -> int:
@@ -48,7 +91,11 @@ def render(notebook: Path, results: Path, out: Path, timeout: int = 900) -> int:
             del os.environ[RESULTS_VARIABLE]
         else:
             os.environ[RESULTS_VARIABLE] = saved
-    html, _ = HTMLExporter(embed_images=True).from_notebook_node(nb)
+    _typeset_cells(nb)
+    exporter = HTMLExporter(
+        embed_images=True, extra_template_basedirs=[str(TEMPLATES)], template_name=TEMPLATE
+    )
+    html, _ = exporter.from_notebook_node(nb)
     with atomic_path(out) as tmp:
         tmp.write_text(html, encoding="utf-8")
     return sum(cell.cell_type == "code" for cell in nb.cells)
