@@ -97,7 +97,9 @@ def test_citation_lists_every_reproduced_paper():
     their family names, then the venue and year) under a reference of that year."""
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
     cited = {
-        (ref["year"], tuple(a["family-names"] for a in ref["authors"])) for ref in cff["references"]
+        (ref["year"], tuple(a["family-names"] for a in ref["authors"]))
+        for ref in cff["references"]
+        if ref["type"] == "conference-paper"
     }
     checked = 0
     for paper in papers.ids():
@@ -111,6 +113,39 @@ def test_citation_lists_every_reproduced_paper():
         assert (int(match["year"]), authors) in cited, f"{paper}: not in CITATION.cff"
         checked += 1
     assert checked >= 5
+
+
+def test_release_metadata_agrees() -> None:
+    """One version in pyproject.toml, the package, CITATION.cff, .zenodo.json and the changelog's
+    newest entry; every paper cited with its proceedings page or DOI."""
+    import json
+    import tomllib
+
+    import delayed_bandits
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    zenodo = json.loads((ROOT / ".zenodo.json").read_text(encoding="utf-8"))
+    newest = re.search(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), re.MULTILINE)
+    assert delayed_bandits.__version__ == cff["version"] == zenodo["version"] == version
+    assert newest and newest[1] == version
+    assert cff["authors"] and zenodo["creators"] and cff["license"] == zenodo["license"] == "MIT"
+    papers_cited = [r for r in cff["references"] if r["type"] == "conference-paper"]
+    assert len(papers_cited) >= 5
+    assert all(r.get("url") or r.get("doi") for r in papers_cited), papers_cited
+
+
+def test_the_criteo_table_says_its_source_and_licence() -> None:
+    """Each copy of the quantile table in config/config.yaml has its source and licence in the
+    comment lines just above it, which point to THIRD_PARTY_NOTICES.md."""
+    lines = (ROOT / "config" / "config.yaml").read_text(encoding="utf-8").splitlines()
+    tables = [i for i, line in enumerate(lines) if "values: [0.0, 1.827" in line]
+    assert len(tables) == 2
+    for i in tables:
+        above = "\n".join(lines[max(0, i - 15) : i])
+        assert "THIRD_PARTY_NOTICES.md" in above and "CC BY-NC-SA 4.0" in above, above
+    notices = (ROOT / "THIRD_PARTY_NOTICES.md").read_text(encoding="utf-8")
+    assert "CC BY-NC-SA 4.0" in notices and "bootstrap-conversions" in notices
 
 
 def _fenced(text: str, language: str) -> list[str]:
