@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import SNAKEMAKE_ENV, copy_workflow
+from conftest import copy_workflow, run
 from delayed_bandits import config as dbconfig
 from delayed_bandits import papers
 
@@ -191,12 +191,10 @@ def _run_verbatim(command: str, work: Path, dry: bool) -> None:
     args = shlex.split(command)
     if dry and args[0] == "snakemake" and "-n" not in args and "--unlock" not in args:
         args.insert(1, "-n")
-    run = subprocess.run(
-        args, cwd=work, env=SNAKEMAKE_ENV, capture_output=True, text=True, timeout=600
-    )
-    assert run.returncode == 0, f"{command}:\n{run.stderr[-2000:]}"
+    done = run(args, work)
+    assert done.returncode == 0, f"{command}:\n{done.stderr[-2000:]}"
     if "-p" in args:
-        assert "delayed-bandits " in run.stdout + run.stderr, command
+        assert "delayed-bandits " in done.stdout + done.stderr, command
 
 
 def test_documented_commands_are_found() -> None:
@@ -238,14 +236,7 @@ def test_documented_smoke_commands_run_for_real(smoke_run: Path, tmp_path: Path)
 def _make(work: Path, *args: str) -> subprocess.CompletedProcess:
     """``make ARGS`` with the repository's Makefile in ``work``, the environment taken as set up
     (``-o``: the setup target is not remade)."""
-    return subprocess.run(
-        ["make", "-f", str(ROOT / "Makefile"), "-o", ".venv/.installed", *args],
-        cwd=work,
-        env=SNAKEMAKE_ENV,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return run(["make", "-f", str(ROOT / "Makefile"), "-o", ".venv/.installed", *args], work)
 
 
 @pytest.mark.slow

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, SNAKEMAKE_ENV
+from conftest import BIN, SNAKEMAKE_ENV, run
 from delayed_bandits import software
 
 
@@ -46,14 +46,7 @@ def test_lock_hash_is_what_setup_recorded(tmp_path: Path) -> None:
 
 def _dry_run(work: Path, pythonpath: Path) -> subprocess.CompletedProcess:
     env = dict(SNAKEMAKE_ENV, PYTHONPATH=str(pythonpath))
-    return subprocess.run(
-        [f"{BIN}/snakemake", "-n", "--configfile", "config/smoke.yaml"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run([f"{BIN}/snakemake", "-n", "--configfile", "config/smoke.yaml"], work, env)
 
 
 @pytest.mark.slow
