@@ -7,7 +7,7 @@ results directory named by ``$DELAYED_BANDITS_RESULTS``. A cell that fails fails
 that cell's source and error, and leaves no page behind.
 
 The page must read the same offline: its formulas are typeset when it is made, TeX to MathML
-(``typeset``), which browsers draw with no script, and the page loads nothing from the network
+(``Formulas``), which browsers draw with no script, and the page loads nothing from the network
 (the template ``data/nbconvert/offline``: JupyterLab's, without MathJax and require.js)."""
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ TEMPLATE = "offline"
 # Code (fenced blocks and inline spans) is left as written; a formula is $$...$$ (displayed) or
 # $...$ (inline, not opened before a space nor closed after one, as in Jupyter's own parser).
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
+# A word no notebook holds, numbered: where a formula stands until the page is made.
+PLACEHOLDER = "DELAYEDBANDITSFORMULA"
 _MATH = re.compile(r"(?<!\\)\$\$(.+?)\$\$|(?<![\\$])\$(?=\S)([^$]+?)(?<=[^\s\\])\$", re.DOTALL)
 
 
@@ -33,35 +35,51 @@ class NotebookError(ConfigError):
     """A notebook cell failed; the message holds the cell's source and its error."""
 
 
-def _mathml(match: re.Match[str]) -> str:
+def mathml(tex: str, display: bool = False) -> str:
+    """The MathML of a TeX formula (its whitespace, line breaks included, taken as spaces)."""
     from latex2mathml.converter import convert
 
-    display = match[1] is not None
-    tex = " ".join((match[1] if display else match[2]).split())
     try:
-        return convert(tex, display="block" if display else "inline")
+        return convert(" ".join(tex.split()), display="block" if display else "inline")
     except Exception as exc:  # latex2mathml raises its own kinds for TeX it cannot read
-        raise NotebookError(f"cannot typeset the formula {match[0]!r}: {exc}") from None
+        raise NotebookError(f"cannot typeset the formula {tex!r}: {exc}") from None
 
 
-def typeset(markdown: str) -> str:
-    """``markdown`` with each TeX formula replaced by MathML; code is left as it is."""
-    pieces, start = [], 0
-    for code in _CODE.finditer(markdown):
-        pieces += [_MATH.sub(_mathml, markdown[start : code.start()]), code[0]]
-        start = code.end()
-    return "".join(pieces + [_MATH.sub(_mathml, markdown[start:])])
+class Formulas:
+    """The formulas of a notebook, typeset. The markdown renderer would take MathML apart (it
+    reads each tag as a tag of its own), so ``hide`` puts a placeholder word where each formula
+    stands, before the page is made, and ``show`` puts the MathML there in the finished page."""
+
+    def __init__(self) -> None:
+        self.mathml: list[str] = []
+
+    def _placeholder(self, match: re.Match[str]) -> str:
+        display = match[1] is not None
+        self.mathml.append(mathml(match[1] if display else match[2], display))
+        return f"{PLACEHOLDER}{len(self.mathml) - 1}X"
+
+    def hide(self, markdown: str) -> str:
+        """``markdown`` with each formula replaced by a placeholder; code is left as it is."""
+        pieces, start = [], 0
+        for code in _CODE.finditer(markdown):
+            pieces += [_MATH.sub(self._placeholder, markdown[start : code.start()]), code[0]]
+            start = code.end()
+        return "".join(pieces + [_MATH.sub(self._placeholder, markdown[start:])])
+
+    def show(self, html: str) -> str:
+        """``html`` with each placeholder replaced by its formula's MathML."""
+        return re.sub(rf"{PLACEHOLDER}(\d+)X", lambda m: self.mathml[int(m[1])], html)
 
 
-def _typeset_cells(nb) -> None:
-    """Typeset the markdown cells, and the markdown outputs of code cells (tables of claims)."""
+def _hide_formulas(nb, formulas: Formulas) -> None:
+    """Formulas of the markdown cells, and of code cells' markdown outputs (tables of claims)."""
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = typeset(cell.source)
+            cell.source = formulas.hide(cell.source)
         for output in cell.get("outputs", []):
             data = output.get("data", {})
             if "text/markdown" in data:
-                data["text/markdown"] = typeset(data["text/markdown"])
+                data["text/markdown"] = formulas.hide(data["text/markdown"])
 
 
 def render(notebook: Path, results: Path, out: Path, timeout: int = 900) -> int:
@@ -91,11 +109,12 @@ def render(notebook: Path, results: Path, out: Path, timeout: int = 900) -> int:
             del os.environ[RESULTS_VARIABLE]
         else:
             os.environ[RESULTS_VARIABLE] = saved
-    _typeset_cells(nb)
+    formulas = Formulas()
+    _hide_formulas(nb, formulas)
     exporter = HTMLExporter(
         embed_images=True, extra_template_basedirs=[str(TEMPLATES)], template_name=TEMPLATE
     )
-    html, _ = exporter.from_notebook_node(nb)
+    html = formulas.show(exporter.from_notebook_node(nb)[0])
     with atomic_path(out) as tmp:
         tmp.write_text(html, encoding="utf-8")
     return sum(cell.cell_type == "code" for cell in nb.cells)
