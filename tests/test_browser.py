@@ -40,8 +40,12 @@ HARNESS = """<!doctype html><html><body>
 <iframe id="page" src="{page}" style="width:1400px;height:1000px"></iframe>
 <div id="extra">{images}</div>
 <script>
-// TeX a reader would see raw: a $...$ or $$...$$ span, or a TeX command (\\alpha, \\frac{...)
+// TeX a reader would see raw in the prose: a $...$ span holding a TeX command, or a command
+// alone (\\alpha, \\frac); the code cells, which may hold TeX in strings, are not prose
 const RAW_TEX = /\\$[^$\\n]*\\\\[A-Za-z]+[^$]*\\$|\\\\(?:frac|sum|tilde|alpha|beta|ell|mathbb|sqrt|min|max|ln|log|le|ge|in|dots)\\b/g;
+// the rendered markdown of a notebook page, or the whole text of any other page
+const prose = doc => [...doc.querySelectorAll(".jp-RenderedMarkdown")].map(e => e.innerText).join("\\n")
+  || (doc.body ? doc.body.innerText : "");
 document.getElementById("page").onload = () => setTimeout(() => {{
   const doc = document.getElementById("page").contentDocument;
   const loaded = img => img.complete && img.naturalWidth > 0;
@@ -49,7 +53,7 @@ document.getElementById("page").onload = () => setTimeout(() => {{
     images: doc.images.length,
     broken: [...doc.images].filter(i => !loaded(i)).map(i => i.src.slice(0, 60)),
     text: doc.body ? doc.body.innerText.trim().length : 0,
-    raw_tex: (doc.body ? doc.body.innerText : "").match(RAW_TEX) || [],
+    raw_tex: prose(doc).match(RAW_TEX) || [],
     math: doc.getElementsByTagName("math").length,
     math_blank: [...doc.getElementsByTagName("math")].filter(m => !(m.getBoundingClientRect().width > 0)).length,
     extra: document.getElementById("extra").children.length,

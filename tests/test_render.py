@@ -40,6 +40,15 @@ def test_a_formula_wrapped_onto_a_line_of_its_own_is_no_list_item() -> None:
     assert re.search(r"<math [^>]*><mrow>.*<mn>5</mn>.*</math>", body)
 
 
+def test_a_formula_in_a_heading_leaves_its_anchor_whole() -> None:
+    """nbconvert gives a heading an anchor named after its text: the formula is TeX there, and
+    MathML only in the heading's text."""
+    page = _page("## Regret at $T$ against time")
+    heading = re.search(r"<h2[^>]*>.*?</h2>", page, re.DOTALL)[0]
+    assert 'id="Regret-at-T-against-time"' in heading and "#Regret-at-T-against-time" in heading
+    assert heading.count("<math") == 1, heading
+
+
 def test_the_page_loads_nothing_from_the_network() -> None:
     page = _page("a formula $x^2$")
     assert not re.search(r"<(?:script|link)[^>]+(?:src|href)=\"https?://", page)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from html import escape
 from pathlib import Path
 
 from delayed_bandits.errors import ConfigError
@@ -51,11 +52,13 @@ class Formulas:
     stands, before the page is made, and ``show`` puts the MathML there in the finished page."""
 
     def __init__(self) -> None:
+        self.tex: list[str] = []
         self.mathml: list[str] = []
 
     def _placeholder(self, match: re.Match[str]) -> str:
         display = match[1] is not None
-        self.mathml.append(mathml(match[1] if display else match[2], display))
+        self.tex.append(" ".join((match[1] if display else match[2]).split()))
+        self.mathml.append(mathml(self.tex[-1], display))
         return f"{PLACEHOLDER}{len(self.mathml) - 1}X"
 
     def hide(self, markdown: str) -> str:
@@ -67,8 +70,15 @@ class Formulas:
         return "".join(pieces + [_MATH.sub(self._placeholder, markdown[start:])])
 
     def show(self, html: str) -> str:
-        """``html`` with each placeholder replaced by its formula's MathML."""
-        return re.sub(rf"{PLACEHOLDER}(\d+)X", lambda m: self.mathml[int(m[1])], html)
+        """``html`` with each placeholder replaced by its formula's MathML, or by its TeX within a
+        tag (a heading's anchor carries the heading's text in its ``id`` and ``href``)."""
+        found = re.compile(rf"{PLACEHOLDER}(\d+)X")
+        in_tags = re.sub(
+            r"<[^<>]*>",
+            lambda tag: found.sub(lambda m: escape(self.tex[int(m[1])]), tag[0]),
+            html,
+        )
+        return found.sub(lambda m: self.mathml[int(m[1])], in_tags)
 
 
 def _hide_formulas(nb, formulas: Formulas) -> None:
