@@ -2,24 +2,41 @@
 PYTHON ?= python3
 VENV := .venv
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+# Every package of the environment, with its version and sha256 hashes: `make lock` writes it from
+# envs/requirements.in, `make setup` installs it and nothing else (docs/environment.md).
+LOCK := envs/requirements.lock
+# `make wheelhouse` downloads the locked packages once; where they are, setup installs from them
+# alone, with no index and no network.
+WHEELHOUSE := wheelhouse
+PIP_SOURCE = $(if $(wildcard $(WHEELHOUSE)/*.whl),--no-index --find-links $(WHEELHOUSE))
 
-.PHONY: setup figures test lint test-cluster bench report lab
+.PHONY: setup figures test lint test-cluster test-offline bench report lab lock wheelhouse
 setup: $(VENV)/.installed
 
 # pip byte-compiles the packages, most of setup's time; keep it: where PYTHONDONTWRITEBYTECODE is
 # set (as on the development machine) nothing else would, and every job would compile its imports.
-$(VENV)/.installed: envs/requirements.txt pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -r envs/requirements.txt
-	$(VENV)/bin/pip install --quiet --no-deps -e .
+# --no-deps: the lock is complete, so nothing outside it is installed; --no-build-isolation: the
+# package is built with the locked setuptools. The lock's sha256 goes into every provenance record.
+$(VENV)/.installed: $(LOCK) pyproject.toml
+	$(PYTHON) -m venv --clear $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --require-hashes --no-deps $(PIP_SOURCE) -r $(LOCK)
+	$(VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation $(PIP_SOURCE) -e .
+	$(VENV)/bin/python -m pip check
+	$(VENV)/bin/python -c "import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())" $(LOCK) > $(VENV)/lock.sha256
 	@# every kernel compiled once into numba's cache (src/**/__pycache__), about 20 s: otherwise
 	@# the first parallel jobs of a run (or test workers) each compile the same kernels
 	$(VENV)/bin/delayed-bandits bench --horizon 20 --replications 1 --reference-replications 1 > /dev/null
 	touch $@
 
+lock: setup  ## resolve envs/requirements.in into envs/requirements.lock, with every hash
+	uv pip compile envs/requirements.in --generate-hashes --universal --python-version 3.11 \
+		--output-file $(LOCK) --quiet
+
+wheelhouse: $(LOCK)  ## download every locked package into wheelhouse/, for a setup with no index
+	$(PYTHON) -m pip download --quiet --require-hashes --no-deps --dest $(WHEELHOUSE) -r $(LOCK)
+
 figures: setup  ## regenerate every figure at paper scale, with its claims
-	snakemake --profile workflow/profiles/default --cores 8
+	snakemake --profile workflow/profiles/default
 
 # -n logical: one worker per logical CPU (-n auto counts physical cores where psutil is installed)
 test: setup  ## the test suite, one worker per CPU, each taking whole test files
@@ -33,11 +50,26 @@ lint: setup  ## ruff (checks and format) on src/ and tests/, snakefmt on the Sna
 test-cluster: setup  ## the smoke workflow on a single-node SLURM cluster set up here (root, Debian)
 	tests/cluster/slurm_smoke.sh
 
+test-offline:  ## a fresh clone set up from a wheelhouse with the network off (root, unshare)
+	tests/offline/setup_offline.sh
+
 bench: setup  ## agent-steps per second of every kernel and its Python reference
 	delayed-bandits bench
 
-report: setup
+# The report of the run that was made: paper scale (results/claims.md, made by `make figures`),
+# else the smoke scale (the quick check); SCALE=smoke or SCALE=paper chooses.
+SCALE ?= $(if $(wildcard results/claims.md),paper,$(if $(wildcard smoke/results/claims.md),smoke))
+report: setup  ## the Snakemake report of the finished run: report.html, or smoke/report.html
+ifeq ($(SCALE),paper)
 	snakemake --report report.html
+else ifeq ($(SCALE),smoke)
+	snakemake --report smoke/report.html --configfile config/smoke.yaml
+else
+	@echo "make report: no finished run to report on. Run \`make figures\` (paper scale, then" \
+		"report.html) or the quick check \`snakemake --cores 2 --configfile config/smoke.yaml\`" \
+		"(smoke scale, then smoke/report.html) first." >&2
+	@exit 1
+endif
 
 # The kernels start in notebooks/, so the notebooks read ../results, or $DELAYED_BANDITS_RESULTS.
 # LAB_ARGS adds options, e.g. LAB_ARGS="--no-browser --port=8888" on a remote machine; as root

@@ -66,6 +66,15 @@ def plugin(folder: Path, files: dict[str, str]) -> dict[str, str]:
     )
 
 
+def run(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """``args`` run in ``cwd`` (with the environment's commands on PATH), its output captured."""
+    return subprocess.run(
+        args, cwd=cwd, env=env or SNAKEMAKE_ENV, capture_output=True, text=True, timeout=600
+    )
+
+
 def snakemake(work: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
     """``snakemake ARGS --configfile config/smoke.yaml`` in ``work`` (targets go in ARGS)."""
     return subprocess.run(

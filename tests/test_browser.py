@@ -40,6 +40,12 @@ HARNESS = """<!doctype html><html><body>
 <iframe id="page" src="{page}" style="width:1400px;height:1000px"></iframe>
 <div id="extra">{images}</div>
 <script>
+// TeX a reader would see raw in the prose: a $...$ span holding a TeX command, or a command
+// alone (\\alpha, \\frac); the code cells, which may hold TeX in strings, are not prose
+const RAW_TEX = /\\$[^$\\n]*\\\\[A-Za-z]+[^$]*\\$|\\\\(?:frac|sum|tilde|alpha|beta|ell|mathbb|sqrt|min|max|ln|log|le|ge|in|dots)\\b/g;
+// the rendered markdown of a notebook page, or the whole text of any other page
+const prose = doc => [...doc.querySelectorAll(".jp-RenderedMarkdown")].map(e => e.innerText).join("\\n")
+  || (doc.body ? doc.body.innerText : "");
 document.getElementById("page").onload = () => setTimeout(() => {{
   const doc = document.getElementById("page").contentDocument;
   const loaded = img => img.complete && img.naturalWidth > 0;
@@ -47,6 +53,9 @@ document.getElementById("page").onload = () => setTimeout(() => {{
     images: doc.images.length,
     broken: [...doc.images].filter(i => !loaded(i)).map(i => i.src.slice(0, 60)),
     text: doc.body ? doc.body.innerText.trim().length : 0,
+    raw_tex: prose(doc).match(RAW_TEX) || [],
+    math: doc.getElementsByTagName("math").length,
+    math_blank: [...doc.getElementsByTagName("math")].filter(m => !(m.getBoundingClientRect().width > 0)).length,
     extra: document.getElementById("extra").children.length,
     extra_broken: [...document.getElementById("extra").children].filter(i => !loaded(i)).length,
   }};
@@ -116,6 +125,27 @@ def _open(chromium: str, root: Path, page: str, images: list[str]) -> dict:
 
 def _png_ok(data_uri: str) -> bool:
     return base64.b64decode(data_uri.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.slow
+def test_a_rendered_notebook_typesets_its_formulas_offline(smoke_run: Path, chromium: str) -> None:
+    """Thune et al.'s notebook, the richest in formulas: every formula drawn (MathML, with a
+    width), no TeX left raw in what a reader sees, and nothing the page would fetch from the
+    network (the browser here has none)."""
+    html = (smoke_run / "smoke/reports/thune2019.html").read_text()
+    assert not re.search(r"<(?:script|link)[^>]+(?:src|href)=\"https?://", html)
+    seen = _open(chromium, smoke_run, "smoke/reports/thune2019.html", [])
+    assert seen["math"] > 50 and seen["math_blank"] == 0, seen
+    assert seen["raw_tex"] == [], seen["raw_tex"]
+
+
+@pytest.mark.slow
+def test_the_harness_sees_raw_tex(chromium: str, tmp_path: Path) -> None:
+    (tmp_path / "raw.html").write_text(
+        "<html><body><p>regret $\\tilde N_k(t) = \\sum_s x_s$ shown raw</p></body></html>"
+    )
+    seen = _open(chromium, tmp_path, "raw.html", [])
+    assert seen["raw_tex"] and seen["math"] == 0, seen
 
 
 @pytest.mark.slow

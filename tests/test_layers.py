@@ -30,7 +30,10 @@ PACKAGE = "delayed_bandits"
 SRC = Path(__file__).resolve().parents[1] / "src" / PACKAGE
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundations", (PACKAGE, "errors", "yamlio", "kindtype", "outputs", "progress", "style")),
+    (
+        "foundations",
+        (PACKAGE, "errors", "yamlio", "kindtype", "outputs", "progress", "style", "software"),
+    ),
     (
         "model and tables",
         ("delays", "environment", "indices", "queues", "references", "tables", "aggregate"),

@@ -322,10 +322,17 @@ def test_shard_numbers_do_not_depend_on_progress_or_metadata(run: Run) -> None:
 
 
 def test_each_shard_logs_one_line_and_no_progress_off_a_terminal(run: Run) -> None:
+    """The shard's line, then the closing lines every job's log ends with: the command as run,
+    and its wall time, CPU time and peak memory."""
     for err, (algorithm, first, last) in zip(run.stderr, SHARDS):
         assert "\r" not in err
         lines = err.splitlines()
-        assert len(lines) == 1, err
+        assert len(lines) == 3, err
+        assert (
+            lines[1].startswith("delayed-bandits simulate ")
+            and f"--reps {first}-{last}" in lines[1]
+        )
+        assert re.fullmatch(r"done in [\d.]+ s wall, [\d.]+ s CPU, peak RSS \d+ MB", lines[2]), err
         match = LOG_LINE.match(lines[0])
         assert match, lines[0]
         label, a, b, reps, steps, _ = match.groups()
@@ -348,8 +355,10 @@ def test_progress_is_drawn_on_a_terminal(tmp_path: Path, monkeypatch: pytest.Mon
     assert len(frames) >= 2  # at least the last replication's status, then the closing line
     assert re.search(r"6/6 replications, [\d,.]+ rep/s, [\d,]+ steps/s, 0 s left", frames[-2])
     closing = frames[-1]
-    assert closing.endswith("\n") and closing.count("\n") == 1
-    assert LOG_LINE.match(closing.rstrip())  # over the live line, padded to erase it
+    # the shard's line over the live one (padded to erase it), then the command and its time
+    assert closing.endswith("\n") and closing.count("\n") == 3
+    assert LOG_LINE.match(closing.splitlines()[0].rstrip())
+    assert closing.splitlines()[2].startswith("done in ")
 
 
 def test_progress_redraws_at_most_a_few_times_a_second() -> None:

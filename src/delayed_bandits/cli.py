@@ -6,6 +6,8 @@ allowed; outputs are written atomically, so a failed command leaves no file behi
 from __future__ import annotations
 
 import argparse
+import resource
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -482,9 +484,20 @@ COMMANDS = {
 """What each command does, one function each: ``main`` parses the arguments and calls it."""
 
 
+def _done(argv: Sequence[str], wall_s: float, cpu_s: float) -> str:
+    """The last line of a job's log: the command as run, and what it took."""
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    return (
+        f"delayed-bandits {shlex.join(argv)}\n"
+        f"done in {wall_s:.2f} s wall, {cpu_s:.2f} s CPU, peak RSS {peak_mb:.0f} MB"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    started, cpu_started = time.perf_counter(), time.process_time()
     try:
         COMMANDS[args.command](args)
     except (ConfigError, FileNotFoundError) as exc:
@@ -502,6 +515,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    # A command that writes files is a workflow job: its log (stderr) says what it did and how
+    # long it took, even when the command itself has nothing to say.
+    if getattr(args, "out", None) is not None:
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+        print(_done(argv, wall, cpu), file=sys.stderr)
     return 0
 
 

@@ -6,7 +6,9 @@ The sidecar holds everything that may change from run to run (times, host, git s
 config files (each an overlay of those before it) and overrides, and the sha256 of the config
 they make, as canonical JSON (``canonical_json``), the seeds from which
 any replication's streams can be re-derived (``seeds.setting_entropy``), the replications found
-per (setting, algorithm), and the wall time of the shards plus that of the aggregation."""
+per (setting, algorithm), the wall time of the shards plus that of the aggregation, and the software
+(``software.environment``: Python, numpy, numba, snakemake..., the lock's and the sources' sha256)
+that made the shards and the summary."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 import pyarrow.parquet as pq
 
-from delayed_bandits import __version__, seeds
+from delayed_bandits import __version__, seeds, software
 from delayed_bandits import config as cfg
 from delayed_bandits.outputs import html_page, write_parquet
 
@@ -73,6 +75,7 @@ def shard_metadata(
         "agent_steps": agent_steps,
         "wall_time_s": wall_time_s,
         "steps_per_s": agent_steps / wall_time_s,
+        "environment": software.environment(),
     }
 
 
@@ -133,6 +136,17 @@ def _shard_record(metadata: Sequence[Mapping[str, Any] | None]) -> dict[str, Any
     }
 
 
+def shard_environments(metadata: Sequence[Mapping[str, Any] | None]) -> list[dict[str, Any]]:
+    """The distinct software environments the shards were made in (one, in a clean run); shards
+    written before shards recorded it count for none."""
+    found = {
+        canonical_json(m["environment"]): m["environment"]
+        for m in metadata
+        if m and "environment" in m
+    }
+    return [found[key] for key in sorted(found)]
+
+
 def build(
     *,
     summary_sha256: str,
@@ -159,6 +173,8 @@ def build(
         "hostname": hostname,
         "version": __version__,
         **git,
+        "environment": software.environment(),
+        "shard_environments": shard_environments(shards),
         "config": {
             "paths": list(config_paths),
             "overrides": dict(overrides or {}),

@@ -30,6 +30,7 @@ rule arena_view:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     params:
+        code=SOURCE_SHA256,
         config=CONFIG,
         shows=lambda wc: dbkinds.shows(f"arena_{wc.view}"),
     shell:

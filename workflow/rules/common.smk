@@ -12,6 +12,7 @@ from delayed_bandits import delays as dbdelays
 from delayed_bandits import kinds as dbkinds
 from delayed_bandits import papers as dbpapers
 from delayed_bandits import resources as dbresources
+from delayed_bandits import software as dbsoftware
 
 # What every job is told of the config: the files Snakemake merged, in order (config/config.yaml,
 # then each --configfile, an overlay of those before it, e.g. config/smoke.yaml), and the
@@ -50,6 +51,12 @@ def out(path):
 
 
 PAPERS = list(config["papers"])
+
+# The package's sources, hashed (delayed_bandits.software): every rule that runs delayed-bandits
+# takes it as its parameter `code`, so that an edit of src/delayed_bandits makes every job it could
+# change out of date (Snakemake's params trigger, "Params have changed since last execution"),
+# with no flag to remember (docs/auditing.md, "When results are redone").
+SOURCE_SHA256 = dbsoftware.source_sha256()
 ENV = "../../envs/delayed-bandits.yaml"
 
 

@@ -29,6 +29,7 @@ rule notebook:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     params:
+        code=SOURCE_SHA256,
         results=out("results"),
     shell:
         "delayed-bandits render --notebook {input.notebook:q} --results {params.results:q}"

@@ -32,6 +32,7 @@ rule simulate:
         mem_mb=lambda wc: simulation_request(wc).mem_mb,
         runtime=lambda wc: simulation_request(wc).runtime,
     params:
+        code=SOURCE_SHA256,
         config=CONFIG,
         spec=simulation_spec,
     shell:
@@ -58,6 +59,7 @@ rule simulate_setting:
         mem_mb=lambda wc: simulation_request(wc).mem_mb,
         runtime=lambda wc: simulation_request(wc).runtime,
     params:
+        code=SOURCE_SHA256,
         config=CONFIG,
         spec=simulation_spec,
         algorithms=figure_algorithms,
@@ -85,6 +87,7 @@ rule simulate_figure:
         mem_mb=lambda wc: simulation_request(wc).mem_mb,
         runtime=lambda wc: simulation_request(wc).runtime,
     params:
+        code=SOURCE_SHA256,
         config=CONFIG,
         spec=simulation_spec,
         settings=figure_settings,
@@ -120,6 +123,7 @@ rule summarise:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     params:
+        code=SOURCE_SHA256,
         config=CONFIG,
     shell:
         "delayed-bandits aggregate --config {params.config:q} --paper {wildcards.paper:q}"
@@ -144,6 +148,7 @@ rule ratios:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     params:
+        code=SOURCE_SHA256,
         config=CONFIG,
     shell:
         "delayed-bandits ratios --config {params.config:q} --paper {wildcards.paper:q}"
@@ -188,6 +193,7 @@ rule leaderboard:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     params:
+        code=SOURCE_SHA256,
         config=CONFIG,
     shell:
         "delayed-bandits leaderboard --config {params.config:q} --paper {wildcards.paper:q}"
@@ -218,6 +224,7 @@ rule claims:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     params:
+        code=SOURCE_SHA256,
         config=CONFIG,
         tables=table_options,
     shell:
@@ -250,6 +257,7 @@ rule plot:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     params:
+        code=SOURCE_SHA256,
         config=CONFIG,
         caption=figure_caption,
         shows=figure_shows,
@@ -276,6 +284,7 @@ rule gather_claims:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     params:
+        code=SOURCE_SHA256,
         scale=SCALE,
     shell:
         "delayed-bandits gather-claims --scale {params.scale:q} --out {output.report:q}"
@@ -300,6 +309,7 @@ rule gather_paper_claims:
         mem_mb=ANALYSIS.mem_mb,
         runtime=ANALYSIS.runtime,
     params:
+        code=SOURCE_SHA256,
         scale=SCALE,
     shell:
         "delayed-bandits gather-claims --scale {params.scale:q} --out {output.report:q}"

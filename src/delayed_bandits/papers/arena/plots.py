@@ -102,6 +102,11 @@ def runs_note(board: pd.DataFrame) -> str:
     return f"{low} runs" if low == high else f"{low}-{high} runs"
 
 
+# Points: a cell is 0.55 in wide and 0.27 in high (``heatmap``), room for "9.3" at this size,
+# which a rendered notebook shows at about 11 px in a page 1200 px wide (one problem a figure).
+CELL_FONT = 8.5
+
+
 def heatmap_panel(
     ax: plt.Axes,
     board: pd.DataFrame,
@@ -125,7 +130,7 @@ def heatmap_panel(
     )
     for (r, c), value in np.ndenumerate(ratio):
         if na.iat[r, c]:
-            ax.text(c + 0.5, r + 0.5, "n/a", ha="center", va="center", fontsize=6, color="0.35")
+            ax.text(c + 0.5, r + 0.5, "n/a", ha="center", va="center", fontsize=7.5, color="0.35")
         elif np.isfinite(value):
             ax.text(
                 c + 0.5,
@@ -133,7 +138,7 @@ def heatmap_panel(
                 ratio_text(value),
                 ha="center",
                 va="center",
-                fontsize=6.5,
+                fontsize=CELL_FONT,
                 fontweight="bold" if tied.iat[r, c] else "normal",
                 style="italic" if published.iat[r] else "normal",
                 color="white" if norm(value) > 0.55 else "black",
@@ -163,9 +168,9 @@ def heatmap_panel(
     ax.set_xticks(np.arange(len(regimes)) + 0.5)
     ax.set_yticks(np.arange(len(labels)) + 0.5)
     ax.set_xticklabels(
-        regime_rows.regime_label, rotation=55, ha="right", rotation_mode="anchor", fontsize=7
+        regime_rows.regime_label, rotation=55, ha="right", rotation_mode="anchor", fontsize=8.5
     )
-    ax.set_yticklabels(list(labels.values()) if row_labels else [], fontsize=7)
+    ax.set_yticklabels(list(labels.values()) if row_labels else [], fontsize=8.5)
     ax.tick_params(length=0)
     ax.set_title(problem_title(n_arms, gap), fontsize=9, pad=18)
     return mesh

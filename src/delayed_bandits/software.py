@@ -1,0 +1,71 @@
+"""What software made a result: the package's own sources, hashed, and the versions of what it runs
+on. The workflow gives the sources' hash to every job as a parameter, so that a change to the
+package reruns the jobs it could change (``docs/auditing.md``, "When results are redone"); the
+provenance records carry both (``provenance.shard_metadata``, ``provenance.build``)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import platform
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+# What the package is made of: its modules and the schemas and paper registrations it reads.
+SOURCE_SUFFIXES = (".py", ".yaml")
+# What `make setup` writes into the environment: the sha256 of the lock it installed.
+LOCK_MARKER = "lock.sha256"
+# The distributions whose versions can change a number or a figure, and the workflow's engine.
+VERSIONED = ("numpy", "numba", "llvmlite", "scipy", "pandas", "pyarrow", "matplotlib", "snakemake")
+UNKNOWN = "unknown"
+
+
+def source_files(package: Path = PACKAGE_DIR) -> list[Path]:
+    """The package's source files, in a fixed order (compiled caches left out)."""
+    return sorted(
+        path
+        for path in package.rglob("*")
+        if path.suffix in SOURCE_SUFFIXES and "__pycache__" not in path.parts and path.is_file()
+    )
+
+
+def source_sha256(package: Path = PACKAGE_DIR) -> str:
+    """sha256 of the package's sources: each file's path (relative to the package) and bytes, so
+    that an edit, a new module or a renamed one changes it, and a touch without an edit does not."""
+    digest = hashlib.sha256()
+    for path in source_files(package):
+        data = path.read_bytes()
+        digest.update(f"{path.relative_to(package).as_posix()}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def lock_sha256(prefix: Path | None = None) -> str:
+    """The sha256 of the lock file (envs/requirements.lock) that `make setup` installed into the
+    environment at ``prefix`` (this interpreter's), or "unknown" for an environment made otherwise."""
+    marker = Path(sys.prefix if prefix is None else prefix) / LOCK_MARKER
+    try:
+        return marker.read_text(encoding="utf-8").strip() or UNKNOWN
+    except OSError:
+        return UNKNOWN
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return UNKNOWN
+
+
+@functools.cache
+def environment() -> dict[str, Any]:
+    """Python's version, those of ``VERSIONED``, the lock's hash and the sources' hash."""
+    return {
+        "python": platform.python_version(),
+        **{name: _version(name) for name in VERSIONED},
+        "lock_sha256": lock_sha256(),
+        "source_sha256": source_sha256(),
+    }

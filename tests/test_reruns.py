@@ -1,0 +1,75 @@
+"""An edit of the package's sources makes the results it could change out of date by itself: every
+rule that runs ``delayed-bandits`` takes the sources' hash (``software.source_sha256``) as a
+parameter, and Snakemake reruns a job whose parameters changed (docs/auditing.md, "When results
+are redone")."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN, SNAKEMAKE_ENV, run
+from delayed_bandits import software
+
+
+def test_the_source_hash_follows_edits_not_touches(tmp_path: Path) -> None:
+    package = tmp_path / "delayed_bandits"
+    shutil.copytree(software.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
+    before = software.source_sha256(package)
+    assert before == software.source_sha256()
+    kernel = package / "queues.py"
+    os.utime(kernel, (1, 1))  # a touch, or a fresh clone's new modification times
+    assert software.source_sha256(package) == before
+    kernel.write_text(kernel.read_text() + "\n# an edit\n")
+    assert software.source_sha256(package) != before
+    kernel.rename(package / "renamed.py")
+    assert software.source_sha256(package) not in (before, software.source_sha256())
+
+
+def test_the_environment_names_the_versions_and_the_lock() -> None:
+    env = software.environment()
+    assert {"python", "numpy", "numba", "snakemake", "lock_sha256", "source_sha256"} <= set(env)
+    assert env["numpy"] == __import__("numpy").__version__
+    assert env["source_sha256"] == software.source_sha256()
+
+
+def test_lock_hash_is_what_setup_recorded(tmp_path: Path) -> None:
+    assert software.lock_sha256(tmp_path) == software.UNKNOWN
+    (tmp_path / software.LOCK_MARKER).write_text("ab" * 32 + "\n")
+    assert software.lock_sha256(tmp_path) == "ab" * 32
+
+
+def _dry_run(work: Path, pythonpath: Path) -> subprocess.CompletedProcess:
+    env = dict(SNAKEMAKE_ENV, PYTHONPATH=str(pythonpath))
+    return run([f"{BIN}/snakemake", "-n", "--configfile", "config/smoke.yaml"], work, env)
+
+
+@pytest.mark.slow
+def test_an_edit_of_the_sources_reruns_the_jobs(smoke_run: Path, tmp_path: Path) -> None:
+    """A finished smoke run, with the package taken from a copy of its sources (PYTHONPATH comes
+    before the editable install): nothing to do while the copy is unchanged; after an edit, every
+    job is out of date, and says why."""
+    work = tmp_path / "run"
+    shutil.copytree(smoke_run, work, symlinks=True)
+    src = tmp_path / "src"
+    shutil.copytree(
+        software.PACKAGE_DIR, src / "delayed_bandits", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    same = _dry_run(work, src)
+    assert same.returncode == 0, same.stderr[-2000:]
+    assert "Nothing to be done" in same.stdout + same.stderr, (same.stdout + same.stderr)[-2000:]
+
+    kernel = src / "delayed_bandits" / "queues.py"
+    kernel.write_text(kernel.read_text() + "\n# an edit\n")
+    edited = _dry_run(work, src)
+    assert edited.returncode == 0, edited.stderr[-2000:]
+    text = edited.stdout + edited.stderr
+    assert "Params have changed since last execution" in text, text[-2000:]
+    jobs = re.search(r"^total\s+(\d+)", text, re.MULTILINE)
+    shards = len(list((work / "smoke/results").rglob("rep*-*[0-9].parquet")))
+    assert jobs and int(jobs[1]) > shards > 0, text[-3000:]
