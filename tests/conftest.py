@@ -109,3 +109,23 @@ def smoke_run(tmp_path_factory) -> Path:
                 pytest.fail(f"the smoke run failed:\n{run.stderr[-3000:]}")
             done.touch()
     return work
+
+
+def arena_draw(seed: int, horizon: int, n_arms: int = 4, window: int = 20, censored: bool = False):
+    """One arena setting (gap 0.2 above 0.4, geometric delays of mean 5) and a replication's draw
+    of it, for tests that play a policy on the arena's problem: (setting, draw)."""
+    import numpy as np
+
+    from delayed_bandits.papers.arena import experiment as arena
+
+    raw = {
+        "n_arms": n_arms,
+        "gap": 0.2,
+        "base_mean": 0.4,
+        "window": window,
+        "censored": censored,
+        "alpha_tilde": 0.5,
+        "delay": {"kind": "geometric", "mean": 5},
+    }
+    st = arena.Setting.from_config(raw, "x")
+    return st, arena.draw_environment(np.random.SeedSequence(seed), horizon, st)

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import BIN, copy_workflow, plugin
+from conftest import BIN, arena_draw, copy_workflow, plugin
 from delayed_bandits.papers.arena.entrants import (
     ANONYMOUS,
     LABELLED,
@@ -194,19 +194,7 @@ def test_an_entrant_declares_information_and_fields_it_can_have() -> None:
 
 
 def test_a_policy_runs_on_the_replications_draw() -> None:
-    from delayed_bandits.papers.arena import experiment as arena
-
-    raw = {
-        "n_arms": 4,
-        "gap": 0.2,
-        "base_mean": 0.4,
-        "window": 20,
-        "censored": False,
-        "alpha_tilde": 0.5,
-        "delay": {"kind": "geometric", "mean": 5},
-    }
-    st = arena.Setting.from_config(raw, "x")
-    draw = arena.draw_environment(np.random.SeedSequence(3), 100, st)
+    st, draw = arena_draw(3, 100)
     entrant = from_policy("x", "X", "x", _First)
     regret, actions, _ = entrant.reference(st, draw, np.array([50, 100]), 0)
     assert (actions == 0).all()
@@ -237,20 +225,8 @@ def test_an_outcome_policy_is_told_every_outcome_when_it_is_known(information, c
     """Labelled: every pull's 0 or 1 at s + D + 1 (a conversion later than m a 0 under
     censoring); settled: at s + min(D, m) + 1, a conversion later than m a 0 with or without
     censoring. Each outcome is the realisation's, so 0s arrive too."""
-    from delayed_bandits.papers.arena import experiment as arena
-
-    raw = {
-        "n_arms": 2,
-        "gap": 0.2,
-        "base_mean": 0.4,
-        "window": 6,
-        "censored": censored,
-        "alpha_tilde": 0.5,
-        "delay": {"kind": "geometric", "mean": 5},
-    }
-    st = arena.Setting.from_config(raw, "x")
     horizon = 300
-    draw = arena.draw_environment(np.random.SeedSequence(5), horizon, st)
+    st, draw = arena_draw(5, horizon, n_arms=2, window=6, censored=censored)
     entrant = from_policy("x", "X", "x", _Recorder, information=information)
     entrant.reference(st, draw, np.array([horizon]), 0)
     seen = _Recorder.last.seen

@@ -22,7 +22,13 @@ _SPAN = re.compile(r"`((?:snakemake|delayed-bandits) [^`]+)`")
 _PLACEHOLDER = re.compile(r"[<\[…]|\.\.\.")
 # Spans that name a command rather than give one: run, they would start a whole benchmark or
 # stop for want of their required arguments.
-_NAMES = {"delayed-bandits render", "delayed-bandits bench", "delayed-bandits simulate"}
+_NAMES = {
+    "delayed-bandits render",
+    "delayed-bandits bench",
+    "delayed-bandits simulate",
+    "delayed-bandits validate",
+    "delayed-bandits finals",
+}
 
 
 def _documented_commands() -> list[str]:
@@ -45,8 +51,9 @@ def _documented_commands() -> list[str]:
 
 
 def _smoke(command: str) -> bool:
-    """A command at the smoke scale: it names the smoke overlay."""
-    return "config/smoke.yaml" in command
+    """A command at the smoke scale: it names the smoke overlay, or the smoke run's folder as the
+    run it reads (`delayed-bandits verify smoke`)."""
+    return "config/smoke.yaml" in command or command.split()[-1] == "smoke"
 
 
 def _run_verbatim(command: str, work: Path, dry: bool) -> None:

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import BIN, CONFIG, SMOKE, copy_workflow, plugin, smoke_config
+from conftest import BIN, CONFIG, SMOKE, arena_draw, copy_workflow, plugin, smoke_config
 from delayed_bandits import config as cfg
 from delayed_bandits import delays, tables
 from delayed_bandits.cli import main
@@ -560,7 +560,6 @@ def _shell_text(text: str) -> str:
 
 @pytest.mark.parametrize("arm", [-1, 4 + 2, 2.0, None, True, np.float64(1.0), "1"])
 def test_an_entrants_arm_is_checked(arm: Any) -> None:
-    from delayed_bandits.papers.arena import experiment as arena
 
     class Returns:
         def __init__(self, problem, rng):
@@ -575,17 +574,7 @@ def test_an_entrants_arm_is_checked(arm: Any) -> None:
         def observe(self, s, arm, delay):
             pass
 
-    raw = {
-        "n_arms": 4,
-        "gap": 0.2,
-        "base_mean": 0.4,
-        "window": 20,
-        "censored": False,
-        "alpha_tilde": 0.5,
-        "delay": {"kind": "geometric", "mean": 5},
-    }
-    st = arena.Setting.from_config(raw, "x")
-    draw = arena.draw_environment(np.random.SeedSequence(3), 100, st)
+    st, draw = arena_draw(3, 100)
     entrant = from_policy("mine", "Mine", "x", Returns)
     with pytest.raises(ConfigError) as info:
         entrant.reference(st, draw, np.array([50, 100]), 0)
