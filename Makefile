@@ -10,7 +10,7 @@ LOCK := envs/requirements.lock
 WHEELHOUSE := wheelhouse
 PIP_SOURCE = $(if $(wildcard $(WHEELHOUSE)/*.whl),--no-index --find-links $(WHEELHOUSE))
 
-.PHONY: setup figures test lint test-cluster test-offline bench report lab lock wheelhouse
+.PHONY: setup figures arena-full test lint test-cluster test-offline bench report lab lock wheelhouse
 setup: $(VENV)/.installed
 
 # pip byte-compiles the packages, most of setup's time; keep it: where PYTHONDONTWRITEBYTECODE is
@@ -39,6 +39,11 @@ figures: setup  ## regenerate every figure at paper scale, with its claims
 	snakemake --profile workflow/profiles/default
 
 # -n logical: one worker per logical CPU (-n auto counts physical cores where psutil is installed)
+# The arena at research power (config/arena-full.yaml, outputs under full/): about an hour on
+# 2 cores; on a cluster, the same overlay with the SLURM profile (docs/cluster.md).
+arena-full: setup  ## the citable full-scale arena run, its figures, leaderboard and claims
+	snakemake arena --profile workflow/profiles/default --configfile config/arena-full.yaml
+
 test: setup  ## the test suite, one worker per CPU, each taking whole test files
 	pytest -q -n logical --dist loadfile
 

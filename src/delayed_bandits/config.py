@@ -196,6 +196,8 @@ def _check_figure(paper: str, figure: str, fig: Mapping[str, Any]) -> None:
     as its algorithm sees it, and the paper's own figure-level checks."""
     where = f"papers.{paper}.{figure}"
     _check_simulation_keys(fig, where)
+    _check_grid(fig, where)
+    check_only(fig, where)
     if kinds.simulated(fig):
         _check_horizons(paper, fig, where)
     for setting, raw in (settings(fig) if kinds.simulated(fig) else {}).items():
@@ -448,15 +450,80 @@ def settings(fig: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         }
     if grid:
         axes = [list(zip(axis["names"], axis["values"])) for axis in grid]
-        return {
+        expanded = {
             "-".join([name, *(part for part, _ in combo)]): {
                 **cfg,
-                **{axis["key"]: value for axis, (_, value) in zip(grid, combo)},
+                **{
+                    key: value
+                    for axis, (_, value) in zip(grid, combo)
+                    for key, value in _axis_values(axis, value).items()
+                },
             }
             for name, cfg in fig["settings"].items()
             for combo in itertools.product(*axes)
         }
-    return {name: dict(cfg) for name, cfg in fig["settings"].items()}
+    else:
+        expanded = {name: dict(cfg) for name, cfg in fig["settings"].items()}
+    only = fig.get("only")
+    if not only:
+        return expanded
+    return {
+        sid: cfg
+        for sid, cfg in expanded.items()
+        if sid in only or listed_setting(fig, sid) in only or _grid_names(fig, sid) & set(only)
+    }
+
+
+def _axis_values(axis: Mapping[str, Any], value: Any) -> dict[str, Any]:
+    """The setting keys one grid value sets: ``{key: value}``, or, for an axis whose ``key`` is a
+    list (values that move together, e.g. a base rate and its gaps), one entry per key."""
+    keys = axis["key"]
+    return dict(zip(keys, value)) if isinstance(keys, list) else {keys: value}
+
+
+def _grid_names(fig: Mapping[str, Any], setting: str) -> set[str]:
+    """The names of the grid values a grid setting id carries (none without a grid)."""
+    return set(setting.split("-")[-len(fig["grid"]) :]) if fig.get("grid") else set()
+
+
+def _check_grid(fig: Mapping[str, Any], where: str) -> None:
+    """A grid axis has one name per value, distinct names, and, when its key is a list, one
+    entry per key in every value (zip would otherwise drop the extra values silently)."""
+    for i, axis in enumerate(fig.get("grid") or ()):
+        here = f"{where}.grid[{i}]"
+        if len(axis["names"]) != len(axis["values"]) or len(set(axis["names"])) < len(
+            axis["names"]
+        ):
+            raise ConfigError(
+                f"{here}.names: need one distinct name per value ({len(axis['values'])} values), "
+                f"got {axis['names']}"
+            )
+        keys = axis["key"]
+        arity = len(keys) if isinstance(keys, list) else 0
+        for value in axis["values"]:
+            if (len(value) if isinstance(value, list) else 0) != arity:
+                raise ConfigError(
+                    f"{here}.values: {value!r} does not match key {keys!r}; allowed: "
+                    + (f"a list of {arity} numbers" if arity else "a number")
+                )
+
+
+def check_only(fig: Mapping[str, Any], where: str) -> None:
+    """``only`` (an overlay's subset of a figure's settings): each entry names a setting id, a
+    listed setting or a grid value's name, and together they leave at least one setting."""
+    only = fig.get("only")
+    if not only:
+        return
+    all_settings = settings({**fig, "only": None})
+    known = set(all_settings) | {listed_setting(fig, s) for s in all_settings}
+    known |= {name for s in all_settings for name in _grid_names(fig, s)}
+    unknown = [entry for entry in only if entry not in known]
+    if unknown:
+        raise ConfigError(
+            f"{where}.only: no setting of the figure is named {', '.join(map(repr, unknown))}; "
+            f"allowed: a setting id, a listed setting ({', '.join(fig['settings'])}) or a grid "
+            f"value's name ({', '.join(sorted(known - set(all_settings) - set(fig['settings'])))})"
+        )
 
 
 def listed_setting(fig: Mapping[str, Any], setting: str) -> str:

@@ -20,7 +20,7 @@ PAPER = Paper(
     title="Beyond the papers: every algorithm of the five papers under every delay regime (figure "
     "regret: the heatmap at T, and as other views the heatmap at T/10 and the curves; "
     "results/arena/regret/leaderboard.csv).",
-    figure_ids="^regret$",
+    figure_ids="^(regret|window)$",
     # the algorithms together, per algorithm-step (K = 10; measured 2.5M with 15 algorithms)
     steps_per_second=1_500_000,
     shard_steps_per_second=1_500_000,
@@ -31,6 +31,12 @@ PAPER = Paper(
             shows=_HEATMAP.format(t="T/10 (the first leaderboard horizon)"),
             tables=("leaderboard",),
             in_config=False,
+        ),
+        Kind(
+            "arena_window",
+            shows=f"Mean {PSEUDO_REGRET} at T against the window m (log scale), one panel per "
+            "(delay law, problem), one line per entrant, with 95 % paired-bootstrap intervals.",
+            tables=("leaderboard",),
         ),
         Kind(
             "arena_curves",
