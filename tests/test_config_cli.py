@@ -231,6 +231,18 @@ REJECTED: dict[str, tuple[Mutation, list[str]]] = {
         ),
         ["papers.vernade2017.fig1.settings.thetaH.delay", "one delay law"],
     ),
+    "only-names-no-setting": (
+        lambda c: c["papers"]["arena"]["regret"].update(only=["geometric100", "geometric10"]),
+        ["papers.arena.regret.only", "'geometric10'", "allowed:", "geometric100_censored", "K3"],
+    ),
+    "grid-name-per-value": (
+        lambda c: c["papers"]["arena"]["window"]["grid"][1].update(names=["m5"]),
+        ["papers.arena.window.grid.1.names", "one distinct name per value", "2 values"],
+    ),
+    "grid-keys-move-together": (
+        lambda c: c["papers"]["arena"]["regret"]["grid"][1].update(values=[[0.4, 0.2], [0.02]]),
+        ["papers.arena.regret.grid.1.values", "[0.02]", "a list of 2 numbers"],
+    ),
 }
 
 
@@ -245,6 +257,14 @@ def test_validate_rejects_with_key_and_allowed_values(name: str) -> None:
     message = str(info.value)
     for part in expected:
         assert part in message, f"{part!r} not in {message!r}"
+
+
+def test_only_runs_a_subset_with_the_full_figures_settings() -> None:
+    fig = _smoke()["papers"]["arena"]["regret"]
+    every = cfg.settings(fig)
+    low = cfg.settings({**fig, "only": ["low_large", "uniform-K3-large"]})
+    assert set(low) == {s for s in every if s.endswith("-low_large")} | {"uniform-K3-large"}
+    assert all(low[s] == every[s] for s in low)  # the same settings, so the same seeds and numbers
 
 
 def test_validate_does_not_modify_the_config() -> None:

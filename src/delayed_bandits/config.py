@@ -490,7 +490,7 @@ def _check_grid(fig: Mapping[str, Any], where: str) -> None:
     """A grid axis has one name per value, distinct names, and, when its key is a list, one
     entry per key in every value (zip would otherwise drop the extra values silently)."""
     for i, axis in enumerate(fig.get("grid") or ()):
-        here = f"{where}.grid[{i}]"
+        here = f"{where}.grid.{i}"
         if len(axis["names"]) != len(axis["values"]) or len(set(axis["names"])) < len(
             axis["names"]
         ):

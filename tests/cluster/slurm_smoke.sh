@@ -113,8 +113,9 @@ sinfo -h -o %T | grep -q idle || { echo "slurm_smoke.sh: the node never became i
 log "cluster up: $(sinfo -h -o '%P %D node(s) %c CPUs %m MB %T')"
 
 for run in local slurm; do
-    mkdir -p "$WORK/$run"
+    mkdir -p "$WORK/$run/tests/cluster"
     cp -r "$ROOT/Snakefile" "$ROOT/workflow" "$ROOT/config" "$ROOT/envs" "$WORK/$run/"
+    cp "$ROOT/tests/cluster/arena-full-smoke.yaml" "$WORK/$run/tests/cluster/"
 done
 
 log "local run"
@@ -151,3 +152,17 @@ fi
 # records wall times); the provenance sidecars not at all (tests/compare_runs.py).
 python "$ROOT/tests/compare_runs.py" "$WORK/local" "$WORK/slurm" smoke/results smoke/figures
 log "the local and the cluster run agree"
+
+# The citable arena run's path (make arena-full: target arena, config/arena-full.yaml) at the
+# smoke horizon, both ways, compared the same way.
+FULL=(--configfile config/smoke.yaml config/arena-full.yaml tests/cluster/arena-full-smoke.yaml)
+log "the full arena's smoke version, local"
+(cd "$WORK/local" && snakemake arena --profile workflow/profiles/default --cores 2 "${FULL[@]}" \
+    >full.log 2>&1) || { tail -50 "$WORK/local/full.log"; exit 1; }
+log "the full arena's smoke version, cluster"
+(cd "$WORK/slurm" && timeout -k 30 "$TIMEOUT" snakemake arena --profile workflow/profiles/slurm \
+    --slurm-no-account --slurm-status-command squeue --slurm-init-seconds-before-status-checks 2 \
+    --seconds-between-status-checks 2 "${FULL[@]}" >full.log 2>&1) \
+    || { tail -50 "$WORK/slurm/full.log"; exit 1; }
+python "$ROOT/tests/compare_runs.py" "$WORK/local" "$WORK/slurm" full_smoke/results full_smoke/figures
+log "the full arena's smoke version: the local and the cluster run agree"
