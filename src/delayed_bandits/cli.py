@@ -222,6 +222,36 @@ def _parser() -> argparse.ArgumentParser:
         "reports/), e.g. before archiving it",
     )
 
+    p = sub.add_parser(
+        "quote",
+        help="the arena numbers the docs quote, from a run's results: write them (the digest, "
+        "and the marked blocks of the docs), or check the docs and the digest against them",
+    )
+    p.add_argument(
+        "--run",
+        type=Path,
+        help="the run's directory (full after `make arena-full`, . after `make figures`); "
+        "without it, check that the docs' blocks are what the committed digest gives",
+    )
+    p.add_argument(
+        "--digest",
+        type=Path,
+        default=Path("docs/data/arena-full.json"),
+        help="the committed digest (default: docs/data/arena-full.json)",
+    )
+    p.add_argument(
+        "--docs",
+        nargs="+",
+        type=Path,
+        default=[Path("README.md"), Path("docs/arena.md")],
+        help="the documents whose marked blocks quote it (default: README.md docs/arena.md)",
+    )
+    p.add_argument(
+        "--write",
+        action="store_true",
+        help="write the run's digest and the docs' blocks (needs --run) instead of checking",
+    )
+
     p = sub.add_parser("bench", help="agent-steps per second of each kernel and its reference")
     p.add_argument("--horizon", type=_positive, default=2000)
     p.add_argument("--replications", type=_positive, default=20, help="kernel runs per algorithm")
@@ -466,6 +496,49 @@ def _bench(args: argparse.Namespace) -> None:
         )
 
 
+
+def _quote(args: argparse.Namespace) -> None:
+    import json
+
+    from delayed_bandits import quoted
+    from delayed_bandits.papers.arena import digest as dg
+
+    if args.write and args.run is None:
+        raise ConfigError("--write: needs --run, the run whose numbers the docs quote")
+    if args.run is not None and not (args.run / "results" / dg.PAPER).is_dir():
+        raise ConfigError(
+            f"--run: {args.run} holds no {dg.PAPER} results (results/{dg.PAPER}/); run "
+            "`make arena-full` (then --run full) or `make figures` (then --run .) first"
+        )
+    if args.write:
+        made = dg.digest(args.run)
+        with atomic_path(args.digest) as tmp:
+            tmp.write_text(json.dumps(made, indent=1, ensure_ascii=False) + "\n")
+        for doc in args.docs:
+            with atomic_path(doc) as tmp:
+                tmp.write_text(quoted.fill(doc.read_text(), dg.blocks(made), str(doc)))
+        print(f"wrote {args.digest} and the quoted blocks of {', '.join(map(str, args.docs))}")
+        return
+    committed = json.loads(args.digest.read_text())
+    problems = [
+        f"{doc}: block {name} is not what {args.digest} gives"
+        for doc in args.docs
+        for name in quoted.stale(doc.read_text(), dg.blocks(committed), str(doc))
+    ]
+    if args.run is not None:
+        rerun = dg.checked(dg.digest(args.run))
+        problems += [
+            f"{args.digest}: {key} differs from the run in {args.run}"
+            for key in sorted(set(rerun) | set(dg.checked(committed)))
+            if rerun.get(key) != committed.get(key)
+        ]
+    if problems:
+        raise VerifyFailed("\n".join(problems))
+    print(
+        f"{', '.join(map(str, args.docs))}: every quoted block is {args.digest}'s"
+        + (f"; the digest is the run's in {args.run} (cost aside)" if args.run else "")
+    )
+
 COMMANDS = {
     "validate": _validate,
     "schema": _schema,
@@ -478,6 +551,7 @@ COMMANDS = {
     "gather-claims": _gather_claims,
     "plot": _plot,
     "render": _render,
+    "quote": _quote,
     "bench": _bench,
     "verify": _verify,
 }

@@ -1,0 +1,456 @@
+"""What the docs quote of an arena run, computed from the run (``quoted``): ``digest`` reads the
+leaderboards, claims, provenance and benchmarks of a run directory into one JSON-able mapping;
+``blocks`` renders it as the Markdown blocks of README.md and docs/arena.md. The citable run's
+digest is committed as docs/data/arena-full.json (``delayed-bandits quote``).
+
+Everything in a digest but its ``cost`` is a function of the run's numbers, so a rerun of the
+same config and code gives the same digest; ``cost`` (CPU time from Snakemake's benchmarks, and
+what a node of 16 cores would take) is measured, machine by machine, and is quoted, not checked.
+
+Pairwise comparisons (``COMPARISONS``) are read from the leaderboard, which holds each cell's
+mean and standard error but not the per-run differences of two arbitrary cells: one algorithm is
+*established* below another when the difference of means exceeds 2 SE of the difference taken as
+independent, which is conservative (paired runs move together)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from delayed_bandits import claims
+from delayed_bandits.papers.arena import leaderboard
+from delayed_bandits.papers.arena.entrants import CONVERSIONS, INFORMATION, LABELLED, SETTLED
+
+PAPER = "arena"
+FIGURES = ("regret", "window")
+CORES = (2, 16)  # the machines the cost is stated for: this one, and a cluster node
+Z = 2.0
+COMPARISONS = (  # (lower, higher, what the comparison isolates)
+    ("ts", "ucb1-matched", "the base learner, both ignoring delays"),
+    ("qpm-d-ts", "qpm-d-matched", "the base learner, both queueing (labelled outcomes)"),
+    ("d-ts", "ts", "correcting Ñ against ignoring delays, both TS"),
+    ("d-ucb", "ucb1-matched", "correcting Ñ against ignoring delays, both UCB at log t"),
+    ("discarding-ts", "ts", "discarding what is not settled at m against ignoring, both TS"),
+    ("qpm-d-ts", "ts", "labelled outcomes (the oracle) against conversions, both TS"),
+)
+CROSSING = {  # way of handling delays: (UCB at log t, KL-UCB at log t, TS)
+    "ignore delays": ("ucb1-matched", "klucb-matched", "ts"),
+    "correct Ñ, window m": ("d-ucb", "d-klucb", "d-ts"),
+    "correct Ñ, uncensored form": ("ud-ucb", "ud-klucb", "ud-ts"),
+    "discard what is not settled at m": ("discarding-ucb", "discarding-klucb", "discarding-ts"),
+    "queue until known (QPM-D, oracle)": ("qpm-d-matched", "qpm-d-klucb", "qpm-d-ts"),
+}
+BASES = ("UCB at log t", "KL-UCB at log t", "Beta(1, 1) TS")
+
+
+def _board(run: Path, figure: str) -> pd.DataFrame:
+    from delayed_bandits import tables
+
+    return tables.read_table(
+        run / "results" / PAPER / figure / "leaderboard.csv",
+        leaderboard.COLUMNS,
+        ["horizon", "field", "setting", "algorithm"],
+    )
+
+
+def _claims(run: Path, figure: str) -> list[dict[str, Any]]:
+    path = run / "results" / PAPER / figure / "claims.json"
+    return [
+        {"figure": figure, "id": c["id"], "verdict": claims.word(c["holds"]), "measured": c["measured"]}
+        for c in json.loads(path.read_text())
+    ]
+
+
+def _number(value: Any) -> Any:
+    """A JSON value: floats as they are (the check compares them exactly), NaN as None."""
+    if isinstance(value, (float, np.floating)):
+        return None if math.isnan(value) else float(value)
+    if isinstance(value, (np.integer, np.bool_)):
+        return value.item()
+    return value
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{k: _number(v) for k, v in row.items()} for row in frame.to_dict("records")]
+
+
+def _wins(board: pd.DataFrame) -> list[dict[str, Any]]:
+    table = leaderboard.wins(board)
+    table = table[table.field == leaderboard.MATCHED].drop(columns="field")
+    return _records(table)
+
+
+def _compare(at_t: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per base rate and ``COMPARISONS`` pair: settings where both apply, where the first is
+    established below the second, above it, and the median ratio of their regrets."""
+    out = []
+    cell = at_t.set_index(["setting", "algorithm"])
+    for rate, rows in at_t.groupby("base_mean", sort=False):
+        for low, high, isolates in COMPARISONS:
+            a = cell.loc[[(s, low) for s in rows.setting.unique() if (s, low) in cell.index]]
+            b = cell.loc[[(s, high) for s in rows.setting.unique() if (s, high) in cell.index]]
+            a, b = a.droplevel(1), b.droplevel(1)
+            both = a.applicable.astype(bool) & b.applicable.astype(bool)
+            a, b = a[both], b[both]
+            if a.empty:
+                continue
+            diff, se = b.regret - a.regret, np.sqrt(a.se**2 + b.se**2)
+            out.append(
+                {
+                    "base_mean": _number(rate),
+                    "lower": low,
+                    "higher": high,
+                    "isolates": isolates,
+                    "settings": int(len(a)),
+                    "below": int((diff > Z * se).sum()),
+                    "above": int((diff < -Z * se).sum()),
+                    "median_ratio": _number(float((a.regret / b.regret).median())),
+                }
+            )
+    return out
+
+
+def _oracle(board: pd.DataFrame) -> list[dict[str, Any]]:
+    worth = leaderboard.oracle_worth(board)
+    worth = worth[(worth.field == leaderboard.MATCHED) & (worth.horizon == board.horizon.max())]
+    meta = board.drop_duplicates("setting").set_index("setting")
+    worth = worth.assign(
+        base_mean=worth.setting.map(meta.base_mean), censored=worth.setting.map(meta.censored)
+    )
+    out = []
+    for (rate, censored), rows in worth.groupby(["base_mean", "censored"], sort=False):
+        out.append(
+            {
+                "base_mean": _number(rate),
+                "censored": bool(censored),
+                "settings": int(len(rows)),
+                "median": _number(rows.ratio.median()),
+                "low": _number(rows.ratio.min()),
+                "high": _number(rows.ratio.max()),
+                "below_one": int((rows.ratio < 1).sum()),
+            }
+        )
+    return out
+
+
+def _window(board: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per (law, problem, algorithm): the window with the lowest mean regret at T, and the
+    windows whose interval overlaps the best one's (the evidence cannot order them)."""
+    at_t = leaderboard.view(board)
+    at_t = at_t[at_t.applicable.astype(bool)]
+    out = []
+    keys = ["regime", "n_arms", "base_mean", "gap", "algorithm"]
+    for key, rows in at_t.groupby(keys, sort=False):
+        rows = rows.sort_values("window")
+        best = rows.loc[rows.regret.idxmin()]
+        near = rows[rows.regret_lo <= best.regret_hi]
+        out.append(
+            {
+                **{k: _number(v) for k, v in zip(keys, key)},
+                "label": best.label,
+                "regime_label": best.regime_label,
+                "best_window": int(best.window),
+                "regret": _number(best.regret),
+                "regret_lo": _number(best.regret_lo),
+                "regret_hi": _number(best.regret_hi),
+                "windows_not_separated": [int(w) for w in near.window],
+                "regret_by_window": {str(int(w)): _number(r) for w, r in zip(rows.window, rows.regret)},
+            }
+        )
+    return out
+
+
+def _lpt(jobs: Iterable[float], cores: int) -> float:
+    """Makespan of the jobs on ``cores`` workers, longest first, each to the least loaded (the
+    order Snakemake's scheduler cannot beat by much when jobs are independent)."""
+    load = [0.0] * cores
+    for job in sorted(jobs, reverse=True):
+        load[load.index(min(load))] += job
+    return max(load)
+
+
+def _cost(run: Path) -> dict[str, Any]:
+    """CPU time and wall time per job from Snakemake's benchmarks of the arena; the simulation
+    jobs are independent, the rest of the arena's jobs follow them."""
+    rows = []
+    for path in sorted((run / "benchmarks" / PAPER).rglob("*.tsv")):
+        bench = pd.read_csv(path, sep="\t")
+        rows.append(
+            {
+                "job": str(path.relative_to(run)),
+                "s": float(bench.s.iloc[-1]),
+                "cpu_s": float(bench.cpu_time.iloc[-1]),
+                "simulate": path.name.startswith("rep"),
+            }
+        )
+    jobs = pd.DataFrame(rows)
+    sim, rest = jobs[jobs.simulate], jobs[~jobs.simulate]
+    return {
+        "jobs": int(len(jobs)),
+        "cpu_s": float(jobs.cpu_s.sum()),
+        "simulate_cpu_s": float(sim.cpu_s.sum()),
+        "simulate_jobs": int(len(sim)),
+        "longest_job_s": float(jobs.s.max()),
+        "after_simulation_s": float(rest.s.sum()),
+        # the simulation scheduled on a machine of n cores, plus the jobs after it run one after
+        # another (an upper bound: several of them can run side by side)
+        "wall_estimate_s": {
+            str(n): _lpt(sim.cpu_s, n) + float(rest.cpu_s.sum()) for n in CORES
+        },
+    }
+
+
+def _provenance(run: Path, figure: str) -> dict[str, Any]:
+    side = json.loads(
+        (run / "results" / PAPER / figure / "summary.provenance.json").read_text()
+    )
+    return {
+        "replications": side["replications"],
+        "source_sha256": sorted({e["source_sha256"] for e in side["shard_environments"]}),
+        "git_commits": side["shards"]["git_commits"],
+    }
+
+
+def digest(run: Path) -> dict[str, Any]:
+    """The digest of the arena run under ``run``: ``.`` for the standard scale of
+    `make figures`, ``full`` for config/arena-full.yaml's."""
+    scale = "standard" if run.resolve() == Path.cwd().resolve() else run.name
+    board = _board(run, "regret")
+    at_t = leaderboard.view(board)
+    return {
+        "scale": scale,
+        "horizon": int(board.horizon.max()),
+        "horizons": sorted(int(h) for h in board.horizon.unique()),
+        "settings": int(board.setting.nunique()),
+        "entrants": int(board.algorithm.nunique()),
+        "base_means": sorted({_number(r) for r in board.base_mean}, reverse=True),
+        "provenance": {figure: _provenance(run, figure) for figure in FIGURES},
+        "wins": _wins(board),
+        "precision": _records(leaderboard.precision(board)),
+        "comparisons": _compare(at_t),
+        "oracle": _oracle(board),
+        "window": _window(_board(run, "window")),
+        "claims": [c for figure in FIGURES for c in _claims(run, figure)],
+        "cost": _cost(run),
+    }
+
+
+def checked(d: Mapping[str, Any]) -> dict[str, Any]:
+    """What a rerun must reproduce: the digest without its measured ``cost``."""
+    return {k: v for k, v in d.items() if k != "cost"}
+
+
+# --- rendering ---------------------------------------------------------------------------------
+
+
+def _interval(lo: Any, hi: Any) -> str:
+    return f"[{lo:g}, {hi:g}]" if lo is not None and hi is not None else ""
+
+
+def _ratio(x: Any) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x:.2f}" if x < 10 else f"{x:.0f}"
+
+
+def _rate(r: float) -> str:
+    return f"μ = {r:g}"
+
+
+def _minutes(s: float) -> str:
+    return f"{s / 60:.0f} min" if s < 5400 else f"{s / 3600:.1f} h"
+
+
+def _run_line(d: Mapping[str, Any]) -> str:
+    reps = d["provenance"]["regret"]["replications"]
+    window_reps = d["provenance"]["window"]["replications"]
+    cost = d["cost"]
+    return (
+        f"*{d['scale']} scale*: {reps} paired runs of each of the {d['settings']} settings of the "
+        f"leaderboard ({len(d['base_means'])} base rates, "
+        f"{', '.join(_rate(r) for r in d['base_means'])}), {window_reps} of the window study, "
+        f"T = {d['horizon']:,}, {d['entrants']} entrants. Cost, from Snakemake's benchmarks: "
+        f"{cost['cpu_s'] / 3600:.2f} CPU-hours in {cost['jobs']} jobs (the simulation "
+        f"{cost['simulate_cpu_s'] / 3600:.2f}); scheduled on 2 cores about "
+        f"{_minutes(cost['wall_estimate_s']['2'])}, on a 16-core node about "
+        f"{_minutes(cost['wall_estimate_s']['16'])}."
+    )
+
+
+def _wins_table(d: Mapping[str, Any]) -> str:
+    wins = pd.DataFrame(d["wins"])
+    at_t = wins[wins.horizon == d["horizon"]]
+    rates = d["base_means"]
+    head = ["information model", "algorithm"]
+    for r in rates:
+        head += [f"{_rate(r)}: wins at T [95 % CI] (alone)", "in its model", "median ratio"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    order = {name: i for i, name in enumerate(INFORMATION)}
+    algorithms = at_t.drop_duplicates("algorithm")
+    algorithms = algorithms.assign(o=algorithms.information.map(order)).sort_values(
+        "o", kind="stable"
+    )
+    last = None
+    for row in algorithms.itertuples():
+        cells = [row.information if row.information != last else "", row.label]
+        last = row.information
+        for r in rates:
+            w = at_t[(at_t.algorithm == row.algorithm) & (at_t.base_mean == r)]
+            if w.empty or not w.settings.iloc[0]:
+                cells += ["n/a", "", ""]
+                continue
+            w = w.iloc[0]
+            cells += [
+                f"{w.wins:g} of {w.settings:g} {_interval(w.wins_lo, w.wins_hi)} ({w.outright:g})",
+                f"{w.model_wins:g}",
+                _ratio(w.median_ratio),
+            ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _crossing_table(d: Mapping[str, Any]) -> str:
+    wins = pd.DataFrame(d["wins"])
+    at_t = wins[wins.horizon == d["horizon"]].set_index(["base_mean", "algorithm"])
+    lines = []
+    for r in d["base_means"]:
+        lines += [
+            f"{_rate(r)}:",
+            "",
+            "| handling \\ base | " + " | ".join(BASES) + " |",
+            "|---|" + "---|" * len(BASES),
+        ]
+        for handling, ids in CROSSING.items():
+            cells = []
+            for a in ids:
+                if (r, a) not in at_t.index or not at_t.loc[(r, a)].settings:
+                    cells.append("n/a")
+                    continue
+                w = at_t.loc[(r, a)]
+                cells.append(
+                    f"{w.wins:g} of {w.settings:g} {_interval(w.wins_lo, w.wins_hi)}, "
+                    f"{_ratio(w.median_ratio)}"
+                )
+            lines.append(f"| {handling} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n")
+
+
+def _comparisons(d: Mapping[str, Any]) -> str:
+    lines = []
+    for c in d["comparisons"]:
+        lines.append(
+            f"- {_rate(c['base_mean'])}, {c['isolates']}: `{c['lower']}` below `{c['higher']}` "
+            f"by more than 2 SE in {c['below']} of {c['settings']} settings, above in "
+            f"{c['above']}, not separated in {c['settings'] - c['below'] - c['above']}; median "
+            f"ratio {_ratio(c['median_ratio'])}."
+        )
+    for o in d["oracle"]:
+        lines.append(
+            f"- {_rate(o['base_mean'])}, {'censored' if o['censored'] else 'uncensored'}: the "
+            f"best with labelled outcomes (the oracle) over the best with conversions or "
+            f"outcomes settled at m, median {_ratio(o['median'])} ({_ratio(o['low'])} to "
+            f"{_ratio(o['high'])}), below 1 in {o['below_one']} of {o['settings']} settings."
+        )
+    return "\n".join(lines)
+
+
+def _precision(d: Mapping[str, Any]) -> str:
+    lines = []
+    for p in d["precision"]:
+        if p["horizon"] != d["horizon"]:
+            continue
+        lines.append(
+            f"- {_rate(p['base_mean'])}: {p['share']:.0%} of {p['cells']} cells reach a 95 % "
+            f"half-width of at most {p['target']:.0%} of the best's regret ({p['share_contenders']:.0%} "
+            f"of the {p['contenders']} cells within 1.5 times the best); 90 % of cells would take "
+            f"{p['runs_for_90']:,.0f} runs."
+        )
+    return "\n".join(lines)
+
+
+def _window_table(d: Mapping[str, Any]) -> str:
+    rows = pd.DataFrame(d["window"])
+    if rows.empty:
+        return ""
+    problems = rows.drop_duplicates(["n_arms", "base_mean", "gap"])
+    head = ["algorithm"] + [
+        f"{law}, K = {p.n_arms}, {_rate(p.base_mean)}"
+        for law in rows.regime_label.unique()
+        for p in problems.itertuples()
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for algorithm, of in rows.groupby("label", sort=False):
+        cells = [algorithm]
+        for law in rows.regime_label.unique():
+            for p in problems.itertuples():
+                r = of[(of.regime_label == law) & (of.n_arms == p.n_arms) & (of.base_mean == p.base_mean)]
+                if r.empty:
+                    cells.append("n/a")
+                    continue
+                r = r.iloc[0]
+                tied = [w for w in r.windows_not_separated if w != r.best_window]
+                cells.append(
+                    f"m = {r.best_window} ({r.regret:.0f})"
+                    + (f"; not separated from {', '.join(map(str, tied))}" if tied else "")
+                )
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _claims_list(d: Mapping[str, Any]) -> str:
+    counts = pd.Series([c["verdict"] for c in d["claims"]]).value_counts()
+    head = (
+        f"{counts.get('holds', 0)} of {len(d['claims'])} claims hold, {counts.get('fails', 0)} "
+        f"fail, {counts.get('inconclusive', 0)} inconclusive:"
+    )
+    return "\n".join(
+        [head, ""]
+        + [f"- `{c['figure']}` `{c['id']}`: **{c['verdict']}** ({c['measured']})" for c in d["claims"]]
+    )
+
+
+def _readme(d: Mapping[str, Any]) -> str:
+    wins = pd.DataFrame(d["wins"])
+    at_t = wins[(wins.horizon == d["horizon"]) & (wins.settings > 0)]
+    parts = []
+    for r in d["base_means"]:
+        rows = at_t[at_t.base_mean == r]
+        plain = rows[rows.information.isin([CONVERSIONS, SETTLED])].sort_values(
+            "wins", ascending=False, kind="stable"
+        )
+        oracle = rows[rows.information == LABELLED].sort_values(
+            "wins", ascending=False, kind="stable"
+        )
+        p, o = plain.iloc[0], oracle.iloc[0]
+        parts.append(
+            f"at {_rate(r)}, {p.label} is tied-best in {p.wins:g} of {p.settings:g} settings "
+            f"{_interval(p.wins_lo, p.wins_hi)} among the learners that see conversions, "
+            f"{o.label} in {o.wins:g} {_interval(o.wins_lo, o.wins_hi)} with labelled outcomes"
+        )
+    counts = pd.Series([c["verdict"] for c in d["claims"]]).value_counts()
+    return (
+        f"The arena ({d['scale']} scale, {d['provenance']['regret']['replications']} paired runs "
+        f"of {d['settings']} settings): " + "; ".join(parts) + ". Claims: "
+        f"{counts.get('holds', 0)} hold, {counts.get('fails', 0)} fail, "
+        f"{counts.get('inconclusive', 0)} inconclusive (docs/arena.md)."
+    )
+
+
+def blocks(d: Mapping[str, Any]) -> dict[str, str]:
+    """The Markdown of every block the docs quote, by block name."""
+    return {
+        "arena-run": _run_line(d),
+        "arena-wins": _wins_table(d),
+        "arena-crossing": _crossing_table(d),
+        "arena-comparisons": _comparisons(d),
+        "arena-precision": _precision(d),
+        "arena-window": _window_table(d),
+        "arena-claims": _claims_list(d),
+        "readme-arena": _readme(d),
+    }
