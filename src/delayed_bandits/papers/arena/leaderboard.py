@@ -159,27 +159,34 @@ def _compare(runs: np.ndarray, w: np.ndarray, stats: Mapping[str, float]) -> dic
     }
 
 
+_COMPARED = ("diff", "se_diff", "diff_lo", "diff_hi", "margin", "half_width", "ratio")
+"""The test's columns that are numbers, NaN where the cell does not apply."""
+
+
 _BLANK = {"precise": False, "tied_best": False, "verdict": "", "tie_share": 0.0}
 """The test's columns of a cell that does not apply (the others are NaN)."""
+_MODEL = ("tied_best", "verdict", "tie_share", "ratio")
+"""The test's columns within an information model (named with the prefix ``model_``)."""
 
 
-def _ties(rows: pd.DataFrame, regrets: pd.DataFrame, w: np.ndarray, stats, prefix: str = ""):
-    """``rows`` with the test's columns (``_compare``) over their applicable members, named with
-    ``prefix``; blank (``_BLANK``, else NaN) where a member does not apply."""
+def _ties(
+    rows: pd.DataFrame,
+    regrets: pd.DataFrame,
+    w: np.ndarray,
+    stats: Mapping[str, float],
+    columns: tuple[str, ...],
+) -> dict[str, np.ndarray]:
+    """The test's ``columns`` (``_compare``) of ``rows`` over their applicable members, blank
+    (``_BLANK``, else NaN) where a member does not apply."""
     live = rows.applicable.to_numpy(bool)
     found = _compare(regrets[list(rows.algorithm[live])].to_numpy(), w, stats) if live.any() else {}
-    columns = (
-        ["tied_best", "verdict", "tie_share", "ratio"]
-        if prefix
-        else list(_BLANK)
-        + ["diff", "se_diff", "diff_lo", "diff_hi", "margin", "half_width", "ratio"]
-    )
+    out = {}
     for column in columns:
-        values = pd.Series(_BLANK.get(column, np.nan), index=rows.index, dtype=object)
+        blank = _BLANK.get(column, np.nan)
+        out[column] = np.full(len(rows), blank, dtype=object if column == "verdict" else None)
         if live.any():
-            values[live] = found[column]
-        rows[prefix + column] = values.infer_objects()
-    return rows
+            out[column][live] = found[column]
+    return out
 
 
 def _field_rows(
@@ -187,15 +194,19 @@ def _field_rows(
 ) -> pd.DataFrame:
     """Rank, test and ratio of one (horizon, setting, field)'s rows, over the field and within
     each information model (``model_`` columns)."""
-    rows = rows.copy()
     live = rows.applicable.to_numpy(bool)
-    rows["rank"] = rows.regret.where(live).rank(method="min")
-    rows = _ties(rows, regrets, w, stats)
-    models = [
-        _ties(members.copy(), regrets, w, stats, "model_")
-        for _, members in rows.groupby("information", sort=False)
-    ]
-    return pd.concat(models).loc[rows.index]
+    found = _ties(rows, regrets, w, stats, tuple(_BLANK) + _COMPARED)
+    within = {c: np.empty(len(rows), dtype=found[c].dtype) for c in _MODEL}
+    models = rows.information.to_numpy()
+    for model in pd.unique(models):
+        members = models == model
+        for column, values in _ties(rows[members], regrets, w, stats, _MODEL).items():
+            within[column][members] = values
+    return rows.assign(
+        rank=rows.regret.where(live).rank(method="min"),
+        **found,
+        **{f"model_{c}": values for c, values in within.items()},
+    )
 
 
 def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> pd.DataFrame:
