@@ -5,7 +5,7 @@ why some do not apply.
 
 Intervals: the replications are paired (every algorithm of a replication faces the same draws),
 so one bootstrap resamples a setting's replication indices with replacement, the same indices for
-every algorithm (``_weights``). ``regret_lo``/``regret_hi`` is the percentile interval of an
+every algorithm (``resample_weights``). ``regret_lo``/``regret_hi`` is the percentile interval of an
 algorithm's mean regret; ``diff_lo``/``diff_hi`` that of its mean difference from its field's
 best (the lowest mean), the pairing kept.
 
@@ -105,12 +105,19 @@ def horizons(fig: Mapping[str, Any]) -> list[int]:
     return sorted(int(h) for h in fig.get("leaderboard_at", [fig["horizon"]]))
 
 
-def _weights(n: int, resamples: int, seed: np.random.SeedSequence) -> np.ndarray:
+def resample_weights(n: int, resamples: int, seed: np.random.SeedSequence) -> np.ndarray:
     """w[b, r]: how often resample b draws replication r, over n, so that ``w @ runs`` holds the
     resamples' means; one matrix for every algorithm of the setting keeps the pairing."""
     draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
     offset = (draws + n * np.arange(resamples)[:, None]).ravel()
     return np.bincount(offset, minlength=resamples * n).reshape(resamples, n) / n
+
+
+def interval(boot: np.ndarray, confidence: float) -> tuple[Any, Any]:
+    """The two-sided ``confidence`` percentile interval of resampled statistics (first axis)."""
+    tail = (1 - confidence) / 2
+    lo, hi = np.quantile(boot, [tail, 1 - tail], axis=0)
+    return lo, hi
 
 
 def _tie_share(runs: np.ndarray, w: np.ndarray, boot: np.ndarray, tie_margin: float, z: float):
@@ -130,7 +137,7 @@ def _tie_share(runs: np.ndarray, w: np.ndarray, boot: np.ndarray, tie_margin: fl
     return (diff + z * se <= tie_margin * low[:, None]).mean(axis=0)
 
 
-def _compare(runs: np.ndarray, w: np.ndarray, stats: Mapping[str, float]) -> dict[str, Any]:
+def compare(runs: np.ndarray, w: np.ndarray, stats: Mapping[str, float]) -> dict[str, Any]:
     """The columns of the test against the best (lowest mean) of ``runs`` (replications x the
     group's applicable algorithms), one entry per column."""
     n = len(runs)
@@ -139,11 +146,10 @@ def _compare(runs: np.ndarray, w: np.ndarray, stats: Mapping[str, float]) -> dic
     low = mean[best]
     paired = runs - runs[:, [best]]
     boot = w @ runs
-    tail = (1 - stats["confidence"]) / 2
-    lo, hi = np.quantile(boot - boot[:, [best]], [tail, 1 - tail], axis=0)
+    lo, hi = interval(boot - boot[:, [best]], stats["confidence"])
     margin = stats["tie_margin"] * low
     tied = hi <= margin
-    z = NormalDist().inv_cdf(1 - tail)
+    z = NormalDist().inv_cdf((1 + stats["confidence"]) / 2)
     return {
         "diff": mean - low,
         "se_diff": paired.std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.zeros_like(mean),
@@ -176,10 +182,10 @@ def _ties(
     stats: Mapping[str, float],
     columns: tuple[str, ...],
 ) -> dict[str, np.ndarray]:
-    """The test's ``columns`` (``_compare``) of ``rows`` over their applicable members, blank
+    """The test's ``columns`` (``compare``) of ``rows`` over their applicable members, blank
     (``_BLANK``, else NaN) where a member does not apply."""
     live = rows.applicable.to_numpy(bool)
-    found = _compare(regrets[list(rows.algorithm[live])].to_numpy(), w, stats) if live.any() else {}
+    found = compare(regrets[list(rows.algorithm[live])].to_numpy(), w, stats) if live.any() else {}
     out = {}
     for column in columns:
         blank = _BLANK.get(column, np.nan)
@@ -235,7 +241,7 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> 
         for name, raw_setting in config.settings(fig).items():
             st = Setting.from_config(raw_setting, name)
             regrets = wide.get((horizon, name), pd.DataFrame())
-            w = _weights(
+            w = resample_weights(
                 len(regrets),
                 int(stats["resamples"]),
                 seeds.analysis_seed(seed, PAPER, figure, f"leaderboard {name}"),
@@ -280,8 +286,7 @@ def _row(
             "setting's other algorithms have (a paired comparison needs every one)"
         )
     n = len(runs)
-    tail = (1 - statistics(fig)["confidence"]) / 2
-    lo, hi = np.quantile(w @ runs, [tail, 1 - tail]) if n else (np.nan, np.nan)
+    lo, hi = interval(w @ runs, statistics(fig)["confidence"]) if n else (np.nan, np.nan)
     return {
         "horizon": horizon,
         "setting": name,
