@@ -122,7 +122,7 @@ def _claim(
     if failed:
         note = f"fails in {'; '.join(failed)}. {explain}"
     elif open_:
-        note = f"undecided in {'; '.join(open_)}"
+        note = f"inconclusive in {'; '.join(open_)}"
     else:
         note = ""
     return Claim(
@@ -130,7 +130,7 @@ def _claim(
         statement,
         ref,
         f"holds in {counts['holds']} of {len(results)} {unit}, fails in {counts['fails']}, "
-        f"undecided in {undecided}{measured}",
+        f"inconclusive in {undecided}{measured}",
         expected,
         holds if results else None,
         note,

@@ -385,9 +385,11 @@ CONTENDER = 1.5
 def precision_cells(board: pd.DataFrame, precision: float = STATISTICS["precision"]):
     """Every applicable cell but each setting's best (rank 1), with ``runs_needed``: the
     replications that would bring its half-width to ``precision`` times the best's regret, the
-    half-width shrinking as 1/sqrt(n): n (half_width / (precision x best))^2."""
-    cells = board[board.applicable.astype(bool) & (board["rank"] > 1)].copy()
+    half-width shrinking as 1/sqrt(n): n (half_width / (precision x best))^2. A setting whose best
+    has no regret (a short horizon) has no relative precision and is left out."""
+    cells = board[board.applicable.astype(bool) & (board["rank"] > 1)]
     best = cells.regret - cells["diff"]
+    cells, best = cells[best > 0].copy(), best[best > 0]
     cells["contender"] = cells.ratio <= CONTENDER
     cells["runs_needed"] = cells.n_runs * (cells.half_width / (precision * best)) ** 2
     return cells
