@@ -93,13 +93,14 @@ def test_block_scheduled_methods_no_longer_depend_on_the_arm_order() -> None:
 
 def test_grid_expands_every_regime_in_order() -> None:
     names = list(cfg.settings(FULL))
-    cells = math.prod(len(axis["values"]) for axis in FULL["grid"])  # K x gap
+    cells = math.prod(len(axis["values"]) for axis in FULL["grid"])  # K x (base rate, gap)
     assert len(names) == len(FULL["settings"]) * cells
-    assert names[:4] == [
+    assert names[:5] == [
         "uniform-K2-small",
         "uniform-K2-large",
+        "uniform-K2-low_small",
+        "uniform-K2-low_large",
         "uniform-K10-small",
-        "uniform-K10-large",
     ]
     assert cfg.listed_setting(FULL, "pareto_arm_censored-K10-small") == "pareto_arm_censored"
     assert cfg.seed_name(FULL, "uniform-K2-small") == "uniform-K2-small"  # own draws per cell
