@@ -93,13 +93,14 @@ def test_block_scheduled_methods_no_longer_depend_on_the_arm_order() -> None:
 
 def test_grid_expands_every_regime_in_order() -> None:
     names = list(cfg.settings(FULL))
-    cells = math.prod(len(axis["values"]) for axis in FULL["grid"])  # K x gap
+    cells = math.prod(len(axis["values"]) for axis in FULL["grid"])  # K x (base rate, gap)
     assert len(names) == len(FULL["settings"]) * cells
-    assert names[:4] == [
+    assert names[:5] == [
         "uniform-K2-small",
         "uniform-K2-large",
+        "uniform-K2-low_small",
+        "uniform-K2-low_large",
         "uniform-K10-small",
-        "uniform-K10-large",
     ]
     assert cfg.listed_setting(FULL, "pareto_arm_censored-K10-small") == "pareto_arm_censored"
     assert cfg.seed_name(FULL, "uniform-K2-small") == "uniform-K2-small"  # own draws per cell
@@ -261,10 +262,11 @@ RAW = _raw(
     {
         ("heavy-K2-large", "d-ucb"): BASE + 20,
         ("heavy-K2-large", "patient"): BASE,
-        # one more per replication: above the best by 1 with a paired SE of 0, not tied;
-        # unpaired, its SE (1.3) would have hidden it
-        ("heavy-K2-large", "qpm-d-matched"): BASE + 1,
-        ("heavy-K2-large", "qpm-d"): BASE + np.array([0.0, 2.0, -2.0, 1.0]),  # 0.25 ± 0.85
+        # two more per replication: above the best by 2 in every resample, beyond the margin
+        # (0.1 x 13); unpaired, its SE (1.3) would have hidden it
+        ("heavy-K2-large", "qpm-d-matched"): BASE + 2,
+        # within 1 of the best in every resample: inside the margin
+        ("heavy-K2-large", "qpm-d"): BASE + np.array([0.0, 1.0, -1.0, 0.5]),
         ("heavy-K2-large", "uniform"): BASE + 40,
         ("arm-K2-large", "d-ucb"): BASE + 20,
         ("arm-K2-large", "patient"): BASE - 8,
@@ -277,7 +279,7 @@ RAW = _raw(
 
 
 def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> None:
-    board = leaderboard.build(RAW, TINY)
+    board = leaderboard.build(RAW, TINY, 0, "regret")
     assert list(board.columns) == leaderboard.COLUMNS
     assert sorted(board.horizon.unique()) == [50, 100]
     # 2 settings x 2 horizons x (5 in the matched field + 5 in the published one)
@@ -287,14 +289,15 @@ def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> N
     assert not heavy.loc["odaaf", "applicable"] and "E[τ]" in heavy.loc["odaaf", "reason"]
     assert math.isnan(heavy.loc["odaaf", "regret"]) and math.isnan(heavy.loc["odaaf", "rank"])
     assert heavy.loc["patient", "rank"] == 1 and heavy.loc["patient", "tied_best"]
-    assert heavy.loc["qpm-d-matched", "diff"] == pytest.approx(1.0)
-    assert (
-        heavy.loc["qpm-d-matched", "se_diff"] == 0 and not heavy.loc["qpm-d-matched", "tied_best"]
-    )
+    assert heavy.loc["qpm-d-matched", "diff"] == pytest.approx(2.0)
+    assert heavy.loc["qpm-d-matched", "se_diff"] == 0
+    assert heavy.loc["qpm-d-matched", "verdict"] == "worse"
+    assert heavy.loc["qpm-d-matched", "margin"] == pytest.approx(1.3)
+    assert heavy.loc["patient", "verdict"] == "tied-best" and heavy.loc["patient", "diff_hi"] == 0
     assert heavy.loc["d-ucb", "ratio"] == pytest.approx(33.0 / 13.0)
     published = leaderboard.view(board, 100, PUBLISHED)
     tied = published[published.setting == "heavy-K2-large"].set_index("algorithm")
-    assert tied.loc["qpm-d", "tied_best"] and tied.loc["qpm-d", "rank"] == 2  # within 2 SE
+    assert tied.loc["qpm-d", "tied_best"] and tied.loc["qpm-d", "rank"] == 2  # within the margin
     early = leaderboard.view(board, 50)[lambda b: b.setting == "heavy-K2-large"]
     assert early.set_index("algorithm").loc["d-ucb", "regret"] == pytest.approx(33.0 / 2)
     arm = leaderboard.view(board)[lambda b: b.setting == "arm-K2-large"].set_index("algorithm")
@@ -314,7 +317,10 @@ def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> N
     # a curve that applies but has no replications is an error, not a blank cell
     with pytest.raises(ConfigError, match="arm-K2-large/qpm-d"):
         leaderboard.build(
-            RAW[~((RAW.setting == "arm-K2-large") & (RAW.algorithm == "qpm-d"))], TINY
+            RAW[~((RAW.setting == "arm-K2-large") & (RAW.algorithm == "qpm-d"))],
+            TINY,
+            0,
+            "regret",
         )
 
     wins = leaderboard.wins(board).set_index(["horizon", "field", "algorithm"])

@@ -426,10 +426,13 @@ def _leaderboard(args: argparse.Namespace) -> None:
         raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a leaderboard")
     from delayed_bandits.aggregate import read_shards
 
-    _, fig = _load(args)
-    board = leaderboard.build(read_shards(args.shards), fig)
+    config, fig = _load(args)
+    board = leaderboard.build(read_shards(args.shards), fig, config["seed"], args.figure)
     with atomic_path(args.out) as tmp:
         board.to_csv(tmp, index=False, float_format="%.10g")
+    # what the log keeps: how precise the table is, and what more runs would buy
+    precision = leaderboard.statistics(fig)["precision"]
+    print(leaderboard.precision_report(board, precision).to_string(index=False))
 
 
 def _gather_claims(args: argparse.Namespace) -> None:

@@ -3,24 +3,34 @@
 the setting in each comparison (``entrants.FIELDS``), with ties, what each algorithm was told and
 why some do not apply.
 
-Ties: the replications are paired (every algorithm of a replication faces the same draws), so an
-algorithm is compared with its field's best (lowest mean regret) through the mean of the
-per-replication differences and its standard error; it is *tied-best* when that difference is at
-most 2 SE. A win is a tied-best cell.
+Intervals: the replications are paired (every algorithm of a replication faces the same draws),
+so one bootstrap resamples a setting's replication indices with replacement, the same indices for
+every algorithm (``resample_weights``). ``regret_lo``/``regret_hi`` is the percentile interval of an
+algorithm's mean regret; ``diff_lo``/``diff_hi`` that of its mean difference from its field's
+best (the lowest mean), the pairing kept.
+
+Ties are an equivalence test (``figure key statistics``): the equivalence margin is
+``tie_margin`` times the best's mean regret; a cell is *tied-best* when the upper end of its
+difference interval is within the margin, *worse* when the lower end is beyond it, else
+*inconclusive*. A win is a tied-best cell; the best is tied-best with a difference of 0. A cell is
+*precise* when its difference interval's half-width is at most ``precision`` times the best's
+regret (``precision_report``: how many are, and how many runs the others would need).
 
 Information models: an entrant is also ranked among the entrants of its own information model
-(``entrants.INFORMATION``) in its comparison, with the same paired test (``model_tied_best``,
-``model_ratio``), so that the verdict compares like with like; ``oracle_worth`` is what the
-labelled outcomes buy over the best learner that sees only conversions (``oracle_worth``)."""
+(``entrants.INFORMATION``) in its comparison, with the same test (``model_tied_best``,
+``model_verdict``, ``model_ratio``), so that the verdict compares like with like;
+``oracle_worth`` is what the labelled outcomes buy over the best learner that sees only
+conversions."""
 
 from __future__ import annotations
 
+from statistics import NormalDist
 from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import config, delays
+from delayed_bandits import config, delays, seeds
 from delayed_bandits.algorithms import get
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena.entrants import (
@@ -35,8 +45,11 @@ from delayed_bandits.papers.arena.entrants import (
 from delayed_bandits.papers.arena.problem import Setting
 
 PAPER = "arena"
-TIE_SE = 2.0
-"""An algorithm within this many paired standard errors of its field's best is tied-best."""
+STATISTICS = {"resamples": 2000, "confidence": 0.95, "tie_margin": 0.1, "precision": 0.1}
+"""Defaults of the figure key ``statistics`` (schema.yaml says what each means)."""
+TIED, WORSE, INCONCLUSIVE = "tied-best", "worse", "inconclusive"
+QUANTILES = {"q50": 0.5, "q90": 0.9, "q99": 0.99, "max": 1.0}
+"""Quantiles of the per-run regret: the far tail is what a mean hides (a bimodal cell)."""
 COLUMNS = [
     "horizon",
     "field",
@@ -49,6 +62,7 @@ COLUMNS = [
     "window",
     "n_arms",
     "gap",
+    "base_mean",
     "algorithm",
     "label",
     "information",
@@ -58,15 +72,32 @@ COLUMNS = [
     "reason",
     "regret",
     "se",
+    "regret_lo",
+    "regret_hi",
+    *QUANTILES,
     "n_runs",
     "diff",
     "se_diff",
+    "diff_lo",
+    "diff_hi",
+    "margin",
+    "half_width",
+    "precise",
     "rank",
     "tied_best",
+    "verdict",
+    "tie_share",
     "ratio",
     "model_tied_best",
+    "model_verdict",
+    "model_tie_share",
     "model_ratio",
 ]
+
+
+def statistics(fig: Mapping[str, Any]) -> dict[str, float]:
+    """The figure's ``statistics`` key over the defaults (``STATISTICS``)."""
+    return {**STATISTICS, **fig.get("statistics", {})}
 
 
 def horizons(fig: Mapping[str, Any]) -> list[int]:
@@ -74,57 +105,134 @@ def horizons(fig: Mapping[str, Any]) -> list[int]:
     return sorted(int(h) for h in fig.get("leaderboard_at", [fig["horizon"]]))
 
 
-def _paired(regrets: pd.DataFrame, best: str) -> tuple[pd.Series, pd.Series]:
-    """(mean, SE) per algorithm (column) of its per-replication difference from ``best``."""
-    diff = regrets.sub(regrets[best], axis=0)
-    n = diff.notna().sum()
-    se = (diff.std(ddof=1) / np.sqrt(n)).fillna(0.0)
-    return diff.mean(), se
+def resample_weights(n: int, resamples: int, seed: np.random.SeedSequence) -> np.ndarray:
+    """w[b, r]: how often resample b draws replication r, over n, so that ``w @ runs`` holds the
+    resamples' means; one matrix for every algorithm of the setting keeps the pairing."""
+    draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    offset = (draws + n * np.arange(resamples)[:, None]).ravel()
+    return np.bincount(offset, minlength=resamples * n).reshape(resamples, n) / n
 
 
-def _ties(rows: pd.DataFrame, regrets: pd.DataFrame) -> tuple[pd.Series, ...]:
-    """(paired difference from the best, its SE, tied-best, ratio to the best) of ``rows``, over
-    their applicable members; all NaN (tied-best False) when none applies."""
+def interval(boot: np.ndarray, confidence: float) -> tuple[Any, Any]:
+    """The two-sided ``confidence`` percentile interval of resampled statistics (first axis)."""
+    tail = (1 - confidence) / 2
+    lo, hi = np.quantile(boot, [tail, 1 - tail], axis=0)
+    return lo, hi
+
+
+def _tie_share(runs: np.ndarray, w: np.ndarray, boot: np.ndarray, tie_margin: float, z: float):
+    """Share of the resamples in which each column of ``runs`` is tied-best, the best and the
+    margin recomputed in each resample. A percentile interval inside every resample (a nested
+    bootstrap) would cost resamples squared, so inside one the tie is the normal approximation
+    diff + z se <= margin, se the paired SE of the resample's per-run differences."""
+    n, every = len(runs), np.arange(len(boot))
+    best = boot.argmin(axis=1)
+    low = boot[every, best]
+    diff = boot - low[:, None]
+    square = w @ runs**2
+    cross = (w * runs[:, best].T) @ runs  # the resample's mean of x_a x_best
+    spread = square - 2 * cross + square[every, best][:, None] - diff**2
+    se = np.sqrt(np.maximum(spread, 0.0) / (n - 1)) if n > 1 else np.zeros_like(diff)
+    se[every, best] = 0.0  # the best against itself, whatever the rounding
+    return (diff + z * se <= tie_margin * low[:, None]).mean(axis=0)
+
+
+def compare(runs: np.ndarray, w: np.ndarray, stats: Mapping[str, float]) -> dict[str, Any]:
+    """The columns of the test against the best (lowest mean) of ``runs`` (replications x the
+    group's applicable algorithms), one entry per column."""
+    n = len(runs)
+    mean = runs.mean(axis=0)
+    best = int(np.argmin(mean))
+    low = mean[best]
+    paired = runs - runs[:, [best]]
+    boot = w @ runs
+    lo, hi = interval(boot - boot[:, [best]], stats["confidence"])
+    margin = stats["tie_margin"] * low
+    tied = hi <= margin
+    z = NormalDist().inv_cdf((1 + stats["confidence"]) / 2)
+    return {
+        "diff": mean - low,
+        "se_diff": paired.std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.zeros_like(mean),
+        "diff_lo": lo,
+        "diff_hi": hi,
+        "margin": np.full_like(mean, margin),
+        "half_width": (hi - lo) / 2,
+        "precise": (hi - lo) / 2 <= stats["precision"] * low,
+        "tied_best": tied,
+        "verdict": np.where(tied, TIED, np.where(lo > margin, WORSE, INCONCLUSIVE)),
+        "tie_share": _tie_share(runs, w, boot, stats["tie_margin"], z),
+        "ratio": mean / low if low > 0 else np.full_like(mean, np.nan),
+    }
+
+
+_COMPARED = ("diff", "se_diff", "diff_lo", "diff_hi", "margin", "half_width", "ratio")
+"""The test's columns that are numbers, NaN where the cell does not apply."""
+
+
+_BLANK = {"precise": False, "tied_best": False, "verdict": "", "tie_share": 0.0}
+"""The test's columns of a cell that does not apply (the others are NaN)."""
+_MODEL = ("tied_best", "verdict", "tie_share", "ratio")
+"""The test's columns within an information model (named with the prefix ``model_``)."""
+
+
+def _ties(
+    rows: pd.DataFrame,
+    regrets: pd.DataFrame,
+    w: np.ndarray,
+    stats: Mapping[str, float],
+    columns: tuple[str, ...],
+) -> dict[str, np.ndarray]:
+    """The test's ``columns`` (``compare``) of ``rows`` over their applicable members, blank
+    (``_BLANK``, else NaN) where a member does not apply."""
     live = rows.applicable.to_numpy(bool)
-    if not live.any():
-        nan = pd.Series(np.nan, index=rows.index)
-        return nan, nan, pd.Series(False, index=rows.index), nan
-    best = rows.loc[live, "regret"].idxmin()
-    best_alg, low = rows.at[best, "algorithm"], rows.at[best, "regret"]
-    mean, se = _paired(regrets[list(rows.algorithm[live])], best_alg)
-    diff, se_diff = rows.algorithm.map(mean), rows.algorithm.map(se)
-    tied = pd.Series(live & (diff <= TIE_SE * se_diff).to_numpy(), index=rows.index)
-    return diff, se_diff, tied, rows.regret / low if low > 0 else diff * np.nan
+    found = compare(regrets[list(rows.algorithm[live])].to_numpy(), w, stats) if live.any() else {}
+    out = {}
+    for column in columns:
+        blank = _BLANK.get(column, np.nan)
+        out[column] = np.full(len(rows), blank, dtype=object if column == "verdict" else None)
+        if live.any():
+            out[column][live] = found[column]
+    return out
 
 
-def _field_rows(rows: pd.DataFrame, regrets: pd.DataFrame) -> pd.DataFrame:
-    """Rank, tie, paired difference and ratio of one (horizon, setting, field)'s rows, over the
-    field and within each information model."""
-    rows = rows.copy()
+def _field_rows(
+    rows: pd.DataFrame, regrets: pd.DataFrame, w: np.ndarray, stats: Mapping[str, float]
+) -> pd.DataFrame:
+    """Rank, test and ratio of one (horizon, setting, field)'s rows, over the field and within
+    each information model (``model_`` columns)."""
     live = rows.applicable.to_numpy(bool)
-    rows["rank"] = rows.regret.where(live).rank(method="min")
-    rows["diff"], rows["se_diff"], rows["tied_best"], rows["ratio"] = _ties(rows, regrets)
-    rows["model_tied_best"], rows["model_ratio"] = False, np.nan
-    for _, members in rows.groupby("information", sort=False):
-        _, _, tied, ratio = _ties(members, regrets)
-        rows.loc[members.index, "model_tied_best"] = tied
-        rows.loc[members.index, "model_ratio"] = ratio
-    rows["model_tied_best"] = rows.model_tied_best.astype(bool)
-    return rows
+    found = _ties(rows, regrets, w, stats, tuple(_BLANK) + _COMPARED)
+    within = {c: np.empty(len(rows), dtype=found[c].dtype) for c in _MODEL}
+    models = rows.information.to_numpy()
+    for model in pd.unique(models):
+        members = models == model
+        for column, values in _ties(rows[members], regrets, w, stats, _MODEL).items():
+            within[column][members] = values
+    return rows.assign(
+        rank=rows.regret.where(live).rank(method="min"),
+        **found,
+        **{f"model_{c}": values for c, values in within.items()},
+    )
 
 
-def build(raw: pd.DataFrame, fig: Mapping[str, Any]) -> pd.DataFrame:
+def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> pd.DataFrame:
     """One row per (horizon, field, setting, algorithm of the field), fields in the order of
     ``FIELDS``, settings and algorithms in config order. ``raw`` holds the replications
     (setting, algorithm, replication, t, regret). ``regret`` and ``se`` are the mean
-    pseudo-regret at ``horizon`` and its standard error; ``diff`` and ``se_diff`` the mean paired
-    difference from the field's best and its SE; ``rank`` 1 is the lowest mean among the
-    setting's applicable algorithms of the field (equal means share the lower rank);
-    ``tied_best`` marks those within ``TIE_SE`` paired SE of the best; ``ratio`` is the regret
-    over the best's. A curve missing from ``raw`` although it applies is an error."""
+    pseudo-regret at ``horizon`` and its standard error, ``regret_lo``/``regret_hi`` its
+    bootstrap interval (never below 0) and ``q50`` ... ``max`` quantiles of the per-run regret;
+    ``diff`` and ``se_diff`` the mean paired difference from the field's best and its SE, with
+    the test of the module docstring; ``tie_share`` the share of resamples in which the cell is
+    tied-best (what ``wins`` counts with); ``rank`` 1 is the lowest mean among the setting's
+    applicable algorithms of the field (equal means share the lower rank); ``ratio`` is the
+    regret over the best's. The bootstrap of a setting draws from ``seed``, ``figure`` and the
+    setting's id alone, so neither the order of ``raw`` nor the sharding changes a number. A
+    curve missing from ``raw`` although it applies, or missing some of the setting's
+    replications, is an error."""
+    stats = statistics(fig)
     at = raw[raw.t.isin(horizons(fig))]
     wide = {
-        key: group.pivot(index="replication", columns="algorithm", values="regret")
+        key: group.pivot(index="replication", columns="algorithm", values="regret").sort_index()
         for key, group in at.groupby(["t", "setting"], sort=False)
     }
     fields = {a: get(PAPER, _registry_id(fig, a)).fields for a in fig["algorithms"]}
@@ -133,15 +241,20 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any]) -> pd.DataFrame:
         for name, raw_setting in config.settings(fig).items():
             st = Setting.from_config(raw_setting, name)
             regrets = wide.get((horizon, name), pd.DataFrame())
+            w = resample_weights(
+                len(regrets),
+                int(stats["resamples"]),
+                seeds.analysis_seed(seed, PAPER, figure, f"leaderboard {name}"),
+            )
             rows = pd.DataFrame(
                 [
-                    _row(fig, name, raw_setting, st, algorithm, regrets, horizon)
+                    _row(fig, name, raw_setting, st, algorithm, regrets, horizon, w)
                     for algorithm in fig["algorithms"]
                 ]
             )
             for field in FIELDS:
                 members = rows[[field in fields[a] for a in rows.algorithm]]
-                out.append(_field_rows(members.assign(field=field), regrets))
+                out.append(_field_rows(members.assign(field=field), regrets, w, stats))
     return pd.concat(out, ignore_index=True)[COLUMNS]
 
 
@@ -157,6 +270,7 @@ def _row(
     algorithm: str,
     regrets: pd.DataFrame,
     horizon: int,
+    w: np.ndarray,
 ) -> dict[str, Any]:
     entrant = get(PAPER, _registry_id(fig, algorithm))
     reason = entrant.applies(st)
@@ -164,8 +278,15 @@ def _row(
         raise ConfigError(
             f"{name}/{algorithm}: no replications at t = {horizon}, although the algorithm applies"
         )
-    runs = regrets[algorithm].dropna() if not reason else pd.Series(dtype=float)
-    se = runs.std(ddof=1) / np.sqrt(len(runs)) if len(runs) > 1 else 0.0  # 0 for a single run
+    runs = regrets[algorithm].to_numpy(float) if not reason else np.array([])
+    if np.isnan(runs).any():
+        missing = list(regrets.index[np.isnan(runs)])
+        raise ConfigError(
+            f"{name}/{algorithm}: replications {missing} missing at t = {horizon}, which the "
+            "setting's other algorithms have (a paired comparison needs every one)"
+        )
+    n = len(runs)
+    lo, hi = interval(w @ runs, statistics(fig)["confidence"]) if n else (np.nan, np.nan)
     return {
         "horizon": horizon,
         "setting": name,
@@ -177,6 +298,7 @@ def _row(
         "window": st.window,
         "n_arms": st.n_arms,
         "gap": float(raw_setting["gap"]),
+        "base_mean": float(raw_setting["base_mean"]),
         "algorithm": algorithm,
         "label": config.label(PAPER, fig, algorithm),
         "information": entrant.information,
@@ -184,9 +306,13 @@ def _row(
         "exploration": entrant.bonus,
         "applicable": not reason,
         "reason": reason,
-        "regret": runs.mean() if len(runs) else np.nan,
-        "se": se if len(runs) else np.nan,
-        "n_runs": len(runs),
+        "regret": runs.mean() if n else np.nan,
+        "se": runs.std(ddof=1) / np.sqrt(n) if n > 1 else (0.0 if n else np.nan),
+        # pseudo-regret is never negative; the clip holds the promise for any other metric
+        "regret_lo": max(lo, 0.0),
+        "regret_hi": max(hi, 0.0),
+        **{q: np.quantile(runs, level) if n else np.nan for q, level in QUANTILES.items()},
+        "n_runs": n,
     }
 
 
@@ -196,15 +322,31 @@ def view(board: pd.DataFrame, horizon: int | None = None, field: str = MATCHED) 
     return board[(board.horizon == horizon) & (board.field == field)]
 
 
-def wins(board: pd.DataFrame) -> pd.DataFrame:
-    """Per (horizon, field, algorithm): settings where it is tied-best (``wins``), where it is
-    the single best (``outright``: tied-best and nobody else is), where it applies, and the
-    median ratio to the best."""
-    alone = board.groupby(["horizon", "field", "setting"]).tied_best.transform("sum") == 1
+def _count_interval(shares: np.ndarray, confidence: float) -> tuple[int, int]:
+    """Percentile interval of a count of settings won, each won with probability its
+    ``tie_share``: the settings' replications are drawn from their own seeds and resampled
+    apart, so the count over resamples is a sum of independent Bernoulli draws (Poisson
+    binomial), whose distribution is exact where sampling it would add noise."""
+    pmf = np.ones(1)
+    for share in shares:
+        pmf = np.convolve(pmf, [1.0 - share, share])
+    cdf, tail = np.cumsum(pmf), (1 - confidence) / 2
+    return int(np.searchsorted(cdf, tail)), int(np.searchsorted(cdf, 1 - tail))
+
+
+def wins(board: pd.DataFrame, confidence: float = STATISTICS["confidence"]) -> pd.DataFrame:
+    """Per (horizon, field, base rate, algorithm): settings where it is tied-best (``wins``) with
+    the ``confidence`` bootstrap interval of that count (``wins_lo``/``wins_hi``,
+    ``_count_interval``), where it is the single best (``outright``: tied-best and nobody else
+    is), tied-best within its information model (``model_wins``, with its interval), where it
+    applies (``settings``), and the median ratios to the best."""
+    keys = ["horizon", "field", "setting"]
+    alone = board.groupby(keys).tied_best.transform("sum") == 1
     board = board.assign(outright=board.tied_best & alone)
-    table = board.groupby(
-        ["horizon", "field", "information", "algorithm", "label"], sort=False
-    ).agg(
+    groups = board.groupby(
+        ["horizon", "field", "base_mean", "information", "algorithm", "label"], sort=False
+    )
+    table = groups.agg(
         wins=("tied_best", "sum"),
         outright=("outright", "sum"),
         model_wins=("model_tied_best", "sum"),
@@ -212,21 +354,64 @@ def wins(board: pd.DataFrame) -> pd.DataFrame:
         median_ratio=("ratio", "median"),
         median_model_ratio=("model_ratio", "median"),
     )
-    return table.reset_index()
+    for column, share in (("wins", "tie_share"), ("model_wins", "model_tie_share")):
+        bounds = groups[share].apply(lambda s: _count_interval(s.to_numpy(float), confidence))
+        table[f"{column}_lo"] = [lo for lo, _ in bounds]
+        table[f"{column}_hi"] = [hi for _, hi in bounds]
+    order = ["wins", "wins_lo", "wins_hi", "outright", "model_wins", "model_wins_lo"]
+    order += ["model_wins_hi", "settings", "median_ratio", "median_model_ratio"]
+    return table[order].reset_index()
 
 
 def oracle_worth(board: pd.DataFrame) -> pd.DataFrame:
-    """Per (horizon, field, setting): the lowest regret with labelled outcomes (the oracle), the
-    lowest with the conversions alone (``CONVERSIONS`` or ``SETTLED``, which censoring at m
-    reveals), and their ratio (below 1: the oracle's information is worth that much)."""
+    """Per (horizon, field, base rate, setting): the lowest regret with labelled outcomes (the
+    oracle), the lowest with the conversions alone (``CONVERSIONS`` or ``SETTLED``, which
+    censoring at m reveals), and their ratio (below 1: the oracle's information is worth that
+    much)."""
     live = board[board.applicable.astype(bool)]
-    keys = ["horizon", "field", "setting"]
+    keys = ["horizon", "field", "base_mean", "setting"]
     oracle = live[live.information == LABELLED].groupby(keys, sort=False).regret.min()
     plain = live[live.information.isin([CONVERSIONS, SETTLED])]
     conv = plain.groupby(keys, sort=False).regret.min()
     out = pd.DataFrame({"oracle": oracle, "conversions": conv}).dropna()
     out["ratio"] = out.oracle / out.conversions
     return out.reset_index()
+
+
+CONTENDER = 1.5
+"""A contender ends within this factor of its setting's best (``ratio`` <= 1.5)."""
+
+
+def precision_cells(board: pd.DataFrame, precision: float = STATISTICS["precision"]):
+    """Every applicable cell but each setting's best (rank 1), with ``runs_needed``: the
+    replications that would bring its half-width to ``precision`` times the best's regret, the
+    half-width shrinking as 1/sqrt(n): n (half_width / (precision x best))^2. A setting whose best
+    has no regret (a short horizon) has no relative precision and is left out."""
+    cells = board[board.applicable.astype(bool) & (board["rank"] > 1)]
+    best = cells.regret - cells["diff"]
+    cells, best = cells[best > 0].copy(), best[best > 0]
+    cells["contender"] = cells.ratio <= CONTENDER
+    cells["runs_needed"] = cells.n_runs * (cells.half_width / (precision * best)) ** 2
+    return cells
+
+
+def precision_report(
+    board: pd.DataFrame, precision: float = STATISTICS["precision"], share: float = 0.9
+) -> pd.DataFrame:
+    """Per (horizon, field, base rate): of the cells of ``precision_cells``, and of the
+    contenders among them, how many there are, the share that is precise, and the replications
+    at which ``share`` of them would be (the ``share`` quantile of ``runs_needed``)."""
+    cells = precision_cells(board, precision)
+    out = []
+    for key, group in cells.groupby(["horizon", "field", "base_mean"], sort=False):
+        row = dict(zip(["horizon", "field", "base_mean"], key))
+        for name, part in (("all", group), ("contenders", group[group.contender])):
+            row[f"{name}_cells"] = len(part)
+            row[f"{name}_precise"] = part.precise.mean() if len(part) else np.nan
+            needed = np.quantile(part.runs_needed, share) if len(part) else np.nan
+            row[f"{name}_runs_needed"] = needed
+        out.append(row)
+    return pd.DataFrame(out)
 
 
 def model_order(board: pd.DataFrame) -> list[str]:
