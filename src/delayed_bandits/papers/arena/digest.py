@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import claims
+from delayed_bandits import claims, config
 from delayed_bandits.papers.arena import leaderboard
 from delayed_bandits.papers.arena.entrants import CONVERSIONS, INFORMATION, LABELLED, SETTLED
 
@@ -119,9 +119,7 @@ def _oracle(board: pd.DataFrame) -> list[dict[str, Any]]:
     worth = leaderboard.oracle_worth(board)
     worth = worth[(worth.field == leaderboard.MATCHED) & (worth.horizon == board.horizon.max())]
     meta = board.drop_duplicates("setting").set_index("setting")
-    worth = worth.assign(
-        base_mean=worth.setting.map(meta.base_mean), censored=worth.setting.map(meta.censored)
-    )
+    worth = worth.assign(censored=worth.setting.map(meta.censored))
     out = []
     for (rate, censored), rows in worth.groupby(["base_mean", "censored"], sort=False):
         out.append(
@@ -205,12 +203,20 @@ def _cost(run: Path) -> dict[str, Any]:
     }
 
 
+def _figure(run: Path, figure: str) -> Mapping[str, Any]:
+    """The figure's config as the run's summary recorded it (its files, read from here, and
+    its overrides)."""
+    side = json.loads((run / "results" / PAPER / figure / "summary.provenance.json").read_text())
+    made = config.load(side["config"]["paths"], PAPER, side["config"]["overrides"], figure)
+    return config.figure(made, PAPER, figure)
+
+
 def _provenance(run: Path, figure: str) -> dict[str, Any]:
     side = json.loads(
         (run / "results" / PAPER / figure / "summary.provenance.json").read_text()
     )
     return {
-        "replications": side["replications"],
+        "replications": int(_figure(run, figure)["replications"]),
         "source_sha256": sorted({e["source_sha256"] for e in side["shard_environments"]}),
         "git_commits": side["shards"]["git_commits"],
     }
@@ -231,7 +237,10 @@ def digest(run: Path) -> dict[str, Any]:
         "base_means": sorted({_number(r) for r in board.base_mean}, reverse=True),
         "provenance": {figure: _provenance(run, figure) for figure in FIGURES},
         "wins": _wins(board),
-        "precision": _records(leaderboard.precision(board)),
+        "precision": _records(
+            leaderboard.precision_report(board).query("field == @leaderboard.MATCHED")
+        ),
+        "statistics": leaderboard.statistics(_figure(run, "regret")),
         "comparisons": _compare(at_t),
         "oracle": _oracle(board),
         "window": _window(_board(run, "window")),
@@ -361,15 +370,18 @@ def _comparisons(d: Mapping[str, Any]) -> str:
 
 
 def _precision(d: Mapping[str, Any]) -> str:
+    target = d["statistics"]["precision"]
     lines = []
     for p in d["precision"]:
         if p["horizon"] != d["horizon"]:
             continue
         lines.append(
-            f"- {_rate(p['base_mean'])}: {p['share']:.0%} of {p['cells']} cells reach a 95 % "
-            f"half-width of at most {p['target']:.0%} of the best's regret ({p['share_contenders']:.0%} "
-            f"of the {p['contenders']} cells within 1.5 times the best); 90 % of cells would take "
-            f"{p['runs_for_90']:,.0f} runs."
+            f"- {_rate(p['base_mean'])}, at T: {p['all_precise']:.0%} of the {p['all_cells']:,} "
+            f"cells (every applicable cell but each setting's best) have a 95 % half-width of at "
+            f"most {target:.0%} of the best's regret, and {p['contenders_precise']:.0%} of the "
+            f"{p['contenders_cells']} contenders (within {leaderboard.CONTENDER:g} times the "
+            f"best); 90 % of the cells would take about {p['all_runs_needed']:,.0f} runs, 90 % of "
+            f"the contenders about {p['contenders_runs_needed']:,.0f}."
         )
     return "\n".join(lines)
 
