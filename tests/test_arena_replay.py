@@ -138,6 +138,8 @@ def test_cli_replay_prints_the_summary_and_writes_the_trace(tmp_path: Path, caps
     assert list(written.columns) == list(run.trace.columns)
     np.testing.assert_array_equal(written["arm"], run.actions)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["trace.csv"]
+    assert main(_replay_args(out, at="1234")) == 0
+    assert "t = 1234 (asked), regret so far" in capsys.readouterr().out
 
 
 BAD_REPLAY = {
@@ -149,6 +151,7 @@ BAD_REPLAY = {
         ["--algorithm 'dew'", "pareto_arm-K3-large", "depend on the arm"],
     ),
     "paper": ({"paper": "vernade2017"}, ["--paper 'vernade2017'", "only 'arena'"]),
+    "at": ({"at": "2001"}, ["--at 2001", "1..T = 2000"]),
 }
 
 

@@ -177,6 +177,9 @@ def _parser() -> argparse.ArgumentParser:
         "--replication", required=True, type=int, help="the replication, 0 <= R < replications"
     )
     p.add_argument("--out", type=Path, help="the round-by-round trace to write (CSV)")
+    p.add_argument(
+        "--at", nargs="+", type=_positive, default=(), help="rounds to show besides those chosen"
+    )
 
     p = sub.add_parser("gather-claims", help="all claims files as one markdown report")
     p.add_argument("--out", required=True, type=Path)
@@ -425,10 +428,11 @@ def _replay(args: argparse.Namespace) -> None:
         run = replay.replay(config, args.figure, args.setting, args.algorithm, args.replication)
     except replay.Mismatch as exc:
         raise VerifyFailed(str(exc)) from None
+    summary = replay.describe(run, args.figure, args.at)
     if args.out is not None:
         with atomic_path(args.out) as tmp:
             run.trace.to_csv(tmp, index=False, float_format="%.10g")
-    print(replay.describe(run, args.figure))
+    print(summary)
 
 
 def _gather_claims(args: argparse.Namespace) -> None:

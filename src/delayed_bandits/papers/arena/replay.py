@@ -13,7 +13,7 @@ not what the entrant itself observed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -207,8 +207,8 @@ class Phases:
     milestones: dict[int, list[str]]  # round -> why it is shown
 
 
-def phases(run: Run) -> Phases:
-    """The ``Phases`` of a replayed run."""
+def phases(run: Run, at: Sequence[int] = ()) -> Phases:
+    """The ``Phases`` of a replayed run; the rounds of ``at`` are shown too."""
     st, tr = run.case.draw.setting, run.trace
     best, horizon = st.best, len(tr)
     posterior = tr[[f"posterior_{k}" for k in range(st.n_arms)]].to_numpy()
@@ -228,6 +228,7 @@ def phases(run: Run) -> Phases:
         (regret_90, "90 % of the regret incurred"),
         (last, "last suboptimal pull"),
         (horizon, "T"),
+        *((t, "asked") for t in at),
     ]:
         if 1 <= t <= horizon:
             milestones.setdefault(t, []).append(why)
@@ -255,12 +256,16 @@ def _stretch(name: str, span: tuple[int, int], regret: np.ndarray, suboptimal: n
     )
 
 
-def describe(run: Run, figure: str) -> str:
+def describe(run: Run, figure: str, at: Sequence[int] = ()) -> str:
     """The summary ``delayed-bandits replay`` prints: the run, its check, its phases, and the state
-    of every arm at the rounds worth a look."""
+    of every arm at the rounds worth a look and those of ``at`` (each in 1..T, else
+    ``ConfigError`` naming ``--at``)."""
     case, tr = run.case, run.trace
     st = case.draw.setting
-    ph = phases(run)
+    outside = [t for t in at if not 1 <= t <= len(tr)]
+    if outside:
+        raise ConfigError(f"--at {outside[0]}: a round is in 1..T = {len(tr)}")
+    ph = phases(run, at)
     regret = tr["regret"].to_numpy()
     suboptimal = run.actions != ph.best
     mus = ", ".join(f"{m:g}" for m in st.mu)
