@@ -190,3 +190,25 @@ def test_no_tracker_numbers_in_the_artifact() -> None:
             text = path.read_text(encoding="utf-8", errors="ignore")
             found += [f"{name}: {hit}" for hit in re.findall(r"\b[Ii]ssues? #?\d+", text)]
     assert not found, found
+
+
+# `leaderboard.py:123`, and the `:80-91` that continues such a list: line numbers go stale
+_LINE_REFERENCE = re.compile(r"\.py:\d+|`:\d+(?:-\d+)?`")
+
+
+def test_markdown_cites_code_by_name_not_by_line() -> None:
+    """Code is cited by its function or class name (`leaderboard._ties`), which a reader can
+    find after the file changes; a line number silently points elsewhere."""
+    example = "see `kernels.py:70-72`, `:80`, not `leaderboard._ties` or `t:3`"
+    assert len(_LINE_REFERENCE.findall(example)) == 2
+    tracked = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True, text=True)
+    if tracked.returncode != 0:
+        pytest.skip("not a git checkout")
+    found = [
+        f"{name}:{number}: {hit}"
+        for name in tracked.stdout.splitlines()
+        if (ROOT / name).is_file()
+        for number, line in enumerate((ROOT / name).read_text(encoding="utf-8").splitlines(), 1)
+        for hit in _LINE_REFERENCE.findall(line)
+    ]
+    assert not found, found

@@ -165,6 +165,22 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
     p.add_argument("shards", nargs="+", type=Path)
 
+    p = sub.add_parser(
+        "replay",
+        help="replay one run of the arena with the entrant's plain-Python reference and its "
+        "kernel (checked to take the same actions), and summarise what it saw, round by round",
+    )
+    _figure_args(p)
+    p.add_argument("--setting", required=True, help="a setting of the figure")
+    p.add_argument("--algorithm", required=True, help="an algorithm of the figure")
+    p.add_argument(
+        "--replication", required=True, type=int, help="the replication, 0 <= R < replications"
+    )
+    p.add_argument("--out", type=Path, help="the round-by-round trace to write (CSV)")
+    p.add_argument(
+        "--at", nargs="+", type=_positive, default=(), help="rounds to show besides those chosen"
+    )
+
     p = sub.add_parser("gather-claims", help="all claims files as one markdown report")
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--scale", help="the run's scale (config key scale), stated at the top")
@@ -435,6 +451,23 @@ def _leaderboard(args: argparse.Namespace) -> None:
     print(leaderboard.precision_report(board, precision).to_string(index=False))
 
 
+def _replay(args: argparse.Namespace) -> None:
+    from delayed_bandits.papers.arena import replay
+
+    if args.paper != replay.PAPER:
+        raise ConfigError(f"--paper {args.paper!r}: only {replay.PAPER!r} can be replayed")
+    config, _ = _load(args)
+    try:
+        run = replay.replay(config, args.figure, args.setting, args.algorithm, args.replication)
+    except replay.Mismatch as exc:
+        raise VerifyFailed(str(exc)) from None
+    summary = replay.describe(run, args.figure, args.at)
+    if args.out is not None:
+        with atomic_path(args.out) as tmp:
+            run.trace.to_csv(tmp, index=False, float_format="%.10g")
+    print(summary)
+
+
 def _gather_claims(args: argparse.Namespace) -> None:
     from delayed_bandits import claims
 
@@ -480,7 +513,8 @@ def _verify(args: argparse.Namespace) -> None:
 
 
 class VerifyFailed(Exception):
-    """``verify`` found a file that does not match its record (exit code 1)."""
+    """A check failed (exit code 1): ``verify`` found a file that does not match its record, or
+    ``replay`` a kernel that does not take its reference's actions."""
 
 
 def _bench(args: argparse.Namespace) -> None:
@@ -551,6 +585,7 @@ COMMANDS = {
     "finals": _finals,
     "claims": _claims,
     "leaderboard": _leaderboard,
+    "replay": _replay,
     "gather-claims": _gather_claims,
     "plot": _plot,
     "render": _render,

@@ -15,11 +15,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Mapping, Sequence
 
+import numpy as np
 import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from delayed_bandits import delays, kinds, papers
+from delayed_bandits import delays, kinds, papers, seeds
 from delayed_bandits.algorithms import Algorithm, experiment, get
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.resources import auto_shard_size, physical_memory_mb
@@ -547,6 +548,38 @@ def seed_name(fig: Mapping[str, Any], setting: str) -> str:
     if sweep and not sweep.get("environment", True):
         return listed_setting(fig, setting)
     return setting
+
+
+def replication_seeds(
+    config: Mapping[str, Any], paper: str, figure: str, setting: str, replication: int
+) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
+    """(environment, policy) seed sequences of a replication of one of the figure's settings:
+    ``seeds.replication_seeds`` under the setting's ``seed_name``. The simulation and the replay
+    of a run both draw from these."""
+    fig = config["papers"][paper][figure]
+    return seeds.replication_seeds(
+        config["seed"], paper, figure, seed_name(fig, setting), replication
+    )
+
+
+def check_curves(
+    paper: str, figure: str, fig: Mapping[str, Any], given: Sequence[str], names: Sequence[str]
+) -> None:
+    """The ``--setting`` values (``given``) and ``--algorithm`` values (``names``) of a command:
+    each one of the figure's, none twice; the error names the bad one and the allowed."""
+    for what, values, allowed, key in (
+        ("--setting", given, settings(fig), "settings"),
+        ("--algorithm", names, fig["algorithms"], "algorithms"),
+    ):
+        for name in values:
+            if name not in allowed:
+                raise ConfigError(
+                    f"{what} {name!r} is not one of {', '.join(allowed)} "
+                    f"(papers.{paper}.{figure}.{key})"
+                )
+        twice = sorted({name for name in values if list(values).count(name) > 1})
+        if twice:
+            raise ConfigError(f"{what} {', '.join(twice)} given more than once")
 
 
 def horizon(fig: Mapping[str, Any], setting_cfg: Mapping[str, Any]) -> int:

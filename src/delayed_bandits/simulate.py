@@ -131,19 +131,7 @@ def run_job(
     replication of every setting, with agent-steps counted as horizon x algorithms run."""
     fig = config["papers"][paper][figure]
     all_settings = cfg.settings(fig)
-    for what, given, allowed, key in (
-        ("--setting", settings, all_settings, "settings"),
-        ("--algorithm", names, fig["algorithms"], "algorithms"),
-    ):
-        for name in given:
-            if name not in allowed:
-                raise ConfigError(
-                    f"{what} {name!r} is not one of {', '.join(allowed)} "
-                    f"(papers.{paper}.{figure}.{key})"
-                )
-        twice = sorted({name for name in given if list(given).count(name) > 1})
-        if twice:
-            raise ConfigError(f"{what} {', '.join(twice)} given more than once")
+    cfg.check_curves(paper, figure, fig, settings, names)
     if not 0 <= first <= last < fig["replications"]:
         raise ConfigError(
             f"--reps {first}-{last}: need 0 <= first <= last < "
@@ -158,9 +146,7 @@ def run_job(
     steps = 0
     for r in range(first, last + 1):
         for job in jobs:
-            env_seed, policy_seed = seeds.replication_seeds(
-                config["seed"], paper, figure, job.seed_setting, r
-            )
+            env_seed, policy_seed = cfg.replication_seeds(config, paper, figure, job.setting, r)
             for st, members in job.groups:
                 env = plugin.draw_environment(env_seed, job.horizon, st)
                 for name, algo in members:
@@ -205,14 +191,13 @@ def run_job(
 @dataclass(frozen=True)
 class _Curves:
     """What a job runs on one setting: the algorithms that apply (``ran``), grouped by the
-    setting config they run on, with the setting's horizon, checkpoints and seed name."""
+    setting config they run on, with the setting's horizon and checkpoints."""
 
     setting: str
     ran: list[str]
     groups: list[Group]
     horizon: int
     checkpoints: np.ndarray
-    seed_setting: str
 
     @classmethod
     def of(
@@ -240,7 +225,6 @@ class _Curves:
             groups,
             horizon,
             environment.checkpoint_grid(horizon, int(fig["checkpoints"])),
-            cfg.seed_name(fig, setting),
         )
 
 
