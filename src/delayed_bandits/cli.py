@@ -259,8 +259,9 @@ def _parser() -> argparse.ArgumentParser:
         "--docs",
         nargs="+",
         type=Path,
-        default=[Path("README.md"), Path("docs/arena.md")],
-        help="the documents whose marked blocks quote it (default: README.md docs/arena.md)",
+        default=[Path("README.md"), Path("docs/arena.md"), Path("docs/artifact-evaluation.md")],
+        help="the documents whose marked blocks quote it (default: README.md docs/arena.md "
+        "docs/artifact-evaluation.md)",
     )
     p.add_argument(
         "--write",

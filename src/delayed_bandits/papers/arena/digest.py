@@ -61,7 +61,14 @@ def _board(run: Path, figure: str) -> pd.DataFrame:
 def _claims(run: Path, figure: str) -> list[dict[str, Any]]:
     path = run / "results" / PAPER / figure / "claims.json"
     return [
-        {"figure": figure, "id": c["id"], "verdict": claims.word(c["holds"]), "measured": c["measured"]}
+        {
+            "figure": figure,
+            "id": c["id"],
+            "statement": c["statement"],
+            "paper_ref": c["paper_ref"],
+            "verdict": claims.word(c["holds"]),
+            "measured": c["measured"],
+        }
         for c in json.loads(path.read_text())
     ]
 
@@ -427,6 +434,16 @@ def _claims_list(d: Mapping[str, Any]) -> str:
     )
 
 
+def _claim_ids(d: Mapping[str, Any], figure: str) -> str:
+    """The claim ids of one figure, for docs/artifact-evaluation.md."""
+    lines = ["| claim id | statement | reference |", "|---|---|---|"]
+    for c in d["claims"]:
+        if c["figure"] == figure:
+            short = c["statement"] if len(c["statement"]) <= 150 else c["statement"][:149] + "…"
+            lines.append(f"| `{c['id']}` | {short} | {c['paper_ref']} |")
+    return "\n".join(lines)
+
+
 def _readme(d: Mapping[str, Any]) -> str:
     wins = pd.DataFrame(d["wins"])
     at_t = wins[(wins.horizon == d["horizon"]) & (wins.settings > 0)]
@@ -465,4 +482,5 @@ def blocks(d: Mapping[str, Any]) -> dict[str, str]:
         "arena-window": _window_table(d),
         "arena-claims": _claims_list(d),
         "readme-arena": _readme(d),
+        **{f"arena-{figure}-claim-ids": _claim_ids(d, figure) for figure in FIGURES},
     }
