@@ -134,7 +134,11 @@ def cell_look(verdict: str, published: bool) -> tuple[str, float]:
     inconclusive; the rows at the papers' constants are not ranked (plain)."""
     if published:
         return "normal", 1.0
-    return ("bold", 1.0) if verdict == "tied-best" else ("normal", WORSE_ALPHA if verdict == "worse" else 1.0)
+    return (
+        ("bold", 1.0)
+        if verdict == "tied-best"
+        else ("normal", WORSE_ALPHA if verdict == "worse" else 1.0)
+    )
 
 
 def heatmap_panel(
@@ -477,9 +481,13 @@ def curves_page(
     )
     handles, labels, ncol = legend_entries(board, styles)
     legend_rows = len(labels) // ncol
+    na_text = reader(na_note(board, problem))
+    na_lines = na_text.count("\n") + 1 if na_text else 0
     fig = plt.figure(figsize=PAGE, layout="constrained")
     spec = fig.add_gridspec(
-        len(rows) + 1, 2, height_ratios=[*[1] * len(rows), 0.16 * legend_rows + 0.5]
+        len(rows) + 1,
+        2,
+        height_ratios=[*[1] * len(rows), 0.16 * legend_rows + 0.13 * na_lines + 0.3],
     )
     for i, regimes in enumerate(rows):
         first, lowest = None, np.inf
@@ -518,7 +526,7 @@ def curves_page(
     foot.text(
         0.5,
         0.0,
-        reader(na_note(board, problem)),
+        na_text,
         transform=foot.transAxes,
         ha="center",
         va="bottom",
@@ -555,6 +563,95 @@ def curves(
     ]
 
 
+def window_panel(
+    ax: plt.Axes, cell: pd.DataFrame, styles: Mapping[str, tuple[Any, Any]], windows: list[int]
+) -> None:
+    """One (delay law, problem) of the window study (``cell``: its board rows): each applicable
+    entrant's mean regret at T against the window m, a point per m joined by a line in its
+    family's style (``curve_styles``), its 95 % bootstrap interval of the mean
+    (``regret_lo``, ``regret_hi``) as a band; log x and y axes."""
+    live = cell[cell.applicable.astype(bool)]
+    for alg, rows in live.groupby("algorithm", sort=False):
+        rows = rows.sort_values("window")
+        colour, style = styles[alg]
+        ax.plot(
+            rows.window,
+            rows.regret,
+            color=colour,
+            linestyle=style,
+            linewidth=1,
+            marker="o",
+            markersize=2.5,
+        )
+        ax.fill_between(
+            rows.window, rows.regret_lo, rows.regret_hi, color=colour, alpha=0.12, linewidth=0
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("log")  # the entrants' regrets at T span orders of magnitude
+    ax.xaxis.set_major_locator(FixedLocator(windows))
+    ax.xaxis.set_major_formatter(lambda value, _: f"{value:g}")
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlim(windows[0] / 1.4, windows[-1] * 1.4)
+    ax.yaxis.set_major_formatter(lambda value, _: f"{value:g}")
+    ax.yaxis.set_minor_formatter(lambda value, _: f"{value:g}")
+    positive = live.regret[live.regret > 0]
+    if len(positive):  # an interval reaching 0 would stretch the log axis down to nothing
+        ax.set_ylim(bottom=float(positive.min()) / 2)
+    ax.tick_params(labelsize=7)
+
+
+def window(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> plt.Figure:
+    """The window study on an A4 page: mean pseudo-regret at T against the censoring window m,
+    a row per delay law and a column per problem (``Problem``), a line per entrant styled by
+    family as the curves (``curve_styles``), with its 95 % bootstrap interval as a band; the
+    legend by family below."""
+    styles = curve_styles(board)
+    laws, columns = list(dict.fromkeys(board.regime)), problems(board)
+    windows = sorted(int(m) for m in board.window.unique())
+    regime_labels = board.drop_duplicates("regime").set_index("regime").regime_label
+    handles, labels, ncol = legend_entries(board, styles)
+    fig = plt.figure(figsize=PAGE, layout="constrained")
+    spec = fig.add_gridspec(
+        len(laws) + 1,
+        len(columns),
+        height_ratios=[*[1] * len(laws), 0.16 * len(labels) // ncol + 0.3],
+    )
+    for i, law in enumerate(laws):
+        for j, problem in enumerate(columns):
+            ax = fig.add_subplot(spec[i, j])
+            rows = problem_rows(board, problem)
+            window_panel(ax, rows[rows.regime == law], styles, windows)
+            ax.set_title(
+                reader(f"{regime_labels[law]}\n{problem_title(problem)}"), fontsize=8, pad=3
+            )
+            if j == 0:
+                ax.set_ylabel("pseudo-regret at T", fontsize=7)
+            if i == len(laws) - 1:
+                ax.set_xlabel("window m (rounds)", fontsize=7)
+    foot = fig.add_subplot(spec[-1, :])
+    foot.axis("off")
+    legend = foot.legend(
+        handles,
+        [reader(t) for t in labels],
+        loc="upper center",
+        ncol=ncol,
+        fontsize=7,
+        frameon=False,
+        handlelength=2.6,
+        columnspacing=1.2,
+    )
+    for text in legend.get_texts():
+        if text.get_text().endswith(":"):
+            text.set_fontweight("bold")
+    fig.suptitle(
+        f"{fig_cfg['title']}\nmean pseudo-regret at T = {fig_cfg['horizon']:,} over "
+        f"{runs_note(board)}, band: 95 % bootstrap interval of the mean; every delay censored "
+        "at m",
+        fontsize=9,
+    )
+    return fig
+
+
 def heatmap_figure(
     tables: Mapping[str, pd.DataFrame], paper: str, figure: str, fig_cfg: Mapping[str, Any]
 ) -> plt.Figure:
@@ -579,4 +676,16 @@ def curves_figure(
     return curves(tables["summary"], leaderboard.display(tables["leaderboard"]), fig_cfg)
 
 
-PLOTS = {"arena": heatmap_figure, "arena_early": early_figure, "arena_curves": curves_figure}
+def window_figure(
+    tables: Mapping[str, pd.DataFrame], paper: str, figure: str, fig_cfg: Mapping[str, Any]
+) -> plt.Figure:
+    """``window`` of the window study's leaderboard at T."""
+    return window(leaderboard.display(tables["leaderboard"]), fig_cfg)
+
+
+PLOTS = {
+    "arena": heatmap_figure,
+    "arena_early": early_figure,
+    "arena_curves": curves_figure,
+    "arena_window": window_figure,
+}
