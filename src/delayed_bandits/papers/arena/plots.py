@@ -214,7 +214,7 @@ def heatmap_panel(
     )
     ax.set_yticklabels(list(labels.values()) if row_labels else [], fontsize=LABEL_FONT)
     ax.tick_params(length=0, pad=2)
-    ax.set_title(problem_title(problem), fontsize=8, pad=9)
+    ax.set_title(reader(problem_title(problem)), fontsize=8, pad=9)
     return mesh
 
 
