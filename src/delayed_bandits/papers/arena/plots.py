@@ -395,6 +395,25 @@ def legend_entries(
     return [h for h, _ in entries], [t for _, t in entries], ncol
 
 
+def family_legend(ax: plt.Axes, handles: list[Any], labels: list[str], ncol: int) -> None:
+    """``legend_entries``' legend at the top of ``ax`` (an axes of its own, hidden), the families'
+    names in bold."""
+    ax.axis("off")
+    legend = ax.legend(
+        handles,
+        [reader(t) for t in labels],
+        loc="upper center",
+        ncol=ncol,
+        fontsize=7,
+        frameon=False,
+        handlelength=2.6,
+        columnspacing=1.2,
+    )
+    for text in legend.get_texts():
+        if text.get_text().endswith(":"):
+            text.set_fontweight("bold")
+
+
 def law_rows(board: pd.DataFrame) -> list[tuple[str | None, str | None]]:
     """(uncensored regime, censored regime) per delay law, in board order; None where the board
     has no such regime."""
@@ -510,20 +529,7 @@ def curves_page(
             # a band reaching 0 would stretch the log axis down to where no mean is
             first.set_ylim(bottom=lowest / 2)
     foot = fig.add_subplot(spec[-1, :])
-    foot.axis("off")
-    legend = foot.legend(
-        handles,
-        [reader(t) for t in labels],
-        loc="upper center",
-        ncol=ncol,
-        fontsize=7,
-        frameon=False,
-        handlelength=2.6,
-        columnspacing=1.2,
-    )
-    for text in legend.get_texts():
-        if text.get_text().endswith(":"):
-            text.set_fontweight("bold")
+    family_legend(foot, handles, labels, ncol)
     foot.text(
         0.5,
         0.0,
@@ -630,20 +636,7 @@ def window(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> plt.Figure:
             if i == len(laws) - 1:
                 ax.set_xlabel("window m (rounds)", fontsize=7)
     foot = fig.add_subplot(spec[-1, :])
-    foot.axis("off")
-    legend = foot.legend(
-        handles,
-        [reader(t) for t in labels],
-        loc="upper center",
-        ncol=ncol,
-        fontsize=7,
-        frameon=False,
-        handlelength=2.6,
-        columnspacing=1.2,
-    )
-    for text in legend.get_texts():
-        if text.get_text().endswith(":"):
-            text.set_fontweight("bold")
+    family_legend(foot, handles, labels, ncol)
     fig.suptitle(
         f"{fig_cfg['title']}\nmean pseudo-regret at T = {fig_cfg['horizon']:,} over "
         f"{runs_note(board)}, band: 95 % bootstrap interval of the mean; every delay censored "
