@@ -296,18 +296,19 @@ def test_window_figure_a_panel_per_law_and_problem() -> None:
 def test_rank_diagram_a_panel_per_family(board: pd.DataFrame) -> None:
     fig = arena.ranks_figure({"leaderboard": board}, "arena", "regret", FIG_CFG)
     titles = [ax.get_title() for ax in fig.axes]
-    # families (base rate, censored or not) in board order: the censored regime comes first
+    # families: base rates in board order, uncensored first (the board has the censored first)
     assert [t.split(":")[0] for t in titles] == [
-        "$\\mu$ = 0.4, censored",
         "$\\mu$ = 0.4, uncensored",
-        "$\\mu$ = 0.02, censored",
+        "$\\mu$ = 0.4, censored",
         "$\\mu$ = 0.02, uncensored",
+        "$\\mu$ = 0.02, censored",
     ]
     # uncensored: ODAAF does not apply under Pareto(0.5): 3 matched algorithms over 4 settings
-    assert "3 algorithms over 4 settings" in titles[1]
-    left_out = [t.get_text() for t in fig.axes[1].texts if t.get_text().startswith("Not ranked")]
+    assert "3 algorithms over 4 settings" in titles[0]
+    assert "4 algorithms over 2 settings" in titles[1]
+    left_out = [t.get_text() for t in fig.axes[0].texts if t.get_text().startswith("Not ranked")]
     assert left_out and "ODAAF" in left_out[0]
-    names = [t.get_text() for t in fig.axes[1].texts if "(" in t.get_text()]
+    names = [t.get_text() for t in fig.axes[0].texts if "(" in t.get_text()]
     assert any(t.startswith("(1.00) UCB") for t in names)  # UCB best in every setting
     fig.clf()
 

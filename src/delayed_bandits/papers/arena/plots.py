@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.collections import QuadMesh
 from matplotlib.colors import Colormap, LogNorm
 from matplotlib.lines import Line2D
-from matplotlib.ticker import EngFormatter, FixedLocator, NullLocator
+from matplotlib.ticker import EngFormatter, FixedLocator, LogLocator, NullLocator
 
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena import leaderboard, ranks
@@ -600,6 +600,7 @@ def window_panel(
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlim(windows[0] / 1.4, windows[-1] * 1.4)
     ax.yaxis.set_major_formatter(lambda value, _: f"{value:g}")
+    ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))  # 20, 50, 200, ...: no crowding
     ax.yaxis.set_minor_formatter(lambda value, _: f"{value:g}")
     positive = live.regret[live.regret > 0]
     if len(positive):  # an interval reaching 0 would stretch the log axis down to nothing

@@ -110,32 +110,40 @@ def compare(
 
 
 def families(board: pd.DataFrame, alpha: float = ALPHA) -> list[Family]:
-    """The rank comparison of each family (base rate, censored or not), in board order, from the
-    leaderboard ``board`` at its last horizon, matched exploration. A family with fewer than two
-    algorithms that apply everywhere, or fewer than two settings, is left out."""
+    """The rank comparison of each family (base rate, censored or not), base rates in board
+    order, the uncensored family of each first, from the leaderboard ``board`` at its last
+    horizon, matched exploration. A family with fewer than two algorithms that apply everywhere,
+    or fewer than two settings, is left out."""
     rows = leaderboard.view(board)
+    rows = rows.assign(censored=rows.censored.astype(bool))
     out = []
-    for (base_mean, censored), members in rows.groupby(
-        ["base_mean", rows.censored.astype(bool)], sort=False
-    ):
-        applies = members.groupby("algorithm", sort=False).applicable.all()
-        ranked = [a for a in applies.index if applies[a]]
-        regrets = members.pivot(index="setting", columns="algorithm", values="regret")[ranked]
-        if len(ranked) < 2 or len(regrets) < 2:
-            continue
-        mean_ranks, chi2, f_stat, p_value, cd = compare(regrets, alpha)
-        out.append(
-            Family(
-                base_mean=float(base_mean),
-                censored=bool(censored),
-                mean_ranks=mean_ranks,
-                n_settings=len(regrets),
-                chi2=chi2,
-                f_stat=f_stat,
-                p_value=p_value,
-                cd=cd,
-                cliques=cliques(mean_ranks, cd),
-                left_out=[a for a in applies.index if not applies[a]],
-            )
-        )
+    for base_mean in dict.fromkeys(rows.base_mean):
+        for censored in (False, True):
+            members = rows[(rows.base_mean == base_mean) & (rows.censored == censored)]
+            family = _family(members, float(base_mean), censored, alpha)
+            if family is not None:
+                out.append(family)
     return out
+
+
+def _family(members: pd.DataFrame, base_mean: float, censored: bool, alpha: float) -> Family | None:
+    """The comparison of one family's rows; None with fewer than two algorithms that apply in
+    every setting of it, or fewer than two settings."""
+    applies = members.groupby("algorithm", sort=False).applicable.all()
+    ranked = [a for a in applies.index if applies[a]]
+    regrets = members.pivot(index="setting", columns="algorithm", values="regret")[ranked]
+    if len(ranked) < 2 or len(regrets) < 2:
+        return None
+    mean_ranks, chi2, f_stat, p_value, cd = compare(regrets, alpha)
+    return Family(
+        base_mean=base_mean,
+        censored=censored,
+        mean_ranks=mean_ranks,
+        n_settings=len(regrets),
+        chi2=chi2,
+        f_stat=f_stat,
+        p_value=p_value,
+        cd=cd,
+        cliques=cliques(mean_ranks, cd),
+        left_out=[a for a in applies.index if not applies[a]],
+    )
