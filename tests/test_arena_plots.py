@@ -171,6 +171,20 @@ def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
     assert any("anonymous aggregate" in t.get_text() for t in _texts(fig, "Cell"))
 
 
+def test_heatmap_a_setting_whose_best_has_zero_regret(board: pd.DataFrame) -> None:
+    # the setting's best at 0: every ratio undefined, shown as a dash, not as an empty cell
+    first = board.setting == board.setting.iloc[0]
+    zero = board.assign(
+        regret=board.regret.where(~(first & (board.algorithm == "ucb")), 0.0),
+        ratio=board.ratio.where(~first, np.nan),
+    )
+    fig = arena.heatmap(zero, FIG_CFG, FIG_CFG["horizon"])
+    dashes = _texts(fig, arena.ZERO_BEST)
+    assert len(dashes) == len(ALGORITHMS)  # all five apply in the first regime
+    assert any(f"{arena.ZERO_BEST}: no ratio" in t.get_text() for t in _texts(fig, "Cell"))
+    fig.clf()
+
+
 def test_curves_a_page_per_problem_with_a_legend_by_family(board: pd.DataFrame) -> None:
     pages = arena.curves(_summary(board), board, FIG_CFG)
     assert len(pages) == 4  # one per (K, base rate, gap)

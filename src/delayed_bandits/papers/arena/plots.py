@@ -125,6 +125,7 @@ def runs_note(board: pd.DataFrame) -> str:
 CELL_WIDTH, CELL_HEIGHT = 0.18, 0.105
 CELL_FONT = 5.5
 LABEL_FONT = 6.0
+ZERO_BEST = "–"  # a cell whose setting's lowest mean regret is 0: no ratio
 WORSE_ALPHA = 0.45
 """A worse cell's number is faded to this opacity: a plain one is inconclusive, a bold one
 tied-best (the leaderboard's ``verdict``)."""
@@ -158,6 +159,7 @@ def heatmap_panel(
     labels, regimes = algorithm_labels(board), regime_order(board)
     ratio = grid(board, problem, "ratio").to_numpy(dtype=float)
     na = grid(board, problem, "applicable").eq(False)  # a missing row is not n/a
+    regret = grid(board, problem, "regret").to_numpy(dtype=float)
     verdict = grid(board, problem, "verdict")
     rows = board.drop_duplicates("algorithm").set_index("algorithm")
     published = rows.section.eq(PUBLISHED).reindex(list(labels))
@@ -167,19 +169,19 @@ def heatmap_panel(
     for (r, c), value in np.ndenumerate(ratio):
         if na.iat[r, c]:
             ax.text(c + 0.5, r + 0.5, "n/a", ha="center", va="center", fontsize=4.5, color="0.35")
-        elif np.isfinite(value):
+        elif np.isfinite(value) or np.isfinite(regret[r, c]):
             weight, alpha = cell_look(verdict.iat[r, c], bool(published.iat[r]))
             ax.text(
                 c + 0.5,
                 r + 0.5,
-                ratio_text(value),
+                ratio_text(value) if np.isfinite(value) else ZERO_BEST,
                 ha="center",
                 va="center",
                 fontsize=CELL_FONT,
                 fontweight=weight,
                 alpha=alpha,
                 style="italic" if published.iat[r] else "normal",
-                color="white" if norm(value) > 0.55 else "black",
+                color="white" if np.isfinite(value) and norm(value) > 0.55 else "black",
             )  # dark cells: white text
     for row in model_groups(board):
         ax.axhline(row, color="0.35", linewidth=0.6, linestyle=(0, (4, 2)))
@@ -218,9 +220,9 @@ def heatmap_panel(
     return mesh
 
 
-def heatmap_note(labels: Mapping[str, str], width: float) -> str:
-    """What a cell, its type, n/a, censored and the marks mean, wrapped to a figure ``width``
-    inches wide (about 17 characters of 6 pt per inch)."""
+def heatmap_note(labels: Mapping[str, str], width: float, zero_best: bool = False) -> str:
+    """What a cell, its type, n/a, censored and the marks mean (and ``ZERO_BEST`` if shown),
+    wrapped to a figure ``width`` inches wide (about 17 characters of 6 pt per inch)."""
     text = [
         "Cell: mean pseudo-regret over the lowest among the applicable algorithms of the same "
         "setting at matched exploration (every index method at f(t) = log t). Bold: tied-best, "
@@ -233,6 +235,8 @@ def heatmap_note(labels: Mapping[str, str], width: float) -> str:
         "(dashed rules): conversions only; conversions settled at m; labelled outcomes; "
         "anonymous aggregate; per-round losses; none."
     ]
+    if zero_best:
+        text.append(f"{ZERO_BEST}: no ratio, the lowest mean regret of the setting is 0.")
     if MARKS[LABELLED] in "".join(labels.values()):
         text.append(
             f"{MARKS[LABELLED]} labelled outcomes, an oracle: every outcome, 0 or 1, arrives after "
@@ -301,7 +305,15 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
     note = fig.add_subplot(spec[-1, :])
     note.axis("off")
     note.text(
-        0, 1, heatmap_note(labels, width), ha="left", va="top", fontsize=6, transform=note.transAxes
+        0,
+        1,
+        heatmap_note(
+            labels, width, bool((board.applicable.astype(bool) & board.ratio.isna()).any())
+        ),
+        ha="left",
+        va="top",
+        fontsize=6,
+        transform=note.transAxes,
     )
     at = (
         f"T = {horizon:,}"
