@@ -295,12 +295,14 @@ def test_window_figure_a_panel_per_law_and_problem() -> None:
         ["Geometric", PROBLEMS[1]],
     ]
     assert all(ax.get_xscale() == "log" for ax in panels)
-    assert [len(ax.lines) for ax in panels] == [3, 3, 2, 2, 3, 3]  # no OTF under Pareto
-    line = panels[0].lines[0]
-    assert list(line.get_xdata()) == [50, 200, 800]
+    assert [len(ax.containers) for ax in panels] == [3, 3, 2, 2, 3, 3]  # no OTF under Pareto
+    bars = panels[0].containers[0]  # d-UCB's, the first of three: dodged to the left
+    line = bars.lines[0]
+    left = arena.DODGE**-1
+    assert list(line.get_xdata()) == pytest.approx([50 * left, 200 * left, 800 * left])
     assert list(line.get_ydata()) == pytest.approx([500.0, 200.0, 125.0])
-    band = panels[0].collections[0].get_paths()[0].vertices[:, 1]
-    assert band.min() == pytest.approx(0.9 * 125.0) and band.max() == pytest.approx(1.1 * 500.0)
+    ends = np.array([segment[:, 1] for segment in bars.lines[2][0].get_segments()])
+    assert ends == pytest.approx(np.array([[0.9 * r, 1.1 * r] for r in (500.0, 200.0, 125.0)]))
     styles = arena.curve_styles(board)
     assert line.get_color() == styles["d-ucb"][0]  # the family's colour, as in the curves
     assert "60 runs" in fig.get_suptitle()

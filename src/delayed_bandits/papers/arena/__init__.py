@@ -38,7 +38,8 @@ PAPER = Paper(
             "arena_window",
             shows=f"Mean {PSEUDO_REGRET} at T against the window m (log scale), one panel per "
             "(delay law, problem), one line per entrant styled by family as the curves, with "
-            "the 95 % bootstrap interval of the mean as a band.",
+            "the 95 % bootstrap interval of the mean as an error bar (the entrants side by side "
+            "at each m).",
             tables=("leaderboard",),
         ),
         Kind(

@@ -582,28 +582,35 @@ def curves(
     ]
 
 
+DODGE = 1.035
+"""The window figure's entrants are drawn side by side at each m, each this factor to the right
+of the one before (on the log x axis), so that their intervals do not hide one another."""
+
+
 def window_panel(
     ax: plt.Axes, cell: pd.DataFrame, styles: Mapping[str, tuple[Any, Any]], windows: list[int]
 ) -> None:
     """One (delay law, problem) of the window study (``cell``: its board rows): each applicable
     entrant's mean regret at T against the window m, a point per m joined by a line in its
-    family's style (``curve_styles``), its 95 % bootstrap interval of the mean
-    (``regret_lo``, ``regret_hi``) as a band; log x and y axes."""
+    family's style (``curve_styles``), its 95 % bootstrap interval of the mean (``regret_lo``,
+    ``regret_hi``) as an error bar; the entrants side by side around each m (``DODGE``); log x
+    and y axes."""
     live = cell[cell.applicable.astype(bool)]
-    for alg, rows in live.groupby("algorithm", sort=False):
+    groups = list(live.groupby("algorithm", sort=False))
+    for i, (alg, rows) in enumerate(groups):
         rows = rows.sort_values("window")
         colour, style = styles[alg]
-        ax.plot(
-            rows.window,
+        x = rows.window * DODGE ** (i - (len(groups) - 1) / 2)
+        ax.errorbar(
+            x,
             rows.regret,
+            yerr=[rows.regret - rows.regret_lo, rows.regret_hi - rows.regret],
             color=colour,
             linestyle=style,
             linewidth=1,
+            elinewidth=0.8,
             marker="o",
             markersize=2.5,
-        )
-        ax.fill_between(
-            rows.window, rows.regret_lo, rows.regret_hi, color=colour, alpha=0.12, linewidth=0
         )
     ax.set_xscale("log")
     ax.set_yscale("log")  # the entrants' regrets at T span orders of magnitude
@@ -623,7 +630,7 @@ def window_panel(
 def window(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> plt.Figure:
     """The window study on an A4 page: mean pseudo-regret at T against the censoring window m,
     a row per delay law and a column per problem (``Problem``), a line per entrant styled by
-    family as the curves (``curve_styles``), with its 95 % bootstrap interval as a band; the
+    family as the curves (``curve_styles``), with its 95 % bootstrap interval as a bar; the
     legend by family below."""
     styles = curve_styles(board)
     laws, columns = list(dict.fromkeys(board.regime)), problems(board)
@@ -652,8 +659,8 @@ def window(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> plt.Figure:
     family_legend(foot, handles, labels, ncol)
     fig.suptitle(
         f"{fig_cfg['title']}\nmean pseudo-regret at T = {fig_cfg['horizon']:,} over "
-        f"{runs_note(board)}, band: 95 % bootstrap interval of the mean; every delay censored "
-        "at m",
+        f"{runs_note(board)}, every delay censored at m\nbars: 95 % bootstrap interval of the "
+        "mean (the entrants side by side at each m)",
         fontsize=9,
     )
     return fig
