@@ -126,7 +126,7 @@ CELL_WIDTH, CELL_HEIGHT = 0.18, 0.105
 CELL_FONT = 5.5
 LABEL_FONT = 6.0
 ZERO_BEST = "–"  # a cell whose setting's lowest mean regret is 0: no ratio
-WORSE_ALPHA = 0.45
+WORSE_ALPHA = 0.55
 """A worse cell's number is faded to this opacity: a plain one is inconclusive, a bold one
 tied-best (the leaderboard's ``verdict``)."""
 
