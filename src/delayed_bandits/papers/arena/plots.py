@@ -1,9 +1,9 @@
 """Figures of the arena, every algorithm against every delay regime: the leaderboard as a heatmap
 of regret over the best in each setting at matched exploration (at T, and at T/10 as another
 view), the regret curves behind it, an A4 page per problem (number of arms, base rate, gap) with
-a row per delay law, a colour per family of algorithms and a line style per member, and the
-window study (regret at T against the censoring window m). The mean-rank diagram is
-``ranks``."""
+a row per delay law, a colour per family of algorithms and a line style per member, the
+window study (regret at T against the censoring window m), and the critical-difference diagram
+of the algorithms' mean ranks (its statistics in ``ranks``)."""
 
 from __future__ import annotations
 
