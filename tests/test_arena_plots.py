@@ -1,5 +1,7 @@
-"""The arena's figures on a made-up leaderboard: the heatmap's and the curves' panels, n/a cells
-and marks, their registration as plot kinds, and the ``plot`` command's ``--kind`` option."""
+"""The arena's figures on a made-up leaderboard (with the columns the leaderboard agrees to give:
+base_mean, verdict, regret_lo, regret_hi): the heatmap's and the curves' panels, n/a cells and
+marks, the window figure, the rank diagram, their registration as plot kinds, and the ``plot``
+command's ``--kind`` option."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from delayed_bandits import plotting
 from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena import plots as arena
+from delayed_bandits.style import reader
 
 FIG_CFG = {"title": "Arena (made up)", "horizon": 1000}
 # the censored regime comes first here, to check that the figures move it after the others
@@ -33,13 +36,24 @@ ALGORITHMS = [
 NOT_APPLICABLE = ("odaaf", "pareto0.5")  # ODAAF needs a finite mean delay
 
 
+PROBLEMS = [reader("K = 2, μ = 0.4, gap 0.05"), reader("K = 2, μ = 0.02, gap 0.005")]
+PROBLEMS += [p.replace("K = 2", "K = 10") for p in PROBLEMS]
+
+
+def _verdict(alg: str, r: int) -> str:
+    """UCB tied-best everywhere, ODAAF in the first regime; Patient inconclusive; others worse."""
+    if alg == "ucb" or (alg == "odaaf" and r == 0):
+        return "tied-best"
+    return "inconclusive" if alg == "patient" else "worse"
+
+
 def _board() -> pd.DataFrame:
     """2 x 2 problems x 3 regimes x 5 algorithms, in config order, as ``leaderboard.display``
     gives them: the matched comparison's rows (UCB the best everywhere, ODAAF tied with it in the
-    first regime), then UCB1's at its paper's constant, unranked."""
+    first regime, Patient inconclusive), then UCB1's at its paper's constant, unranked."""
     rows = []
     for n_arms in (2, 10):
-        for gap in ("small", "large"):
+        for base_mean, gap in ((0.4, 0.05), (0.02, 0.005)):
             for r, (regime, regime_label, censored) in enumerate(REGIMES):
                 regrets = {
                     alg: np.nan
@@ -54,6 +68,8 @@ def _board() -> pd.DataFrame:
                     rows.append(
                         {
                             "setting": f"{regime}-K{n_arms}-{gap}",
+                            "field": "published" if alg == "ucb1" else "matched",
+                            "base_mean": base_mean,
                             "regime": regime,
                             "regime_label": regime_label,
                             "delay": regime.split("-")[0],
@@ -69,11 +85,14 @@ def _board() -> pd.DataFrame:
                             "reason": "" if applicable else "needs a finite mean delay",
                             "regret": regrets[alg],
                             "se": regrets[alg] / 10,
+                            "regret_lo": regrets[alg] * 0.8,
+                            "regret_hi": regrets[alg] * 1.2,
                             "n_runs": 20 if applicable else np.nan,
                             "rank": ranks[alg],
                             "ratio": regrets[alg] / best,
                             "horizon": FIG_CFG["horizon"],
-                            "tied_best": alg == "ucb" or (alg == "odaaf" and r == 0),
+                            "tied_best": _verdict(alg, r) == "tied-best",
+                            "verdict": _verdict(alg, r),
                             "section": "published" if alg == "ucb1" else "matched",
                         }
                     )
@@ -81,7 +100,8 @@ def _board() -> pd.DataFrame:
 
 
 def _summary(board: pd.DataFrame) -> pd.DataFrame:
-    """Curves rising to each applicable algorithm's regret at T, 5 checkpoints."""
+    """Curves rising to each applicable algorithm's regret at T, 5 checkpoints, with an SE so
+    wide that mean - 2 SE is negative, and percentiles 0.5 and 1.5 times the mean."""
     t = np.linspace(200, FIG_CFG["horizon"], 5).astype(int)
     return pd.concat(
         [
@@ -91,9 +111,9 @@ def _summary(board: pd.DataFrame) -> pd.DataFrame:
                     "algorithm": row.algorithm,
                     "t": t,
                     "mean": row.regret * t / t[-1],
-                    "se": row.se * t / t[-1],
-                    "q05": 0.0,
-                    "q95": 0.0,
+                    "se": row.regret * t / t[-1],
+                    "q05": 0.5 * row.regret * t / t[-1],
+                    "q95": 1.5 * row.regret * t / t[-1],
                     "n_runs": 20,
                 }
             )
@@ -115,23 +135,26 @@ def _texts(fig, text: str) -> list:
 def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
     fig = arena.heatmap(board, FIG_CFG, FIG_CFG["horizon"])
     panels = [ax for ax in fig.axes if ax.get_title().startswith("K = ")]
-    assert [ax.get_title() for ax in panels] == [
-        "K = 2, small gap",
-        "K = 2, large gap",
-        "K = 10, small gap",
-        "K = 10, large gap",
-    ]
+    assert [ax.get_title() for ax in panels] == PROBLEMS
     assert len(_texts(fig, "n/a")) == 4  # one per problem
     assert len(_texts(fig, "1.0")) == 4 * len(REGIMES)  # UCB, the best everywhere
     bold = [t.get_text() for t in panels[0].texts if t.get_fontweight() == "bold"]
     assert len(bold) == len(REGIMES) + 1  # the best, and ODAAF tied with it once
+    numbers = [t for t in panels[0].texts if t.get_text()[0].isdigit()]
+    faded = [t for t in numbers if t.get_alpha() == arena.WORSE_ALPHA]
+    plain = [t for t in numbers if t.get_alpha() in (None, 1.0) and t.get_fontweight() != "bold"]
+    # worse: ODAAF once (tied once, n/a once), DEW everywhere; plain: Patient (inconclusive) and
+    # UCB1 (unranked)
+    assert len(faded) == 1 + len(REGIMES)
+    assert len(plain) == 2 * len(REGIMES)
     italic = [t for t in panels[0].texts if t.get_style() == "italic" and t.get_text()[0].isdigit()]
     assert len(italic) == len(REGIMES)  # UCB1's row, below the rule
     rules = [list(line.get_ydata()) for line in panels[0].lines]
     assert [4, 4] in rules  # the rule above it (the other is between uncensored and censored)
     # dashed rules between the information models: conversions (UCB, Patient), anonymous, losses
     assert [2, 2] in rules and [3, 3] in rules and [1, 1] not in rules
-    assert [t.get_text() for t in panels[0].get_xticklabels()] == [
+    assert not any(t.get_text() for t in panels[0].get_xticklabels())  # the bottom row's only
+    assert [t.get_text() for t in panels[2].get_xticklabels()] == [
         "Geometric(10)",
         "Pareto(0.5)",
         "Geometric(10), m = 50",
@@ -148,16 +171,24 @@ def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
     assert any("anonymous aggregate" in t.get_text() for t in _texts(fig, "Cell"))
 
 
+def test_heatmap_a_setting_whose_best_has_zero_regret(board: pd.DataFrame) -> None:
+    # the setting's best at 0: every ratio undefined, shown as a dash, not as an empty cell
+    first = board.setting == board.setting.iloc[0]
+    zero = board.assign(
+        regret=board.regret.where(~(first & (board.algorithm == "ucb")), 0.0),
+        ratio=board.ratio.where(~first, np.nan),
+    )
+    fig = arena.heatmap(zero, FIG_CFG, FIG_CFG["horizon"])
+    dashes = _texts(fig, arena.ZERO_BEST)
+    assert len(dashes) == len(ALGORITHMS)  # all five apply in the first regime
+    assert any(f"{arena.ZERO_BEST}: no ratio" in t.get_text() for t in _texts(fig, "Cell"))
+    fig.clf()
+
+
 def test_curves_a_page_per_problem_with_a_legend_by_family(board: pd.DataFrame) -> None:
     pages = arena.curves(_summary(board), board, FIG_CFG)
-    assert len(pages) == 4  # one per (K, gap)
-    for i, (page, problem) in enumerate(
-        zip(
-            pages,
-            ["K = 2, small gap", "K = 2, large gap", "K = 10, small gap", "K = 10, large gap"],
-        ),
-        1,
-    ):
+    assert len(pages) == 4  # one per (K, base rate, gap)
+    for i, (page, problem) in enumerate(zip(pages, PROBLEMS), 1):
         assert list(page.get_size_inches()) == list(arena.PAGE)
         assert f"{problem} (page {i} of 4" in page.get_suptitle()
         panels = [ax for ax in page.axes if ax.lines]
@@ -196,6 +227,108 @@ def test_curves_a_page_per_problem_with_a_legend_by_family(board: pd.DataFrame) 
         page.clf()
 
 
+def test_curves_band_is_the_runs_percentiles_never_below_zero(board: pd.DataFrame) -> None:
+    summary = _summary(board)
+    assert (summary["mean"] - 2 * summary.se).min() < 0  # the SE band would go below zero
+    page = arena.curves(summary, board, FIG_CFG)[0]
+    bands = [c for ax in page.axes for c in ax.collections]
+    assert bands
+    for band in bands:
+        y = np.concatenate([path.vertices[:, 1] for path in band.get_paths()])
+        assert y.min() >= 0
+    lows = {
+        round(float(v), 9)
+        for band in bands
+        for path in band.get_paths()
+        for v in path.vertices[:, 1]
+    }
+    first = board[board.applicable & (board.n_arms == 2) & (board.base_mean == 0.4)]
+    q05 = 0.5 * first.regret.iloc[0] * 200 / FIG_CFG["horizon"]  # the first checkpoint's q05
+    assert round(q05, 9) in lows
+    assert "5-95 % of 20 runs" in page.get_suptitle()
+    page.clf()
+
+
+def _window_board() -> pd.DataFrame:
+    """The window study made up: 3 laws x 2 problems x 3 windows x 3 entrants, every delay
+    censored; OTFLinUCB does not apply under Pareto."""
+    rows = []
+    for law, law_label in (("geometric", "Geometric"), ("pareto", "Pareto"), ("criteo", "Criteo")):
+        for n_arms, base_mean, gap in ((10, 0.4, 0.05), (2, 0.02, 0.005)):
+            for m in (50, 200, 800):
+                for a, (alg, label) in enumerate(
+                    (("d-ucb", "d-UCB"), ("discarding-ts", "Discarding TS"), ("otflinucb", "OTF"))
+                ):
+                    applicable = not (alg == "otflinucb" and law == "pareto")
+                    regret = 100.0 * (1 + a) * (1 + 200 / m) if applicable else np.nan
+                    rows.append(
+                        {
+                            "setting": f"{law}-{n_arms}-{base_mean}-m{m}",
+                            "regime": law,
+                            "regime_label": law_label,
+                            "censored": True,
+                            "window": m,
+                            "n_arms": n_arms,
+                            "base_mean": base_mean,
+                            "gap": gap,
+                            "algorithm": alg,
+                            "label": label,
+                            "information": "conversions",
+                            "section": "matched",
+                            "applicable": applicable,
+                            "regret": regret,
+                            "regret_lo": 0.9 * regret,
+                            "regret_hi": 1.1 * regret,
+                            "n_runs": 60 if applicable else 0,
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+def test_window_figure_a_panel_per_law_and_problem() -> None:
+    board = _window_board()
+    fig = arena.window(board, FIG_CFG)
+    panels = [ax for ax in fig.axes if ax.lines]
+    assert len(panels) == 3 * 2
+    assert [ax.get_title().split("\n") for ax in panels[:2]] == [
+        ["Geometric", PROBLEMS[2]],
+        ["Geometric", PROBLEMS[1]],
+    ]
+    assert all(ax.get_xscale() == "log" for ax in panels)
+    assert [len(ax.containers) for ax in panels] == [3, 3, 2, 2, 3, 3]  # no OTF under Pareto
+    bars = panels[0].containers[0]  # d-UCB's, the first of three: dodged to the left
+    line = bars.lines[0]
+    left = arena.DODGE**-1
+    assert list(line.get_xdata()) == pytest.approx([50 * left, 200 * left, 800 * left])
+    assert list(line.get_ydata()) == pytest.approx([500.0, 200.0, 125.0])
+    ends = np.array([segment[:, 1] for segment in bars.lines[2][0].get_segments()])
+    assert ends == pytest.approx(np.array([[0.9 * r, 1.1 * r] for r in (500.0, 200.0, 125.0)]))
+    styles = arena.curve_styles(board)
+    assert line.get_color() == styles["d-ucb"][0]  # the family's colour, as in the curves
+    assert "60 runs" in fig.get_suptitle()
+    fig.clf()
+
+
+def test_rank_diagram_a_panel_per_family(board: pd.DataFrame) -> None:
+    fig = arena.ranks_figure({"leaderboard": board}, "arena", "regret", FIG_CFG)
+    titles = [ax.get_title() for ax in fig.axes]
+    # families: base rates in board order, uncensored first (the board has the censored first)
+    assert [t.split(":")[0] for t in titles] == [
+        "$\\mu$ = 0.4, uncensored",
+        "$\\mu$ = 0.4, censored",
+        "$\\mu$ = 0.02, uncensored",
+        "$\\mu$ = 0.02, censored",
+    ]
+    # uncensored: ODAAF does not apply under Pareto(0.5): 3 matched algorithms over 4 settings
+    assert "3 algorithms over 4 settings" in titles[0]
+    assert "4 algorithms over 2 settings" in titles[1]
+    left_out = [t.get_text() for t in fig.axes[0].texts if t.get_text().startswith("Not ranked")]
+    assert left_out and "ODAAF" in left_out[0]
+    names = [t.get_text() for t in fig.axes[0].texts if "(" in t.get_text()]
+    assert any(t.startswith("(1.00) UCB") for t in names)  # UCB best in every setting
+    fig.clf()
+
+
 def test_curve_styles_colour_a_family_and_dash_its_members() -> None:
     rows = [
         {"algorithm": a, "label": a.upper(), "information": "conversions", "section": "matched"}
@@ -229,9 +362,11 @@ def test_plot_kinds_draw_the_leaderboard_and_save(
         "arena",
         "arena_early",
         "arena_curves",
+        "arena_window",
+        "arena_ranks",
     }
     tables = {"summary": _summary(board), "leaderboard": board}
-    for kind in ("arena", "arena_early", "arena_curves"):
+    for kind in ("arena", "arena_early", "arena_curves", "arena_ranks"):
         out = tmp_path / f"{kind}.png"
         plotting.plot_figure(
             tables, "arena", "regret", FIG_CFG, [out, out.with_suffix(".pdf")], kind=kind
@@ -242,7 +377,9 @@ def test_plot_kinds_draw_the_leaderboard_and_save(
 
 
 def test_unknown_kind_names_the_available_ones() -> None:
-    with pytest.raises(ConfigError, match="'bogus'.*regret, arena, arena_early, arena_curves"):
+    with pytest.raises(
+        ConfigError, match="'bogus'.*regret, arena, arena_early, arena_curves, arena_window"
+    ):
         plotting.view("arena", "bogus")
 
 

@@ -22,7 +22,7 @@ rule arena_view:
     benchmark:
         out("benchmarks/arena/regret/{view}.tsv")
     wildcard_constraints:
-        view="curves|early",
+        view="curves|early|ranks",
     conda:
         ENV
     threads: 1

@@ -8,17 +8,19 @@ from delayed_bandits.papers import Paper
 
 _HEATMAP = (
     f"Each algorithm's mean {PSEUDO_REGRET} at round {{t}} over the lowest in its "
-    "setting at matched exploration (1 = best; bold: tied-best, within 2 paired SE of "
-    "it), one panel per (number of arms, gap); below the rule, the index methods at "
-    "their papers' constants; grey where the algorithm's model does not cover the "
-    "delays."
+    "setting at matched exploration (1 = best; bold: tied-best, the upper end of the 95 % "
+    "paired-bootstrap interval of its difference from the lowest within the equivalence "
+    "margin; faded: worse, the lower end above the margin; plain: inconclusive), one panel per "
+    "(number of arms, base rate, gap); below the rule, the index methods at their papers' "
+    "constants; grey where the algorithm's model does not cover the delays."
 )
 
 PAPER = Paper(
     id="arena",
     seed_id=6,
     title="Beyond the papers: every algorithm of the five papers under every delay regime (figure "
-    "regret: the heatmap at T, and as other views the heatmap at T/10 and the curves; "
+    "regret: the heatmap at T, and as other views the heatmap at T/10, the curves and the "
+    "mean-rank diagram; figure window: regret against the censoring window m; "
     "results/arena/regret/leaderboard.csv).",
     figure_ids="^(regret|window)$",
     # the algorithms together, per algorithm-step (K = 10; measured 2.5M with 15 algorithms)
@@ -35,13 +37,26 @@ PAPER = Paper(
         Kind(
             "arena_window",
             shows=f"Mean {PSEUDO_REGRET} at T against the window m (log scale), one panel per "
-            "(delay law, problem), one line per entrant, with 95 % paired-bootstrap intervals.",
+            "(delay law, problem), one line per entrant styled by family as the curves, with "
+            "the 95 % bootstrap interval of the mean as an error bar (the entrants side by side "
+            "at each m).",
             tables=("leaderboard",),
         ),
         Kind(
             "arena_curves",
             shows=f"Mean {PSEUDO_REGRET} against time of every algorithm that applies, one panel "
-            "per setting, with a ±2 SE band over runs.",
+            "per setting, a page per problem, with a band from the 5th to the 95th percentile "
+            "of the runs (5-95 % of runs).",
+            in_config=False,
+        ),
+        Kind(
+            "arena_ranks",
+            shows=f"Critical-difference diagrams (Demšar 2006): the mean rank of {PSEUDO_REGRET} "
+            "at T, matched exploration, over the settings of each family (base rate, censored "
+            "or not), of the algorithms that apply in all of them, with the Friedman test and "
+            "bars joining algorithms whose mean ranks differ by less than the Nemenyi critical "
+            "difference (alpha = 0.05).",
+            tables=("leaderboard",),
             in_config=False,
         ),
     ),
@@ -50,5 +65,7 @@ PAPER = Paper(
         "figures/arena-curves.png",
         "figures/arena-early.pdf",
         "figures/arena-early.png",
+        "figures/arena-ranks.pdf",
+        "figures/arena-ranks.png",
     ),
 )
