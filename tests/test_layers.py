@@ -32,7 +32,17 @@ SRC = Path(__file__).resolve().parents[1] / "src" / PACKAGE
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "foundations",
-        (PACKAGE, "errors", "yamlio", "kindtype", "outputs", "progress", "style", "software"),
+        (
+            PACKAGE,
+            "errors",
+            "yamlio",
+            "kindtype",
+            "outputs",
+            "progress",
+            "style",
+            "software",
+            "quoted",
+        ),
     ),
     (
         "model and tables",
