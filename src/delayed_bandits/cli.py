@@ -534,7 +534,6 @@ def _bench(args: argparse.Namespace) -> None:
         )
 
 
-
 def _quote(args: argparse.Namespace) -> None:
     import json
 
@@ -576,6 +575,7 @@ def _quote(args: argparse.Namespace) -> None:
         f"{', '.join(map(str, args.docs))}: every quoted block is {args.digest}'s"
         + (f"; the digest is the run's in {args.run} (cost aside)" if args.run else "")
     )
+
 
 COMMANDS = {
     "validate": _validate,

@@ -164,7 +164,9 @@ def _window(board: pd.DataFrame) -> list[dict[str, Any]]:
                 "regret_lo": _number(best.regret_lo),
                 "regret_hi": _number(best.regret_hi),
                 "windows_not_separated": [int(w) for w in near.window],
-                "regret_by_window": {str(int(w)): _number(r) for w, r in zip(rows.window, rows.regret)},
+                "regret_by_window": {
+                    str(int(w)): _number(r) for w, r in zip(rows.window, rows.regret)
+                },
             }
         )
     return out
@@ -204,9 +206,7 @@ def _cost(run: Path) -> dict[str, Any]:
         "after_simulation_s": float(rest.s.sum()),
         # the simulation scheduled on a machine of n cores, plus the jobs after it run one after
         # another (an upper bound: several of them can run side by side)
-        "wall_estimate_s": {
-            str(n): _lpt(sim.cpu_s, n) + float(rest.cpu_s.sum()) for n in CORES
-        },
+        "wall_estimate_s": {str(n): _lpt(sim.cpu_s, n) + float(rest.cpu_s.sum()) for n in CORES},
     }
 
 
@@ -219,9 +219,7 @@ def _figure(run: Path, figure: str) -> Mapping[str, Any]:
 
 
 def _provenance(run: Path, figure: str) -> dict[str, Any]:
-    side = json.loads(
-        (run / "results" / PAPER / figure / "summary.provenance.json").read_text()
-    )
+    side = json.loads((run / "results" / PAPER / figure / "summary.provenance.json").read_text())
     return {
         "replications": int(_figure(run, figure)["replications"]),
         "source_sha256": sorted({e["source_sha256"] for e in side["shard_environments"]}),
@@ -408,7 +406,11 @@ def _window_table(d: Mapping[str, Any]) -> str:
         cells = [algorithm]
         for law in rows.regime_label.unique():
             for p in problems.itertuples():
-                r = of[(of.regime_label == law) & (of.n_arms == p.n_arms) & (of.base_mean == p.base_mean)]
+                r = of[
+                    (of.regime_label == law)
+                    & (of.n_arms == p.n_arms)
+                    & (of.base_mean == p.base_mean)
+                ]
                 if r.empty:
                     cells.append("n/a")
                     continue
@@ -430,7 +432,10 @@ def _claims_list(d: Mapping[str, Any]) -> str:
     )
     return "\n".join(
         [head, ""]
-        + [f"- `{c['figure']}` `{c['id']}`: **{c['verdict']}** ({c['measured']})" for c in d["claims"]]
+        + [
+            f"- `{c['figure']}` `{c['id']}`: **{c['verdict']}** ({c['measured']})"
+            for c in d["claims"]
+        ]
     )
 
 
