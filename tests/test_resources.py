@@ -106,3 +106,18 @@ def test_paper_scale_jobs_fit_short_queues(root) -> None:
             horizon = max(cfg.horizon(fig, s) for s in cfg.settings(fig).values())
             request = resources.simulation(paper, horizon, size, cfg.job_steps(fig))
             assert request.mem_mb <= 2048 and request.runtime <= 60, (paper, request)
+
+
+def test_jobs_reading_a_figure_ask_for_its_recorded_values(root) -> None:
+    """The citable arena run's summary job peaked at 1,927 MB and 82 s, its leaderboard's at
+    1,646 MB and 75 s (Snakemake's benchmarks of that run): the request covers both with room,
+    while a figure drawn from the config alone keeps the base request."""
+    full = cfg.load([root / "config/config.yaml", root / "config/arena-full.yaml"])
+    fig = cfg.figure(full, "arena", "regret")
+    values = cfg.recorded_values(fig)
+    assert values == 80 * 112 * 28 * 50
+    request = resources.analysis(values)
+    assert request.mem_mb >= 1.5 * 1927 and request.runtime * 60 >= 3 * 82
+    assert resources.analysis(0) == resources.analysis() == resources.Request(1024, 5)
+    density = next(f for p in full["papers"].values() for f in p.values() if not kinds.simulated(f))
+    assert cfg.recorded_values(density) == 0

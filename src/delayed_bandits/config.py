@@ -402,6 +402,16 @@ def curve(
     return get(paper, registry_id), experiment(paper).Setting.from_config(merged, where)
 
 
+def recorded_values(fig: Mapping[str, Any]) -> int:
+    """How many regret values a simulated figure records (every run of every curve at every
+    checkpoint, counting every (setting, algorithm) pair, so an upper bound): what a job reading
+    all its shards holds (``resources.analysis``); 0 for a figure drawn from the config alone."""
+    if not kinds.simulated(fig):
+        return 0
+    n_curves = len(settings(fig)) * len(fig["algorithms"])
+    return int(fig["replications"]) * n_curves * int(fig["checkpoints"])
+
+
 def curves(paper: str, figure: str, fig: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(setting, algorithm) of every curve of the figure that has results, settings first. In a
     ``per_curve`` figure that is every pair (``validate`` refuses an algorithm that does not

@@ -32,6 +32,10 @@ BASE_MB = 512
 BYTES_PER_ROUND = 400
 RUNTIME_FACTOR = 3
 MIN_RUNTIME_MIN = 5
+# A job reading a figure's tables: bytes and time per recorded value (the arena's full run read
+# 12.5 M values in about 80 s per job at 1.6-1.9 GB)
+BYTES_PER_VALUE = 200
+VALUES_PER_SECOND = 150_000
 # `shard_size: auto`: a shard is estimated to run at most this long at the typical rate, so
 # a figure takes as few jobs as that allows (each job pays about a second of Python start-up)
 AUTO_SHARD_SECONDS = 60
@@ -81,12 +85,18 @@ def auto_shard_size(paper: str, steps: int, replications: int) -> int:
     return math.ceil(replications / n_shards)
 
 
-def analysis() -> Request:
-    """Request of the jobs that read a figure's tables: summaries, ratios, claims and plots.
-
-    At paper scale the largest took 12 s (a Pike-Burke et al. plot) and 413 MB (Thune et al.'s
-    plot, which evaluates the regret bounds)."""
-    return Request(mem_mb=2 * BASE_MB, runtime=MIN_RUNTIME_MIN)
+def analysis(values: int = 0) -> Request:
+    """Request of the jobs that read a figure's tables: summaries, ratios, finals, leaderboards,
+    claims and plots, which hold the figure's ``values`` recorded values at once
+    (``config.recorded_values``). At paper scale the largest of the papers' took 12 s (a
+    Pike-Burke et al. plot) and 413 MB (Thune et al.'s plot, which evaluates the regret bounds);
+    the arena's full run (12.5 M values) peaked at 1.9 GB in its summary and 1.6 GB in its
+    leaderboard, about 130 bytes a value, asked for as ``BYTES_PER_VALUE``."""
+    minutes = math.ceil(RUNTIME_FACTOR * values / VALUES_PER_SECOND / 60)
+    return Request(
+        mem_mb=2 * BASE_MB + math.ceil(values * BYTES_PER_VALUE / 1e6),
+        runtime=max(MIN_RUNTIME_MIN, minutes),
+    )
 
 
 def physical_memory_mb() -> int:

@@ -27,8 +27,8 @@ rule arena_view:
         ENV
     threads: 1
     resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
+        mem_mb=lambda wc: figure_analysis("arena", "regret").mem_mb,
+        runtime=lambda wc: figure_analysis("arena", "regret").runtime,
     params:
         code=SOURCE_SHA256,
         config=CONFIG,

@@ -190,6 +190,16 @@ def simulation_request(wildcards):
 ANALYSIS = dbresources.analysis()
 
 
+def analysis_request(wildcards):
+    """Memory and run time of a job that reads a figure's tables: every value its runs recorded
+    (the arena's full run needs several times ANALYSIS)."""
+    return figure_analysis(wildcards.paper, wildcards.figure)
+
+
+def figure_analysis(paper, figure):
+    return dbresources.analysis(dbconfig.recorded_values(figure_config(paper, figure)))
+
+
 def figure_caption(wildcards):
     # one line: a folded YAML caption ends in a newline, which the report shows as a literal \n
     return " ".join(figure_config(wildcards.paper, wildcards.figure).get("caption", "").split())

@@ -120,8 +120,8 @@ rule summarise:
         ENV
     threads: 1
     resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
+        mem_mb=lambda wc: analysis_request(wc).mem_mb,
+        runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
         config=CONFIG,
@@ -145,8 +145,8 @@ rule ratios:
         ENV
     threads: 1
     resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
+        mem_mb=lambda wc: analysis_request(wc).mem_mb,
+        runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
         config=CONFIG,
@@ -168,8 +168,8 @@ rule finals:
         ENV
     threads: 1
     resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
+        mem_mb=lambda wc: analysis_request(wc).mem_mb,
+        runtime=lambda wc: analysis_request(wc).runtime,
     params:
         config=CONFIG,
     shell:
@@ -190,8 +190,8 @@ rule leaderboard:
         ENV
     threads: 1
     resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
+        mem_mb=lambda wc: analysis_request(wc).mem_mb,
+        runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
         config=CONFIG,
@@ -221,8 +221,8 @@ rule claims:
         ENV
     threads: 1
     resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
+        mem_mb=lambda wc: analysis_request(wc).mem_mb,
+        runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
         config=CONFIG,
@@ -254,8 +254,8 @@ rule plot:
         ENV
     threads: 1
     resources:
-        mem_mb=ANALYSIS.mem_mb,
-        runtime=ANALYSIS.runtime,
+        mem_mb=lambda wc: analysis_request(wc).mem_mb,
+        runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
         config=CONFIG,
