@@ -123,8 +123,8 @@ def _place(path: tuple[str, ...], value: float) -> tuple[dict, str]:
             names.append("0")
             if last:
                 target.append(value)
-            else:
-                target.append({})
+            else:  # an item that is itself a list (a grid axis's values, one per key) or a mapping
+                target.append([] if path[i + 1] == "[]" else {})
                 target, node = target[0], (node or [{}])[0]
             continue
         key = part
