@@ -69,12 +69,13 @@ def _difference(a: pd.Series, b: pd.Series) -> tuple[float, float, str]:
         return float(a.diff_lo), float(a.diff_hi), "paired bootstrap"
     if _is_best(a) and not _is_best(b):
         return -float(b.diff_hi), -float(b.diff_lo), "paired bootstrap"
-    return _independent(a, b)
+    return independent(a, b)
 
 
-def _independent(a: Any, b: Any) -> tuple[float, float, str]:
-    """a's mean regret minus b's ± ``Z`` SE, the two means taken as independent."""
-    gap, se = a.regret - b.regret, float(np.hypot(a.se, b.se))
+def independent(a: Any, b: Any) -> tuple[Any, Any, str]:
+    """a's mean regret minus b's ± ``Z`` SE, the two means taken as independent: of two rows, or
+    elementwise of two aligned tables (``digest``'s comparisons)."""
+    gap, se = a.regret - b.regret, np.hypot(a.se, b.se)
     return gap - Z * se, gap + Z * se, f"± {Z:g} SE"
 
 
@@ -365,7 +366,7 @@ def window(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> li
 def _across_windows(small: Any, large: Any, margin: float) -> Result:
     """Whether the larger window's cell ends with no more regret than the smaller's; the two
     settings' replications are drawn apart, so their means are independent."""
-    lo, hi, _ = _independent(large, small)
+    lo, hi, _ = independent(large, small)
     holds = _inferior(lo, hi, margin * small.regret)
     return (
         holds,

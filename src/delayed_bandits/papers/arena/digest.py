@@ -10,7 +10,8 @@ what a node of 16 cores would take) is measured, machine by machine, and is quot
 Pairwise comparisons (``COMPARISONS``) are read from the leaderboard, which holds each cell's
 mean and standard error but not the per-run differences of two arbitrary cells: one algorithm is
 *established* below another when the difference of means exceeds 2 SE of the difference taken as
-independent, which is conservative (paired runs move together)."""
+independent (``claims.independent``, the arena claims' rule for two cells neither of which is the
+best), which is conservative (paired runs move together)."""
 
 from __future__ import annotations
 
@@ -23,13 +24,13 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import claims, config
+from delayed_bandits.papers.arena import claims as arena_claims
 from delayed_bandits.papers.arena import leaderboard
 from delayed_bandits.papers.arena.entrants import CONVERSIONS, INFORMATION, LABELLED, SETTLED
 
 PAPER = "arena"
 FIGURES = ("regret", "window")
 CORES = (2, 16)  # the machines the cost is stated for: this one, and a cluster node
-Z = 2.0
 COMPARISONS = (  # (lower, higher, what the comparison isolates)
     ("ts", "ucb1-matched", "the base learner, both ignoring delays"),
     ("qpm-d-ts", "qpm-d-matched", "the base learner, both queueing (labelled outcomes)"),
@@ -106,7 +107,7 @@ def _compare(at_t: pd.DataFrame) -> list[dict[str, Any]]:
             a, b = a[both], b[both]
             if a.empty:
                 continue
-            diff, se = b.regret - a.regret, np.sqrt(a.se**2 + b.se**2)
+            lo, hi, _ = arena_claims.independent(a, b)
             out.append(
                 {
                     "base_mean": _number(rate),
@@ -114,8 +115,8 @@ def _compare(at_t: pd.DataFrame) -> list[dict[str, Any]]:
                     "higher": high,
                     "isolates": isolates,
                     "settings": int(len(a)),
-                    "below": int((diff > Z * se).sum()),
-                    "above": int((diff < -Z * se).sum()),
+                    "below": int((hi < 0).sum()),
+                    "above": int((lo > 0).sum()),
                     "median_ratio": _number(float((a.regret / b.regret).median())),
                 }
             )
@@ -210,18 +211,14 @@ def _cost(run: Path) -> dict[str, Any]:
     }
 
 
-def _figure(run: Path, figure: str) -> Mapping[str, Any]:
-    """The figure's config as the run's summary recorded it (its files, read from here, and
-    its overrides)."""
+def _provenance(run: Path, figure: str) -> tuple[Mapping[str, Any], dict[str, Any]]:
+    """The figure's config as the run's summary recorded it (its files, read from here, and its
+    overrides), and what the digest quotes of its provenance."""
     side = json.loads((run / "results" / PAPER / figure / "summary.provenance.json").read_text())
     made = config.load(side["config"]["paths"], PAPER, side["config"]["overrides"], figure)
-    return config.figure(made, PAPER, figure)
-
-
-def _provenance(run: Path, figure: str) -> dict[str, Any]:
-    side = json.loads((run / "results" / PAPER / figure / "summary.provenance.json").read_text())
-    return {
-        "replications": int(_figure(run, figure)["replications"]),
+    fig = config.figure(made, PAPER, figure)
+    return fig, {
+        "replications": int(fig["replications"]),
         "source_sha256": sorted({e["source_sha256"] for e in side["shard_environments"]}),
         "git_commits": side["shards"]["git_commits"],
     }
@@ -233,6 +230,7 @@ def digest(run: Path) -> dict[str, Any]:
     scale = "standard" if run.resolve() == Path.cwd().resolve() else run.name
     board = _board(run, "regret")
     at_t = leaderboard.view(board)
+    made = {figure: _provenance(run, figure) for figure in FIGURES}
     return {
         "scale": scale,
         "horizon": int(board.horizon.max()),
@@ -240,12 +238,12 @@ def digest(run: Path) -> dict[str, Any]:
         "settings": int(board.setting.nunique()),
         "entrants": int(board.algorithm.nunique()),
         "base_means": sorted({_number(r) for r in board.base_mean}, reverse=True),
-        "provenance": {figure: _provenance(run, figure) for figure in FIGURES},
+        "provenance": {figure: recorded for figure, (_, recorded) in made.items()},
         "wins": _wins(board),
         "precision": _records(
             leaderboard.precision_report(board).query("field == @leaderboard.MATCHED")
         ),
-        "statistics": leaderboard.statistics(_figure(run, "regret")),
+        "statistics": leaderboard.statistics(made["regret"][0]),
         "comparisons": _compare(at_t),
         "oracle": _oracle(board),
         "window": _window(_board(run, "window")),
