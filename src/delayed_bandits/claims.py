@@ -10,7 +10,16 @@ One rule gives every claim of the papers its verdict (``verdict``):
 - **fails**: the measurement establishes the opposite, by the same standard;
 - **inconclusive** (``holds`` None): the evidence cannot separate the two.
 
-A failing claim carries a note saying what may explain it (``check`` refuses one without)."""
+A failing claim carries a note saying what may explain it (``check`` refuses one without).
+
+Every claim is of one of two kinds (``KINDS``): a **reproduction** is a statement of the paper
+that the runs could refute; a **check** is one whose outcome does not depend on the runs (it holds
+by construction, is closed-form arithmetic, a property of an input, or a sanity bound kept loose
+on purpose). Counts give them apart, and the headline counts reproductions only.
+
+Claims that compare statistics of the same runs (two rounds of one curve, two curves, two
+settings on common random numbers) take per-run differences through ``paired``: treating such
+statistics as independent gets their standard error wrong in either direction."""
 
 from __future__ import annotations
 
@@ -36,6 +45,15 @@ class Claim:
     # None: inconclusive, the measurement lies between what would confirm and what would refute
     holds: bool | None
     note: str = ""  # what may explain a claim that does not hold, or a caveat
+    kind: str = "reproduction"  # or "check": one of KINDS (the module's docstring)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id}: kind {self.kind!r} is not one of {KINDS}")
+
+
+REPRODUCTION, CHECK = "reproduction", "check"
+KINDS = (REPRODUCTION, CHECK)
 
 
 @dataclass(frozen=True)
@@ -59,6 +77,44 @@ def at(summary: pd.DataFrame, setting: str, algorithm: str, t: int | None = None
         rows = rows[rows.t <= t]
     row = rows.loc[rows.t.idxmax()]
     return Point(float(row["mean"]), float(row.se), int(row.t))
+
+
+def per_run(runs: pd.DataFrame, setting: str, algorithm: str, t: int | None = None) -> pd.Series:
+    """Every run's regret of one curve at its last checkpoint <= t (at T when t is None), indexed
+    by replication. ``runs`` is a figure's shards read as one table (``tables["runs"]``)."""
+    rows = runs[(runs.setting == setting) & (runs.algorithm == algorithm)]
+    if rows.empty:
+        raise KeyError(f"no runs for {setting}/{algorithm}")
+    if t is not None:
+        rows = rows[rows.t <= t]
+    rows = rows[rows.t == rows.t.max()]
+    return rows.set_index("replication").regret.sort_index()
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Mean of a per-run statistic over n runs, with its standard error."""
+
+    mean: float
+    se: float
+    n: int
+
+    def __str__(self) -> str:
+        return f"{self.mean:.2f} ± {self.se:.2f} ({self.n} paired runs)"
+
+
+def paired(x: pd.Series, y: pd.Series | None = None, scale: float = 1.0) -> Paired:
+    """The mean of ``scale * (x - y)`` over runs (``x`` alone when ``y`` is None), with the SE
+    of that mean from the per-run values: the one way to compare two statistics of the same runs.
+    ``x`` and ``y`` are indexed by replication and must hold the same runs."""
+    if y is not None:
+        if not x.index.equals(y.index):
+            raise ValueError("paired statistics must cover the same replications")
+        x = x - y
+    values = scale * x.to_numpy(dtype=float)
+    if len(values) < 2:
+        raise ValueError("a paired statistic needs at least 2 runs")
+    return Paired(float(values.mean()), float(values.std(ddof=1) / len(values) ** 0.5), len(values))
 
 
 def diff_se(a: Point, b: Point) -> float:
@@ -165,13 +221,18 @@ def to_html(claims: Iterable[Claim], title: str) -> str:
 
 
 def count(rows: Iterable[Mapping[str, Any]]) -> str:
-    """The verdicts of claims (as dicts) counted: 'X of N claims hold, Y fail, Z inconclusive.'"""
-    marks = [c["holds"] for c in rows]
-    held, failed = sum(m is True for m in marks), sum(m is False for m in marks)
-    return (
-        f"{held} of {len(marks)} claims hold, {failed} fail, "
-        f"{len(marks) - held - failed} inconclusive."
-    )
+    """The verdicts of claims (as dicts) counted, reproductions and checks apart: 'X of N
+    reproductions hold, Y fail, Z inconclusive; checks: A of B hold, ...'."""
+    rows = list(rows)
+    parts = []
+    for kind, label in ((REPRODUCTION, "reproductions"), (CHECK, "checks")):
+        marks = [c["holds"] for c in rows if c.get("kind", REPRODUCTION) == kind]
+        held, failed = sum(m is True for m in marks), sum(m is False for m in marks)
+        parts.append(
+            f"{held} of {len(marks)} {label} hold, {failed} fail, "
+            f"{len(marks) - held - failed} inconclusive"
+        )
+    return f"{parts[0]}; {parts[1]}."
 
 
 def _mark(holds: bool | None) -> str:
