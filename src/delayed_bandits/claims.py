@@ -24,6 +24,7 @@ statistics as independent gets their standard error wrong in either direction.""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass
 from html import escape
 from pathlib import Path
@@ -46,6 +47,9 @@ class Claim:
     holds: bool | None
     note: str = ""  # what may explain a claim that does not hold, or a caveat
     kind: str = "reproduction"  # or "check": one of KINDS (the module's docstring)
+    # an inconclusive comparative claim: the runs at which its effect, at the per-run variance
+    # measured, would lie Z standard errors from 0 (``runs_needed``); None otherwise
+    runs_needed: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -137,6 +141,15 @@ def verdict(effect: float, se: float) -> bool | None:
     if effect < -Z * se:
         return False
     return None
+
+
+def runs_needed(effect: float, se: float, n: int) -> int | None:
+    """Runs at which a statistic measured as ``effect`` ± ``se`` over ``n`` runs would be
+    established (|effect| = Z SE, the SE shrinking as 1/sqrt(runs)), or None when the effect is
+    exactly 0 (no run count resolves it). The power of an inconclusive claim, stated."""
+    if effect == 0:
+        return None
+    return max(n, math.ceil(n * (Z * se / abs(effect)) ** 2))
 
 
 def below(a: Point, b: Point) -> bool | None:
