@@ -37,7 +37,7 @@ def test_replay_gives_the_shards_regret(tmp_path: Path) -> None:
         )
         == 0
     )
-    rows = read_shard(shard)
+    rows = read_shard(shard, None)
     config = smoke_config()
     for algorithm in curves:
         for r in (0, 1):

@@ -50,7 +50,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("registry", ("papers", "papers.*")),
     ("registry lookups", ("kinds", "algorithms", "resources", "seeds", "claims")),
-    ("config", ("config", "provenance")),
+    ("config", ("config", "provenance", "layout")),
     ("papers' modules", ("papers.*.*",)),
     ("commands", ("simulate", "plotting", "bench", "render", "verify", "cli")),
 ]

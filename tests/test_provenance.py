@@ -27,7 +27,7 @@ import yaml
 
 import delayed_bandits
 from conftest import CONFIG, SMOKE, config_files, copy_workflow, smoke_config, snakemake
-from delayed_bandits import progress, provenance, seeds
+from delayed_bandits import progress, provenance, seeds, tables
 from delayed_bandits.aggregate import read_shards, summarise
 from delayed_bandits.cli import main
 from delayed_bandits.outputs import write_parquet
@@ -51,7 +51,7 @@ class Run:
     stderr: list[str]  # of each simulate command
 
     def sidecar(self, i: int = 0) -> dict[str, Any]:
-        return json.loads(provenance.sidecar_path(self.summaries[i]).read_text())
+        return json.loads(tables.sidecar_path(self.summaries[i]).read_text())
 
 
 def _simulate(
@@ -158,7 +158,7 @@ def test_sidecar_records_version_git_and_config(run: Run) -> None:
     assert side["config"]["sha256"] == _sha256_of_yaml(None)
     assert side["config"]["figure_sha256"] == _sha256_of_yaml(None, "papers", PAPER, FIGURE)
     assert side["created_utc"].endswith("+00:00")
-    assert side["summary_sha256"] == hashlib.sha256(run.summaries[0].read_bytes()).hexdigest()
+    assert side["table_sha256"] == hashlib.sha256(run.summaries[0].read_bytes()).hexdigest()
 
 
 def test_config_hash_follows_the_config(run: Run, tmp_path: Path) -> None:
@@ -170,7 +170,7 @@ def test_config_hash_follows_the_config(run: Run, tmp_path: Path) -> None:
     out = tmp_path / "summary.csv"
     code, err = _main(_aggregate(out, run.shards, changed))
     assert code == 0, err
-    side = json.loads(provenance.sidecar_path(out).read_text())
+    side = json.loads(tables.sidecar_path(out).read_text())
     before = run.sidecar()["config"]
     # Another figure's change shows in the config's hash but not in this figure's.
     assert side["config"]["sha256"] == _sha256_of_yaml(changed) != before["sha256"]
@@ -241,14 +241,16 @@ def test_wall_time_adds_the_shards_and_the_aggregation(run: Run) -> None:
 
 
 def test_shards_without_metadata_are_counted_not_timed(run: Run, tmp_path: Path) -> None:
-    # A shard without provenance (its content checksum only): the sidecar says its time is missing.
+    # A shard without provenance (its content checksum and binding only): the sidecar says its
+    # time is missing.
     old = tmp_path / "old.parquet"
     frame = pd.read_parquet(run.shards[2])
-    write_parquet(frame, old)
+    made_by = provenance.binding(smoke_config(), PAPER, FIGURE, [(SETTING, "d-klucb")])
+    write_parquet(frame, old, provenance.binding_metadata(made_by))
     out = tmp_path / "summary.csv"
     code, err = _main(_aggregate(out, [*run.shards[:2], old]))
     assert code == 0, err
-    side = json.loads(provenance.sidecar_path(out).read_text())
+    side = json.loads(tables.sidecar_path(out).read_text())
     assert (side["shards"]["count"], side["shards"]["without_metadata"]) == (3, 1)
     assert side["shards"]["agent_steps"] == 6 * HORIZON
     assert out.read_bytes() == run.summaries[0].read_bytes()
@@ -259,8 +261,8 @@ def test_summary_is_bit_identical_while_the_sidecars_may_differ(run: Run) -> Non
     assert first == second
     sides = [run.sidecar(i) for i in range(2)]
     assert (
-        sides[0]["summary_sha256"]
-        == sides[1]["summary_sha256"]
+        sides[0]["table_sha256"]
+        == sides[1]["table_sha256"]
         == hashlib.sha256(first).hexdigest()
     )
     # The volatile fields live only in the sidecar.
@@ -311,7 +313,7 @@ def test_shard_numbers_do_not_depend_on_progress_or_metadata(run: Run) -> None:
     plain.insert(0, "setting", SETTING)
     pd.testing.assert_frame_equal(stored, plain, check_exact=True)
     # Same summary as from the same frames without any metadata.
-    assert summarise(read_shards(run.shards)).equals(
+    assert summarise(read_shards(run.shards, None)).equals(
         summarise(pd.concat([pd.read_parquet(p) for p in run.shards], ignore_index=True))
     )
 
@@ -450,8 +452,6 @@ def test_aggregate_rejects_bad_arguments_and_writes_nothing(run: Run, tmp_path: 
         ]
     )
     assert code == 2 and "figure 'fig9'" in err and "fig1, fig2, fig3" in err
-    code, err = _main(_aggregate(out, run.shards, SMOKE, "--provenance", str(out)))
-    assert code == 2 and "--provenance" in err and "--out" in err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -462,6 +462,6 @@ def test_summarise_rule_writes_the_sidecar(tmp_path: Path) -> None:
     assert dry.returncode == 0, dry.stderr[-2000:]
     assert (
         f"delayed-bandits aggregate --config config/config.yaml config/smoke.yaml --paper {PAPER} --figure "
-        f"{FIGURE} --out {target} --provenance smoke/results/{PAPER}/{FIGURE}/"
-        "summary.provenance.json"
+        f"{FIGURE} --out {target} --provenance-html smoke/results/{PAPER}/{FIGURE}/"
+        "summary.provenance.html"
     ) in dry.stdout + dry.stderr

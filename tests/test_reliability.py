@@ -440,7 +440,7 @@ def test_every_flipped_bit_of_a_shard_is_found_or_harmless(tmp_path: Path) -> No
     gives exactly the original numbers (a flip in metadata nobody reads); no flip changes a
     number without a word."""
     shard = _shard(tmp_path)
-    original = tables.read_shard(shard)
+    original = tables.read_shard(shard, None)
     data = shard.read_bytes()
     bad = tmp_path / "flipped" / shard.name
     bad.parent.mkdir()
@@ -449,7 +449,7 @@ def test_every_flipped_bit_of_a_shard_is_found_or_harmless(tmp_path: Path) -> No
     for i in flipped:
         bad.write_bytes(data[:i] + bytes([data[i] ^ (1 << (i % 8))]) + data[i + 1 :])
         try:
-            found = tables.read_shard(bad)
+            found = tables.read_shard(bad, None)
         except tables.CorruptTableError as exc:
             assert str(bad) in str(exc)
             refused += 1
@@ -466,7 +466,7 @@ def test_a_shard_rewritten_without_its_checksum_is_refused(tmp_path: Path, capsy
     frame.loc[0, "regret"] += 1.0
     frame.to_parquet(shard, index=False)  # an edit by hand: no checksum
     with pytest.raises(tables.CorruptTableError, match="carries no content checksum"):
-        tables.read_shard(shard)
+        tables.read_shard(shard, None)
 
 
 def _run_dir(tmp_path: Path) -> Path:

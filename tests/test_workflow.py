@@ -61,7 +61,7 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
         )
         assert sidecar["config"]["paths"] == ["config/config.yaml", "config/smoke.yaml"]
         assert (
-            sidecar["summary_sha256"]
+            sidecar["table_sha256"]
             in (smoke_run / f"smoke/results/{paper}/{fig}/summary.provenance.html").read_text()
         )
         assert {n for by_alg in sidecar["replications"].values() for n in by_alg.values()} == {

@@ -9,15 +9,16 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.tables import read_shard
+from delayed_bandits.tables import Binding, read_shard
 
 SUMMARY_COLUMNS = ["setting", "algorithm", "t", "mean", "se", "q05", "q95", "n_runs"]
 
 
-def read_shards(paths: Iterable[str | Path]) -> pd.DataFrame:
+def read_shards(paths: Iterable[str | Path], binding: Binding | None) -> pd.DataFrame:
     """Concatenate raw shard files; a replication present twice is an error, not averaged, and a
-    corrupt or truncated shard is an error naming the file (``tables.read_shard``)."""
-    frames = [read_shard(p) for p in paths]
+    corrupt or truncated shard, or one made by another config than ``binding`` says, is an error
+    naming the file (``tables.read_shard``)."""
+    frames = [read_shard(p, binding) for p in paths]
     if not frames:
         raise ConfigError("no shard files given to aggregate")
     raw = pd.concat(frames, ignore_index=True)

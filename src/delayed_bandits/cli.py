@@ -112,11 +112,12 @@ def _parser() -> argparse.ArgumentParser:
         help="summarise shards: mean, se, quantiles per checkpoint, with a provenance sidecar",
     )
     _figure_args(p)
-    p.add_argument("--out", required=True, type=Path, help="summary table to write (CSV)")
     p.add_argument(
-        "--provenance",
+        "--out",
+        required=True,
         type=Path,
-        help="provenance sidecar to write (JSON); default: <out stem>.provenance.json beside --out",
+        help="summary table to write (CSV), with its provenance record beside it "
+        "(<out stem>.provenance.json, where its readers find it)",
     )
     p.add_argument(
         "--provenance-html",
@@ -237,6 +238,16 @@ def _parser() -> argparse.ArgumentParser:
         help="first write the run's checksums.sha256 (every file under results/, figures/, "
         "reports/), e.g. before archiving it",
     )
+    p.add_argument(
+        "--config",
+        nargs="+",
+        type=Path,
+        help="the config files the run was made with, to check it holds every file they make "
+        "(default: those its summaries' provenance records)",
+    )
+    p.add_argument(
+        "--override", type=_override, help="the run's config values on top of the files (JSON)"
+    )
 
     p = sub.add_parser(
         "quote",
@@ -284,37 +295,45 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Mapping[str, Any]]:
     return config, cfg.figure(config, args.paper, args.figure)
 
 
-def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
-    """The tables a claims or plot command was given, by name, each checked whole
-    (``tables``: a corrupt or truncated file is an error naming it)."""
+def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[str, Any]) -> dict:
+    """The tables a claims or plot command was given, by name, each checked whole and made by
+    this config (``tables``: a corrupt or truncated file, or one of another config, is an error
+    naming it)."""
     import pandas as pd
 
+    from delayed_bandits import provenance
     from delayed_bandits import tables as tb
     from delayed_bandits.aggregate import RATIO_COLUMNS, SUMMARY_COLUMNS
 
     out = {}
-    if args.summary is not None:
-        curves = cfg.curves(args.paper, args.figure, fig)
-        out["summary"] = tb.read_summary(args.summary, SUMMARY_COLUMNS, curves)
-    elif kinds.simulated(fig):
+    if args.summary is None and kinds.simulated(fig):
         raise ConfigError(
             f"--summary: required, {args.paper} {args.figure} is a simulated figure "
             f"(kind {kinds.of(fig)})"
         )
+    names = ("summary", "ratios", "leaderboard", "finals", "events")
+    if not any(getattr(args, name, None) for name in names):
+        return out  # a figure drawn from the configuration alone: nothing was made by a run
+    curves = cfg.curves(args.paper, args.figure, fig)
+    made_by = provenance.binding(config, args.paper, args.figure, curves)
+    if args.summary is not None:
+        out["summary"] = tb.read_summary(args.summary, SUMMARY_COLUMNS, made_by, curves)
     if getattr(args, "ratios", None):
-        out["ratios"] = tb.read_summary(args.ratios, RATIO_COLUMNS)
+        out["ratios"] = tb.read_summary(args.ratios, RATIO_COLUMNS, made_by)
     if getattr(args, "leaderboard", None):
         from delayed_bandits.papers.arena.leaderboard import COLUMNS
 
         out["leaderboard"] = tb.read_table(
-            args.leaderboard, COLUMNS, ["horizon", "field", "setting", "algorithm"]
+            args.leaderboard, COLUMNS, ["horizon", "field", "setting", "algorithm"], made_by
         )
     if getattr(args, "finals", None):
         from delayed_bandits.aggregate import FINAL_COLUMNS
 
-        out["finals"] = tb.read_table(args.finals, FINAL_COLUMNS, FINAL_COLUMNS)
+        out["finals"] = tb.read_table(args.finals, FINAL_COLUMNS, FINAL_COLUMNS, made_by)
     if getattr(args, "events", None):
-        out["events"] = pd.concat([tb.read_events(p) for p in args.events], ignore_index=True)
+        out["events"] = pd.concat(
+            [tb.read_events(p, made_by) for p in args.events], ignore_index=True
+        )
     return out
 
 
@@ -350,46 +369,41 @@ def _simulate(args: argparse.Namespace) -> None:
     metadata = provenance.shard_metadata(
         bar.done, bar.steps, wall_time_s, provenance.git_state(Path.cwd())
     )
+    held = list(frame[["setting", "algorithm"]].drop_duplicates().itertuples(index=False))
+    made_by = provenance.binding(config, args.paper, args.figure, held)
     with atomic_path(args.out) as tmp:
         if args.events:
             with atomic_path(args.events) as tmp_events:
-                write_parquet(events, tmp_events)
-        provenance.write_shard(frame, tmp, metadata)
+                write_parquet(events, tmp_events, provenance.binding_metadata(made_by))
+        provenance.write_shard(frame, tmp, metadata, made_by)
     bar.finish(progress.summary(bar.label, bar.done, bar.steps, wall_time_s))
 
 
 def _aggregate(args: argparse.Namespace) -> None:
-    import hashlib
     import socket
     from datetime import datetime, timezone
 
-    from delayed_bandits import provenance
+    from delayed_bandits import provenance, tables
     from delayed_bandits.aggregate import read_shards, summarise
 
     start = time.perf_counter()
-    sidecar = args.provenance or provenance.sidecar_path(args.out)
-    if sidecar.resolve() == args.out.resolve():
-        raise ConfigError(f"--provenance {sidecar} is the --out file; give another path")
     config, _ = _load(args)
-    raw = read_shards(args.shards)
-    summary = summarise(raw)
-    with atomic_path(args.out) as tmp, atomic_path(sidecar) as tmp_sidecar:
-        summary.to_csv(tmp, index=False, float_format="%.10g")
-        record = provenance.build(
-            summary_sha256=hashlib.sha256(tmp.read_bytes()).hexdigest(),
-            paper=args.paper,
-            figure=args.figure,
-            config=config,
-            config_paths=[str(p) for p in args.config],
-            overrides=args.override,
-            git=provenance.git_state(Path.cwd()),
-            replications=provenance.replication_counts(raw),
-            shards=[provenance.read_shard_metadata(p) for p in args.shards],
-            aggregation_s=time.perf_counter() - start,
-            created=datetime.now(timezone.utc),
-            hostname=socket.gethostname(),
-        )
-        tmp_sidecar.write_text(provenance.to_json(record))
+    made_by = provenance.binding(config, args.paper, args.figure)
+    raw = read_shards(args.shards, made_by)
+    record = provenance.build(
+        paper=args.paper,
+        figure=args.figure,
+        config=config,
+        config_paths=[str(p) for p in args.config],
+        overrides=args.override,
+        git=provenance.git_state(Path.cwd()),
+        replications=provenance.replication_counts(raw),
+        shards=[provenance.read_shard_metadata(p) for p in args.shards],
+        aggregation_s=time.perf_counter() - start,
+        created=datetime.now(timezone.utc),
+        hostname=socket.gethostname(),
+    )
+    record = tables.write_table(summarise(raw), args.out, made_by, record)
     if args.provenance_html is not None:
         with atomic_path(args.provenance_html) as tmp:
             tmp.write_text(
@@ -397,38 +411,47 @@ def _aggregate(args: argparse.Namespace) -> None:
             )
 
 
-def _ratios(args: argparse.Namespace) -> None:
-    from delayed_bandits import seeds
-    from delayed_bandits.aggregate import ratio_of_means, read_shards
+def _shards_to_table(args: argparse.Namespace, make: Any) -> tuple[Any, Mapping[str, Any]]:
+    """A table made from a figure's shards (ratios, finals, the leaderboard): the shards read as
+    made by this config, ``make(shards, config, fig)`` written with its record
+    (``tables.write_table``); the table and the figure's config."""
+    from delayed_bandits import provenance, tables
+    from delayed_bandits.aggregate import read_shards
 
     config, fig = _load(args)
-    seed = seeds.analysis_seed(config["seed"], args.paper, args.figure, "bootstrap")
-    if "baseline" not in fig:
-        raise ConfigError(
-            f"config key 'papers.{args.paper}.{args.figure}.baseline': required "
-            "for a ratios table (the algorithm in the denominator)"
-        )
-    table = ratio_of_means(
-        read_shards(args.shards), fig["baseline"], int(fig.get("bootstrap", 1000)), seed
-    )
-    with atomic_path(args.out) as tmp:
-        table.to_csv(tmp, index=False, float_format="%.10g")
+    made_by = provenance.binding(config, args.paper, args.figure)
+    table = make(read_shards(args.shards, made_by), config, fig)
+    tables.write_table(table, args.out, made_by)
+    return table, fig
+
+
+def _ratios(args: argparse.Namespace) -> None:
+    from delayed_bandits import seeds
+    from delayed_bandits.aggregate import ratio_of_means
+
+    def ratios(raw: Any, config: Mapping[str, Any], fig: Mapping[str, Any]) -> Any:
+        if "baseline" not in fig:
+            raise ConfigError(
+                f"config key 'papers.{args.paper}.{args.figure}.baseline': required "
+                "for a ratios table (the algorithm in the denominator)"
+            )
+        seed = seeds.analysis_seed(config["seed"], args.paper, args.figure, "bootstrap")
+        return ratio_of_means(raw, fig["baseline"], int(fig.get("bootstrap", 1000)), seed)
+
+    _shards_to_table(args, ratios)
 
 
 def _finals(args: argparse.Namespace) -> None:
-    from delayed_bandits.aggregate import finals, read_shards
+    from delayed_bandits.aggregate import finals
 
-    _load(args)
-    table = finals(read_shards(args.shards))
-    with atomic_path(args.out) as tmp:
-        table.to_csv(tmp, index=False, float_format="%.10g")
+    _shards_to_table(args, lambda raw, config, fig: finals(raw))
 
 
 def _claims(args: argparse.Namespace) -> None:
     from delayed_bandits import claims
 
-    _, fig = _load(args)
-    found = claims.check(args.paper, args.figure, _tables(args, fig), fig)
+    config, fig = _load(args)
+    found = claims.check(args.paper, args.figure, _tables(args, config, fig), fig)
     with atomic_path(args.out) as tmp:
         tmp.write_text(claims.to_json(found))
     if args.html is not None:
@@ -441,12 +464,9 @@ def _leaderboard(args: argparse.Namespace) -> None:
 
     if args.paper != leaderboard.PAPER:
         raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a leaderboard")
-    from delayed_bandits.aggregate import read_shards
-
-    config, fig = _load(args)
-    board = leaderboard.build(read_shards(args.shards), fig, config["seed"], args.figure)
-    with atomic_path(args.out) as tmp:
-        board.to_csv(tmp, index=False, float_format="%.10g")
+    board, fig = _shards_to_table(
+        args, lambda raw, config, fig: leaderboard.build(raw, fig, config["seed"], args.figure)
+    )
     # what the log keeps: how precise the table is, and what more runs would buy
     precision = leaderboard.statistics(fig)["precision"]
     print(leaderboard.precision_report(board, precision).to_string(index=False))
@@ -482,10 +502,10 @@ def _plot(args: argparse.Namespace) -> None:
     bad = [str(p) for p in args.out if p.suffix not in (".pdf", ".png")]
     if bad:
         raise ConfigError(f"--out: {', '.join(bad)} must end in .pdf or .png")
-    _, fig = _load(args)
+    config, fig = _load(args)
     kind = args.kind or kinds.of(fig)
     plotting.view(args.paper, kind)  # an unknown kind fails before the tables are read
-    plotting.plot_figure(_tables(args, fig), args.paper, args.figure, fig, args.out, kind)
+    plotting.plot_figure(_tables(args, config, fig), args.paper, args.figure, fig, args.out, kind)
 
 
 def _render(args: argparse.Namespace) -> None:
@@ -505,7 +525,8 @@ def _verify(args: argparse.Namespace) -> None:
         )
     if args.record:
         print(f"{args.run / verify.MANIFEST}: {verify.record(args.run)} files recorded")
-    checked, problems = verify.check(args.run)
+    config = cfg.load(args.config, overrides=args.override) if args.config else None
+    checked, problems = verify.check(args.run, config)
     for line in problems:
         print(f"FAILED {line}")
     print(f"{args.run}: checked {'; '.join(checked)}: {len(problems)} problems")

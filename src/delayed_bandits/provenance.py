@@ -1,5 +1,6 @@
 """How a result was made: each shard carries it in its parquet metadata, each summary in a JSON
-sidecar, ``summary.provenance.json``, beside it.
+sidecar, ``summary.provenance.json``, beside it (``tables.write_table``, which adds the
+summary's sha256 and the ``binding`` of its numbers: what every reader checks).
 
 The sidecar holds everything that may change from run to run (times, host, git state), so that
 ``summary.csv`` itself stays bit-identical. It records: the package version and git state, the
@@ -26,6 +27,7 @@ import pyarrow.parquet as pq
 from delayed_bandits import __version__, seeds, software
 from delayed_bandits import config as cfg
 from delayed_bandits.outputs import html_page, write_parquet
+from delayed_bandits.tables import BINDING_KEY, Binding, curve_key
 
 UNKNOWN = "unknown"
 # The key of a shard's parquet key-value metadata that holds its provenance (JSON).
@@ -64,6 +66,57 @@ def config_hash(config: Any) -> str:
     return hashlib.sha256(canonical_json(config)).hexdigest()
 
 
+def curve_specs(
+    config: Mapping[str, Any], paper: str, figure: str, curves: Sequence[tuple[str, str]]
+) -> dict[str, dict[str, Any]]:
+    """Everything the numbers of each curve (setting, algorithm) depend on, by ``curve_key``:
+    the seeds' ids (root seed, paper, figure, the setting's ``seed_name``), the setting's horizon,
+    the figure's checkpoints, and the algorithm's registry id with the setting config it runs on
+    (``config.resolve``). Not what only splits or places the work (``replications``,
+    ``shard_size``, ``simulate_jobs``, ``scale``), nor what is drawn from the numbers afterwards
+    (captions, claims' thresholds). The workflow reruns a shard when its curves' specs change
+    (the rules' ``spec``), and ``binding`` hashes them."""
+    fig = cfg.figure(config, paper, figure)
+    all_settings = cfg.settings(fig)
+    specs = {}
+    for setting, algorithm in curves:
+        registry_id, resolved = cfg.resolve(fig, all_settings[setting], algorithm)
+        specs[curve_key(setting, algorithm)] = {
+            "paper": paper,
+            "figure": figure,
+            "seed": config["seed"],
+            "seed_setting": cfg.seed_name(fig, setting),
+            "horizon": cfg.horizon(fig, all_settings[setting]),
+            "checkpoints": fig["checkpoints"],
+            "algorithm": registry_id,
+            "setting": resolved,
+        }
+    return specs
+
+
+def binding(
+    config: Mapping[str, Any],
+    paper: str,
+    figure: str,
+    curves: Sequence[tuple[str, str]] | None = None,
+) -> Binding:
+    """What the tables of a figure made from ``config`` by these sources record, and what their
+    readers expect: of ``curves``, or every curve of the figure (``config.curves``)."""
+    if curves is None:
+        curves = cfg.curves(paper, figure, cfg.figure(config, paper, figure))
+    specs = curve_specs(config, paper, figure, curves)
+    return Binding(
+        int(config["seed"]),
+        software.environment()["source_sha256"],
+        {key: config_hash(spec) for key, spec in specs.items()},
+    )
+
+
+def binding_metadata(made_by: Binding) -> dict[bytes, bytes]:
+    """The parquet metadata that records a shard's or an event table's binding."""
+    return {BINDING_KEY: json.dumps(made_by.as_dict()).encode()}
+
+
 def shard_metadata(
     replications: int, agent_steps: int, wall_time_s: float, git: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -79,11 +132,16 @@ def shard_metadata(
     }
 
 
-def write_shard(frame: pd.DataFrame, path: Path, metadata: Mapping[str, Any]) -> None:
+def write_shard(
+    frame: pd.DataFrame, path: Path, metadata: Mapping[str, Any], made_by: Binding
+) -> None:
     """Write ``frame`` as ``DataFrame.to_parquet(path, index=False)`` would, with ``metadata``
-    added to the schema's key-value metadata under ``SHARD_KEY``, and the checksum of its content
-    (``outputs.write_parquet``), which every reader verifies."""
-    write_parquet(frame, path, {SHARD_KEY: json.dumps(metadata).encode()})
+    added to the schema's key-value metadata under ``SHARD_KEY``, its binding
+    (``binding_metadata``) and the checksum of its content (``outputs.write_parquet``), which
+    every reader verifies."""
+    write_parquet(
+        frame, path, {SHARD_KEY: json.dumps(metadata).encode(), **binding_metadata(made_by)}
+    )
 
 
 def read_shard_metadata(path: Path) -> dict[str, Any] | None:
@@ -149,7 +207,6 @@ def shard_environments(metadata: Sequence[Mapping[str, Any] | None]) -> list[dic
 
 def build(
     *,
-    summary_sha256: str,
     paper: str,
     figure: str,
     config: Mapping[str, Any],
@@ -162,13 +219,13 @@ def build(
     created: datetime,
     hostname: str,
 ) -> dict[str, Any]:
-    """The sidecar of a figure's summary: ``replications`` from ``replication_counts``,
-    ``shards`` the shards' ``read_shard_metadata``, ``created`` an aware UTC time."""
+    """The sidecar of a figure's summary (``tables.write_table`` adds the summary's sha256 and
+    binding): ``replications`` from ``replication_counts``, ``shards`` the shards'
+    ``read_shard_metadata``, ``created`` an aware UTC time."""
     shard = _shard_record(shards)
     return {
         "paper": paper,
         "figure": figure,
-        "summary_sha256": summary_sha256,
         "created_utc": created.isoformat(timespec="seconds"),
         "hostname": hostname,
         "version": __version__,
@@ -200,8 +257,3 @@ def to_json(record: Mapping[str, Any]) -> str:
 def to_html(record: Mapping[str, Any], title: str) -> str:
     """The sidecar as an HTML page, for the report to show inline."""
     return html_page(title, f"<pre>{escape(to_json(record))}</pre>")
-
-
-def sidecar_path(summary: Path) -> Path:
-    """``summary.provenance.json`` beside ``summary.csv``."""
-    return summary.with_name(f"{summary.stem}.provenance.json")

@@ -1,31 +1,53 @@
-"""Reading the workflow's intermediate tables, refusing any that is corrupt or truncated.
+"""Reading the workflow's intermediate tables, refusing any that is corrupt, truncated, or made by
+another config; and writing the CSV tables with the record that lets them be checked.
 
 A shard or summary cut short by a full disk, a killed copy or a bad sector can still parse (a CSV
-that ends on a line boundary does), and a flipped bit in a parquet page often still decodes, so a
-shard's content is checked against the checksum it was written with (``outputs.read_parquet``),
-and each reader also checks the table's shape: the columns it
-must have, no missing values in them, and for shards the replications their file name promises.
-A failure names the file and the command that regenerates it; nothing downstream gets to use it.
+that ends on a line boundary does), and a flipped bit in a parquet page often still decodes. So
+every table carries the sha256 of its content, checked before it is parsed: a shard in its parquet
+metadata (``outputs.read_parquet``), a CSV table (summary, ratios, finals, leaderboard) in its
+record beside it, ``<name>.provenance.json`` (``write_table``). Each reader also checks the
+table's shape: the columns it must have, no missing values in them, and for shards the
+replications their file name promises.
+
+Every table also records what made its numbers (``Binding``: the root seed, the package's sources
+and the spec of each curve, ``provenance.binding``); a reader given the binding its config expects
+refuses a table made by another (a shard of seed 8 copied over one of seed 7). A failure names the
+file and the command that regenerates it; nothing downstream gets to use it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
 import re
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import pandas as pd
 
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.outputs import read_parquet
+from delayed_bandits.outputs import atomic_path, read_parquet
 
 SHARD_COLUMNS = ["setting", "algorithm", "replication", "t", "regret"]
 _SHARD_NAME = re.compile(r"rep(\d+)-(\d+)(\.events)?\.parquet$")
+# The key of a shard's (and an event table's) parquet metadata that holds its ``Binding`` (JSON).
+BINDING_KEY = b"delayed_bandits_binding"
+# The keys of a CSV table's record (``<name>.provenance.json``) that ``write_table`` fills in.
+TABLE_SHA256 = "table_sha256"
+BINDING = "binding"
+# How every CSV table is written: the same bytes for the same numbers, run after run.
+FLOAT_FORMAT = "%.10g"
 
 
 class CorruptTableError(ConfigError):
     """A table on disk cannot be used; the message says which file and how to remake it."""
+
+
+class ForeignTableError(CorruptTableError):
+    """A table on disk was made by another config, or by other sources, than the reader's."""
 
 
 def regenerate_hint(path: str | Path) -> str:
@@ -40,9 +62,84 @@ def _corrupt(path: str | Path, why: str) -> CorruptTableError:
     return CorruptTableError(f"{path} is corrupt or truncated ({why}); {regenerate_hint(path)}")
 
 
-def _read(path: str | Path, reader) -> pd.DataFrame:
-    if not Path(path).exists():
+@dataclass(frozen=True)
+class Binding:
+    """What a table's numbers were made from: the root seed, the sha256 of the package's sources
+    (``software.source_sha256``) and, per curve (key ``<setting>/<algorithm>``), the sha256 of
+    its spec (``provenance.curve_spec``: the seed, setting, algorithm, horizon and checkpoints).
+    A shard records the curves it holds, a table made from shards every curve of its figure."""
+
+    seed: int
+    source_sha256: str
+    curves: Mapping[str, str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "source_sha256": self.source_sha256,
+            "curves": dict(sorted(self.curves.items())),
+        }
+
+    @classmethod
+    def from_dict(cls, value: Any, path: str | Path) -> Binding:
+        """The binding a table recorded; a record that is not one is a corrupt table."""
+        try:
+            curves = value["curves"]
+            if not (isinstance(curves, dict) and all(isinstance(v, str) for v in curves.values())):
+                raise TypeError("curves is not a mapping of sha256s")
+            if not isinstance(value["seed"], int) or not isinstance(value["source_sha256"], str):
+                raise TypeError("seed or source_sha256 of the wrong type")
+            return cls(value["seed"], value["source_sha256"], curves)
+        except (KeyError, TypeError) as exc:
+            raise _corrupt(path, f"its record of the config that made it is unreadable: {exc}")
+
+    def only(self, curves: Iterable[str]) -> Binding:
+        """The binding of a table that holds ``curves`` alone (a shard of some of them)."""
+        return Binding(self.seed, self.source_sha256, {c: self.curves[c] for c in curves})
+
+
+def curve_key(setting: str, algorithm: str) -> str:
+    return f"{setting}/{algorithm}"
+
+
+def check_binding(path: str | Path, recorded: Binding, expected: Binding) -> None:
+    """``ForeignTableError`` naming ``path`` and the first difference, unless ``recorded`` is what
+    ``expected`` gives for the curves it records (a shard may hold some of the figure's)."""
+    why = None
+    if recorded.seed != expected.seed:
+        why = f"seed {recorded.seed}, where this config has seed {expected.seed}"
+    elif recorded.source_sha256 != expected.source_sha256:
+        why = (
+            f"sources {recorded.source_sha256[:12]}..., where these are "
+            f"{expected.source_sha256[:12]}..."
+        )
+    else:
+        for curve in sorted(recorded.curves):
+            if curve not in expected.curves:
+                why = f"curve {curve}, which this config's figure does not have"
+            elif recorded.curves[curve] != expected.curves[curve]:
+                why = f"curve {curve}: its setting, algorithm, horizon or checkpoints differ"
+            if why:
+                break
+    if why:
+        raise ForeignTableError(
+            f"{path} was made by a different config ({why}); {regenerate_hint(path)}"
+        )
+
+
+def _regular(path: str | Path) -> None:
+    """A table is a regular file: a missing one, a link, a directory or a device is named."""
+    path = Path(path)
+    if path.is_symlink():
+        raise _corrupt(path, "it is a symbolic link, not the file a job wrote")
+    if not path.exists():
         raise FileNotFoundError(f"{path} does not exist; {regenerate_hint(path)}")
+    if not path.is_file():
+        raise _corrupt(path, "it is not a regular file")
+
+
+def _read(path: str | Path, reader: Callable[[Any], pd.DataFrame]) -> pd.DataFrame:
+    _regular(path)
     try:
         return reader(path)
     except (OSError, ValueError, pd.errors.ParserError) as exc:
@@ -63,12 +160,36 @@ def _require(
         raise _corrupt(path, f"missing values in {', '.join(holes)}")
 
 
-def read_shard(path: str | Path) -> pd.DataFrame:
+def _parquet_binding(path: str | Path) -> Binding:
+    import pyarrow.parquet as pq
+
+    try:
+        raw = (pq.read_schema(path).metadata or {}).get(BINDING_KEY)
+        value = None if raw is None else json.loads(raw)
+    except (OSError, ValueError) as exc:  # a flipped bit in the footer or the JSON
+        raise _corrupt(path, f"its record of the config that made it: {exc}") from None
+    if value is None:
+        raise _corrupt(path, "it carries no record of the config that made it")
+    return Binding.from_dict(value, path)
+
+
+def read_shard(path: str | Path, binding: Binding | None) -> pd.DataFrame:
     """A shard ``rep<first>-<last>.parquet``: regret for every one of the replications
     first..last, of each curve (setting, algorithm) it holds (one, those of a setting, or those of
-    a figure), at the same checkpoints within a setting."""
+    a figure), at the same checkpoints within a setting; made by ``binding`` (what the reader's
+    config gives; None reads a shard whatever made it, e.g. to look at it)."""
     table = _read(path, read_parquet)
     _require(table, path, SHARD_COLUMNS, SHARD_COLUMNS)
+    if binding is not None:
+        recorded = _parquet_binding(path)
+        held = {
+            curve_key(s, a) for s, a in table[["setting", "algorithm"]].drop_duplicates().values
+        }
+        if held - set(recorded.curves):
+            raise _corrupt(
+                path, f"it holds curves its record lacks: {sorted(held - set(recorded.curves))}"
+            )
+        check_binding(path, recorded, binding)
     name = _SHARD_NAME.search(Path(path).name)
     if name:
         expected = set(range(int(name[1]), int(name[2]) + 1))
@@ -86,22 +207,76 @@ def read_shard(path: str | Path) -> pd.DataFrame:
     return table
 
 
-def read_events(path: str | Path) -> pd.DataFrame:
-    """An algorithm's side table ``rep<first>-<last>.events.parquet`` (may have no events)."""
+def read_events(path: str | Path, binding: Binding | None) -> pd.DataFrame:
+    """An algorithm's side table ``rep<first>-<last>.events.parquet`` (may have no events), made
+    by ``binding`` (as ``read_shard``)."""
     table = _read(path, read_parquet)
     missing = [c for c in ("setting", "algorithm", "replication") if c not in table.columns]
     if missing:
         raise _corrupt(path, f"missing columns {', '.join(missing)}")
+    if binding is not None:
+        check_binding(path, _parquet_binding(path), binding)
     return table
 
 
+def sidecar_path(table: Path) -> Path:
+    """The record of a CSV table: ``summary.provenance.json`` beside ``summary.csv``."""
+    return table.with_name(f"{table.stem}.provenance.json")
+
+
+def write_table(
+    frame: pd.DataFrame, path: Path, binding: Binding, record: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Write ``frame`` as CSV (no index, ``FLOAT_FORMAT``) and its record beside it
+    (``sidecar_path``): the sha256 of the CSV's bytes, the ``binding`` of its numbers, then
+    ``record`` (a summary's provenance). Both or neither are replaced; the record is returned."""
+    data = frame.to_csv(index=False, float_format=FLOAT_FORMAT).encode()
+    full = {TABLE_SHA256: hashlib.sha256(data).hexdigest(), BINDING: binding.as_dict()}
+    full.update(record or {})
+    with atomic_path(path) as tmp, atomic_path(sidecar_path(path)) as tmp_record:
+        tmp.write_bytes(data)
+        tmp_record.write_text(json.dumps(full, indent=2, ensure_ascii=False) + "\n")
+    return full
+
+
+def _checked_csv(path: str | Path, binding: Binding | None) -> pd.DataFrame:
+    """A CSV table whose bytes are those its record gives the sha256 of (a lost row, a changed
+    digit or a cut line is refused before it is parsed), made by ``binding``."""
+    path = Path(path)
+    _regular(path)
+    sidecar = sidecar_path(path)
+    try:
+        record = json.loads(sidecar.read_bytes())
+        recorded = record[TABLE_SHA256]
+    except FileNotFoundError:
+        raise _corrupt(path, f"its record {sidecar.name} is missing") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise _corrupt(path, f"its record {sidecar.name} is unreadable: {exc!r}") from None
+    data = path.read_bytes()
+    found = hashlib.sha256(data).hexdigest()
+    if found != recorded:
+        raise _corrupt(
+            path,
+            f"its sha256 is {found[:12]}..., not the {str(recorded)[:12]}... {sidecar.name} records",
+        )
+    if binding is not None:
+        check_binding(path, Binding.from_dict(record.get(BINDING), path), binding)
+    try:
+        return pd.read_csv(io.BytesIO(data))
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise _corrupt(path, f"{type(exc).__name__}: {exc}") from None
+
+
 def read_summary(
-    path: str | Path, columns: Iterable[str], curves: Iterable[tuple[str, str]] = ()
+    path: str | Path,
+    columns: Iterable[str],
+    binding: Binding | None,
+    curves: Iterable[tuple[str, str]] = (),
 ) -> pd.DataFrame:
     """A figure's summary or ratios CSV: within a setting, every algorithm's curve at the same
     checkpoints, every (setting, algorithm) of ``curves`` present, and whole lines only (a ratio
-    may be missing, where the baseline's regret is still 0)."""
-    table = read_table(path, columns, ["setting", "algorithm", "t", "n_runs"])
+    may be missing, where the baseline's regret is still 0); checked as ``read_table``."""
+    table = read_table(path, columns, ["setting", "algorithm", "t", "n_runs"], binding)
     absent = sorted(set(curves) - set(zip(table.setting, table.algorithm)))
     if absent:
         raise _corrupt(path, "no rows for " + ", ".join(f"{s}/{a}" for s, a in absent))
@@ -111,14 +286,13 @@ def read_summary(
     return table
 
 
-def read_table(path: str | Path, columns: Iterable[str], complete: Iterable[str]) -> pd.DataFrame:
-    """Another CSV table of a figure (e.g. the arena's leaderboard): its ``columns``, no missing
-    value in ``complete``, whole lines only."""
-    table = _read(path, pd.read_csv)
-    with open(path, "rb") as handle:
-        handle.seek(-1, 2)
-        if handle.read(1) != b"\n":
-            raise _corrupt(path, "its last line is cut short")
+def read_table(
+    path: str | Path, columns: Iterable[str], complete: Iterable[str], binding: Binding | None
+) -> pd.DataFrame:
+    """A CSV table of a figure written by ``write_table`` (summary, ratios, finals, the arena's
+    leaderboard): its bytes those its record gives the sha256 of, made by ``binding`` (None:
+    whatever made it), its ``columns``, no missing value in ``complete``."""
+    table = _checked_csv(path, binding)
     _require(table, path, list(columns), list(complete))
     return table
 

@@ -10,7 +10,9 @@ from types import SimpleNamespace
 from delayed_bandits import config as dbconfig
 from delayed_bandits import delays as dbdelays
 from delayed_bandits import kinds as dbkinds
+from delayed_bandits import layout as dblayout
 from delayed_bandits import papers as dbpapers
+from delayed_bandits import provenance as dbprovenance
 from delayed_bandits import resources as dbresources
 from delayed_bandits import software as dbsoftware
 
@@ -97,26 +99,11 @@ def job_curves(wildcards):
 
 
 def shard_files(wildcards, suffix="parquet"):
-    """A figure's shards: rep<a>-<b> (per_figure, the default), <setting>/rep<a>-<b> per setting
-    that has a curve (per_setting), or <setting>/<algorithm>/rep<a>-<b> per curve (per_curve);
-    none for a figure drawn from the configuration alone."""
+    """A figure's shards (delayed_bandits.layout.shard_paths, what `verify` expects too)."""
     paper, figure = wildcards.paper, wildcards.figure
-    fig = figure_config(paper, figure)
-    if not dbkinds.simulated(fig):
-        return []
-    curves = figure_curves(paper, figure)
-    kind = dbconfig.simulate_jobs(fig)
-    if kind == "per_figure":
-        jobs = [""]
-    elif kind == "per_setting":
-        jobs = [f"{setting}/" for setting in dict.fromkeys(setting for setting, _ in curves)]
-    else:
-        jobs = [f"{setting}/{algorithm}/" for setting, algorithm in curves]
-    return [
-        f"{OUT}results/{paper}/{figure}/{job}rep{a}-{b}.{suffix}"
-        for job in jobs
-        for a, b in dbconfig.shards(fig["replications"], dbconfig.shard_size(config, paper, fig))
-    ]
+    curves = figure_curves(paper, figure) if dbkinds.simulated(figure_config(paper, figure)) else []
+    paths = dblayout.shard_paths(config, paper, figure, suffix, curves)
+    return [OUT + path for path in paths]
 
 
 def event_files(wildcards):
@@ -147,29 +134,12 @@ def delay_files(wildcards):
 
 
 def simulation_spec(wildcards):
-    """Everything a shard's numbers depend on: a change reruns the shard (params trigger). A job
-    that runs several curves depends on every curve the figure has where it runs."""
-    fig = figure_config(wildcards.paper, wildcards.figure)
-    all_settings = dbconfig.settings(fig)
-    settings = (
-        [wildcards.setting]
-        if "setting" in wildcards.keys()
-        else list(dict.fromkeys(s for s, _ in figure_curves(wildcards.paper, wildcards.figure)))
+    """Everything the numbers of the job's curves depend on (provenance.curve_specs, what a shard
+    records the hash of): a change reruns the shard (params trigger)."""
+    specs = dbprovenance.curve_specs(
+        config, wildcards.paper, wildcards.figure, job_curves(wildcards)
     )
-    algorithms = [wildcards.algorithm] if "algorithm" in wildcards.keys() else fig["algorithms"]
-    spec = {
-        "seed": config["seed"],
-        "horizon": fig["horizon"],
-        "checkpoints": fig["checkpoints"],
-        "curves": {
-            s: {
-                "seed_setting": dbconfig.seed_name(fig, s),
-                **{a: dbconfig.resolve(fig, all_settings.get(s, {}), a) for a in algorithms},
-            }
-            for s in settings
-        },
-    }
-    return json.dumps(spec, sort_keys=True)
+    return json.dumps(specs, sort_keys=True)
 
 
 def simulation_request(wildcards):
@@ -232,7 +202,7 @@ def all_claims():
     return [path for paper in PAPERS for path in paper_claims(paper)]
 
 
-NOTEBOOKS = sorted(path.stem for path in Path("notebooks").glob("*.ipynb"))
+NOTEBOOKS = dblayout.notebooks(Path("."))
 
 
 def notebook_inputs(wildcards):
@@ -259,15 +229,10 @@ def all_reports():
 
 
 def figure_tables(wildcards):
-    """The summary, and the tables the figure's kind reads besides (kinds.Kind.tables, each made
-    by the rule of its name); no table for a figure drawn from the configuration alone."""
-    fig = figure_config(wildcards.paper, wildcards.figure)
-    if not dbkinds.simulated(fig):
-        return {}
-    return {
-        name: f"{OUT}results/{wildcards.paper}/{wildcards.figure}/{name}.csv"
-        for name in ("summary", *dbkinds.tables(fig))
-    }
+    """The summary, and the tables the figure's kind reads besides, each made by the rule of its
+    name (delayed_bandits.layout.figure_tables); none for a figure drawn from the config alone."""
+    tables = dblayout.figure_tables(config, wildcards.paper, wildcards.figure)
+    return {name: OUT + path for name, path in tables.items()}
 
 
 def table_options(wildcards, input):

@@ -4,7 +4,9 @@
 # curve of the figure: each algorithm on each setting, on the same realisations) and
 # .events.parquet beside it (the algorithms' side tables, e.g. ODAAF's phases), then
 # results/<paper>/<figure>/{summary.csv,summary.provenance.json,claims.json},
-# figures/<paper>-<figure>.{pdf,png}; logs/ and benchmarks/ mirror results/.
+# figures/<paper>-<figure>.{pdf,png}; logs/ and benchmarks/ mirror results/. Every CSV table has
+# its record beside it (<table>.provenance.json: its sha256 and the binding of its numbers to the
+# config, which its readers check).
 # A figure's `simulate_jobs` may split its shards further (the same numbers, more jobs):
 # per_setting, one simulate_setting job per (setting, shard), into
 # results/<paper>/<figure>/<setting>/rep<first>-<last>.parquet; per_curve, one simulate job per
@@ -128,7 +130,7 @@ rule summarise:
     shell:
         "delayed-bandits aggregate --config {params.config:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --out {output.summary:q}"
-        " --provenance {output.provenance:q} --provenance-html {output.provenance_page:q}"
+        " --provenance-html {output.provenance_page:q}"
         " {input.shards:q} > {log:q} 2>&1"
 
 
@@ -137,6 +139,7 @@ rule ratios:
         shards=shard_files,
     output:
         ratios=out("results/{paper}/{figure}/ratios.csv"),
+        record=out("results/{paper}/{figure}/ratios.provenance.json"),
     log:
         out("logs/{paper}/{figure}/ratios.log"),
     benchmark:
@@ -160,6 +163,7 @@ rule finals:
         shards=shard_files,
     output:
         finals=out("results/{paper}/{figure}/finals.csv"),
+        record=out("results/{paper}/{figure}/finals.provenance.json"),
     log:
         out("logs/{paper}/{figure}/finals.log"),
     benchmark:
@@ -171,6 +175,7 @@ rule finals:
         mem_mb=lambda wc: analysis_request(wc).mem_mb,
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
+        code=SOURCE_SHA256,
         config=CONFIG,
     shell:
         "delayed-bandits finals --config {params.config:q} --paper {wildcards.paper:q}"
@@ -182,6 +187,7 @@ rule leaderboard:
         shards=shard_files,
     output:
         leaderboard=out("results/{paper}/{figure}/leaderboard.csv"),
+        record=out("results/{paper}/{figure}/leaderboard.provenance.json"),
     log:
         out("logs/{paper}/{figure}/leaderboard.log"),
     benchmark:

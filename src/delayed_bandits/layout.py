@@ -1,0 +1,84 @@
+"""Where a run of a config puts its results: the paths of a figure's shards and tables, and every
+file a whole run (``snakemake``, rule ``all``) makes under results/, figures/ and reports/. The
+workflow lists its jobs' inputs from here (workflow/rules/common.smk) and ``delayed-bandits
+verify`` checks a run is complete against it, so the two cannot disagree.
+
+Paths are relative to the run's directory (the top of the repository at the paper scale,
+``<scale>/`` at another: ``config.output_prefix``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from delayed_bandits import config as cfg
+from delayed_bandits import kinds, papers
+from delayed_bandits.tables import sidecar_path
+
+
+def shard_paths(
+    config: Mapping[str, Any],
+    paper: str,
+    figure: str,
+    suffix: str = "parquet",
+    curves: Sequence[tuple[str, str]] | None = None,
+) -> list[str]:
+    """A figure's shards: rep<a>-<b> (per_figure, the default), <setting>/rep<a>-<b> per setting
+    that has a curve (per_setting), or <setting>/<algorithm>/rep<a>-<b> per curve (per_curve);
+    none for a figure drawn from the configuration alone. ``suffix``: ``events.parquet`` for the
+    side tables beside them; ``curves``: the figure's ``config.curves``, when the caller has them
+    (working them out builds every setting)."""
+    fig = cfg.figure(config, paper, figure)
+    if not kinds.simulated(fig):
+        return []
+    if curves is None:
+        curves = cfg.curves(paper, figure, fig)
+    kind = cfg.simulate_jobs(fig)
+    if kind == "per_figure":
+        jobs = [""]
+    elif kind == "per_setting":
+        jobs = [f"{setting}/" for setting in dict.fromkeys(setting for setting, _ in curves)]
+    else:
+        jobs = [f"{setting}/{algorithm}/" for setting, algorithm in curves]
+    return [
+        f"results/{paper}/{figure}/{job}rep{a}-{b}.{suffix}"
+        for job in jobs
+        for a, b in cfg.shards(fig["replications"], cfg.shard_size(config, paper, fig))
+    ]
+
+
+def figure_tables(config: Mapping[str, Any], paper: str, figure: str) -> dict[str, str]:
+    """The summary, and the tables the figure's kind reads besides (kinds.Kind.tables), by name;
+    none for a figure drawn from the configuration alone."""
+    fig = cfg.figure(config, paper, figure)
+    if not kinds.simulated(fig):
+        return {}
+    return {
+        name: f"results/{paper}/{figure}/{name}.csv" for name in ("summary", *kinds.tables(fig))
+    }
+
+
+def expected(config: Mapping[str, Any], notebooks: Iterable[str] = ()) -> list[str]:
+    """Every file a whole run of ``config`` makes under results/, figures/ and reports/, sorted:
+    each figure's shards and side tables, tables with their records, the summary's provenance
+    page, claims and figure; each paper's own outputs (``Paper.extra_targets``) and claims; the
+    claims of the run; and a page per notebook (``notebooks``: their names)."""
+    found: list[str] = ["results/claims.md"]
+    for paper, figures in config["papers"].items():
+        found += [f"results/{paper}/claims.md", *papers.get(paper).extra_targets]
+        for figure in figures:
+            found += shard_paths(config, paper, figure)
+            found += shard_paths(config, paper, figure, "events.parquet")
+            tables = list(figure_tables(config, paper, figure).values())
+            found += tables + [sidecar_path(Path(t)).as_posix() for t in tables]
+            if tables:
+                found.append(f"results/{paper}/{figure}/summary.provenance.html")
+            found += [f"results/{paper}/{figure}/claims.{ext}" for ext in ("json", "html")]
+            found += [f"figures/{paper}-{figure}.{ext}" for ext in ("pdf", "png")]
+    found += [f"reports/{name}.html" for name in notebooks]
+    return sorted(set(found))
+
+
+def notebooks(workdir: Path) -> list[str]:
+    """The notebooks a run in ``workdir`` renders (its notebooks/ folder), by name."""
+    return sorted(path.stem for path in (workdir / "notebooks").glob("*.ipynb"))
