@@ -260,11 +260,7 @@ def test_summary_is_bit_identical_while_the_sidecars_may_differ(run: Run) -> Non
     first, second = (p.read_bytes() for p in run.summaries)
     assert first == second
     sides = [run.sidecar(i) for i in range(2)]
-    assert (
-        sides[0]["table_sha256"]
-        == sides[1]["table_sha256"]
-        == hashlib.sha256(first).hexdigest()
-    )
+    assert sides[0]["table_sha256"] == sides[1]["table_sha256"] == hashlib.sha256(first).hexdigest()
     # The volatile fields live only in the sidecar.
     assert b"wall" not in first and b"created" not in first
     assert list(pd.read_csv(run.summaries[0]).columns) == [

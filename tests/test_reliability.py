@@ -470,8 +470,9 @@ def test_a_shard_rewritten_without_its_checksum_is_refused(tmp_path: Path, capsy
 
 
 def _run_dir(tmp_path: Path) -> Path:
-    """A run of one figure's shard, summary and claims, laid out as the workflow lays it out."""
-    run = tmp_path / "run"
+    """A run of one figure's shard and summary, laid out as the workflow lays it out (at the smoke
+    scale, in smoke/), and a figure: a run that lacks most of what its config makes."""
+    run = tmp_path / "smoke"
     figure = run / "results" / "vernade2017" / "fig2"
     shard = _shard(figure)
     fig = ["--config", str(CONFIG), str(SMOKE), "--paper", "vernade2017", "--figure", "fig2"]
@@ -483,10 +484,13 @@ def _run_dir(tmp_path: Path) -> Path:
 
 def test_verify_checks_every_file_of_a_run(tmp_path: Path, capsys) -> None:
     run = _run_dir(tmp_path)
-    assert main(["verify", str(run)]) == 0
+    assert main(["verify", str(run)]) == 1  # a partial run: what its config makes is missing
     out = capsys.readouterr().out
-    assert "1 parquet tables" in out and "1 summaries" in out and "0 problems" in out
-    assert main(["verify", "--record", str(run)]) == 0
+    assert "1 parquet tables" in out and "1 CSV tables" in out
+    failed = [line for line in out.splitlines() if line.startswith("FAILED")]
+    assert failed and all(line.endswith("missing (the run's config makes it)") for line in failed)
+    assert "FAILED results/vernade2017/fig2/rep0-2.parquet" not in out
+    assert main(["verify", "--record", str(run)]) == 1
     assert "4 files against checksums.sha256" in capsys.readouterr().out
     summary = run / "results/vernade2017/fig2/summary.csv"
     summary.write_bytes(summary.read_bytes().replace(b"1", b"2", 1))
@@ -500,6 +504,7 @@ def test_verify_checks_every_file_of_a_run(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     for line in (
         "results/vernade2017/fig2/summary.csv: its sha256 is not the one summary.provenance.json",
+        "results/vernade2017/fig2/claims.json: missing (the run's config makes it)",
         "results/vernade2017/fig2/rep0-2.parquet: ",
         "figures/a.png: missing",
         "figures/b.png: not listed",

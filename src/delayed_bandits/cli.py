@@ -531,7 +531,10 @@ def _verify(args: argparse.Namespace) -> None:
         print(f"FAILED {line}")
     print(f"{args.run}: checked {'; '.join(checked)}: {len(problems)} problems")
     if problems:
-        raise VerifyFailed(f"{len(problems)} result files do not match their recorded checksum")
+        raise VerifyFailed(
+            f"{len(problems)} problems: result files missing, not regular files, or not matching "
+            "their record"
+        )
 
 
 class VerifyFailed(Exception):

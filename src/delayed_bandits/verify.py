@@ -134,7 +134,7 @@ def run_config(run: Path) -> tuple[dict[str, Any], Path]:
         files = [workdir / p for p in recorded.get("paths", [])]
         if files and all(f.is_file() for f in files):
             config = cfg.load(files, overrides=recorded.get("overrides"))
-            return config, workdir
+            return config, run if cfg.output_prefix(config) == "" else run.parent
     raise ConfigError(
         f"{run}: the config files its provenance records ({', '.join(recorded.get('paths', []))}) "
         "are not found beside it; give the run's --config"
