@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 import yaml
 from pandas.testing import assert_frame_equal
@@ -22,6 +23,7 @@ from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.outputs import write_parquet
 from delayed_bandits.simulate import run_curves, run_job, run_shard
+from delayed_bandits.tables import BINDING_KEY
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -265,7 +267,8 @@ def test_a_shard_missing_one_curves_replication_is_refused(tmp_path: Path, capsy
     shard = tmp_path / "rep0-2.parquet"
     assert _simulate(shard, "qpm-d", "odaaf") == 0
     frame = pd.read_parquet(shard)
-    write_parquet(frame[(frame.algorithm != "odaaf") | (frame.replication != 1)], shard)
+    made_by = {BINDING_KEY: pq.read_schema(shard).metadata[BINDING_KEY]}  # its own: read on
+    write_parquet(frame[(frame.algorithm != "odaaf") | (frame.replication != 1)], shard, made_by)
     out = tmp_path / "summary.csv"
     assert (
         main(

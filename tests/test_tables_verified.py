@@ -1,6 +1,5 @@
-"""Every table is verified when it is read, and every result is bound to the config that made it
-(issue 40, items 1 and 2): a changed digit or a lost row of a CSV table is refused, naming the file
-and how to regenerate it; a shard or table made by another config (seed 8 over seed 7) is refused
+"""Every table is verified when it is read, and every result is bound to the config that made it:
+a changed digit or a lost row of a CSV table is refused, naming the file and how to regenerate it; a shard or table made by another config (seed 8 over seed 7) is refused
 by every reader; ``verify`` finds a missing file without a manifest, and refuses links, devices,
 a manifest that is a directory and manifest lines that leave the run.
 
