@@ -1,7 +1,7 @@
 """The reliability probes of config values and outputs, kept as tests: values that used to
-validate and then fail or mislead in a job (floats for integers, huge numbers, YAML 1.1 octals, names ending in a line
-break, keys that are not strings, runs too large for the machine, alias bombs) are refused by
-``validate`` with the key named, before any job runs; a variation never writes over the
+validate and then fail or mislead in a job (floats for integers, huge numbers, YAML 1.1 octals,
+names ending in a line break, keys that are not strings, runs too large for the machine, alias
+bombs) are refused by ``validate`` with the key named, before any job runs; a variation never writes over the
 paper-scale outputs; provenance records each config file's content; ``simulate`` refuses an
 output that is not a regular file."""
 
