@@ -47,8 +47,9 @@ OUT = dbconfig.output_prefix(config)
 # its outputs go, so that a target named at the top (figures/...) is seen to be the paper scale's.
 if SCALE.startswith(dbconfig.VARIATION) and not (workflow.remote_exec or workflow.subprocess_exec):
     print(
-        f"scale {SCALE}: the overlays change what config/config.yaml computes and name no "
-        f"scale, so this run's outputs are under {OUT} (name one with scale: in an overlay)",
+        f"scale {SCALE}: the overlays or --config values change what config/config.yaml "
+        f"computes and name no scale, so this run's outputs are under {OUT} (name one with "
+        "scale: in an overlay)",
         file=sys.stderr,
     )
 
