@@ -195,7 +195,7 @@ REJECTED: dict[str, tuple[Mutation, list[str]]] = {
     ),
     "figure-id-pattern": (
         lambda c: c["papers"][PAPER].update(figure1=c["papers"][PAPER].pop("fig1")),
-        ["papers.vernade2017", "'figure1'", "^(fig[0-9]+|app[A-Z])$"],
+        ["papers.vernade2017", "'figure1'", r"^(fig[0-9]+|app[A-Z])\Z"],
     ),
     "replications-missing": (
         lambda c: _fig(c, "fig3").pop("replications"),
@@ -211,7 +211,7 @@ REJECTED: dict[str, tuple[Mutation, list[str]]] = {
     ),
     "shard-size-word": (
         lambda c: c.update(shard_size="big"),
-        ["shard_size", "'big'", "^auto$"],
+        ["shard_size", "'big'", r"^auto\\Z"],
     ),
     "seed-negative": (
         lambda c: c.update(seed=-1),

@@ -17,7 +17,7 @@ from delayed_bandits import algorithms, kinds
 from delayed_bandits import config as cfg
 from delayed_bandits import papers as registry
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.outputs import atomic_path, write_parquet
+from delayed_bandits.outputs import atomic_path, check_target, write_parquet
 
 
 def _reps(text: str) -> tuple[int, int]:
@@ -338,8 +338,11 @@ def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[st
 
 
 def _validate(args: argparse.Namespace) -> None:
-    cfg.load(args.config, overrides=args.override)
-    print(f"{' + '.join(map(str, args.config))}: valid")
+    config = cfg.load(args.config, overrides=args.override)
+    where = cfg.output_prefix(config) or "results/, figures/, ... at the top (the paper scale)"
+    print(
+        f"{' + '.join(map(str, args.config))}: valid; scale {config.get('scale', 'paper')}, outputs in {where}"
+    )
 
 
 def _schema(args: argparse.Namespace) -> None:
@@ -353,6 +356,12 @@ def _simulate(args: argparse.Namespace) -> None:
     from delayed_bandits.simulate import TIME_LIMIT_S, run_job, time_limit
 
     config, _ = _load(args)
+    # before the job, which may run for an hour: where it writes
+    if args.events is not None and args.events.resolve() == args.out.resolve():
+        raise ConfigError(f"--events {args.events} is the --out file; give another path")
+    for target in (args.out, args.events):
+        if target is not None:
+            check_target(target)
     first, last = args.reps
     bar = progress.Progress(
         f"shard {args.paper}/{args.figure}/"

@@ -6,7 +6,9 @@ config fails before any job runs, with a message naming the key and what is allo
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import math
 import sys
 from functools import cache
@@ -21,10 +23,9 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from delayed_bandits import delays, kinds, papers, seeds
+from delayed_bandits import resources as rs
 from delayed_bandits.algorithms import Algorithm, experiment, get
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.resources import auto_shard_size, physical_memory_mb
-from delayed_bandits.resources import simulation as simulation_request
 from delayed_bandits.yamlio import read_yaml
 
 
@@ -45,6 +46,15 @@ def _import_jsonschema() -> ModuleType:
 
 
 jsonschema = _import_jsonschema()
+
+# JSON Schema counts 3.0 as an integer; the code does not (a seed, a count, a window): an
+# integer key takes a Python int, never a float of integer value (nor a bool).
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
+    ),
+)
 
 SCHEMA_ID = "https://delayed-bandits.invalid/schemas/"
 
@@ -99,13 +109,22 @@ def _paper_schema(paper: papers.Paper, name: str, with_algorithms: bool) -> dict
     return doc
 
 
-def _validator(algorithms_of: tuple[str, ...] | None) -> jsonschema.Draft202012Validator:
-    docs = schemas(algorithms_of)
+def _validator(
+    algorithms_of: tuple[str, ...] | None, schema: Mapping[str, Any] | None = None
+) -> jsonschema.Draft202012Validator:
+    """The validator of the config schema, or of ``schema`` (e.g. a ``$ref`` into a paper's
+    schema), with every schema resolvable by its ``$id``."""
+    # without their "$schema": jsonschema would validate a schema that names its draft with that
+    # draft's stock validator, whose integers include 3.0, instead of _Validator
+    docs = {
+        name: {key: value for key, value in doc.items() if key != "$schema"}
+        for name, doc in schemas(algorithms_of).items()
+    }
     registry = Registry().with_resources(
         (doc["$id"], Resource.from_contents(doc, default_specification=DRAFT202012))
         for doc in docs.values()
     )
-    return jsonschema.Draft202012Validator(docs["config.schema.yaml"], registry=registry)
+    return _Validator(schema or docs["config.schema.yaml"], registry=registry)
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
@@ -129,7 +148,7 @@ def validate(
     """Raise ``ConfigError`` on the first problem: schema first, then per-paper settings (only
     ``paper``'s, or only those of its figure ``only_figure``, when given: a job checks what it
     runs, the workflow has checked the rest)."""
-    _check_finite(config)
+    _check_values(config)
     validator = _validator(None if paper is None else (paper,))
     # A figure key that fails the common figure schema also leaves every common key unevaluated,
     # so the paper schema's unevaluatedProperties error is a consequence: report the cause first.
@@ -143,24 +162,44 @@ def validate(
     for name, figures in config["papers"].items():
         for figure, fig in figures.items():
             if paper in (None, name) and only_figure in (None, figure):
-                _check_figure(name, figure, fig)
+                _check_figure(config, name, figure, fig)
 
 
-def _check_finite(value: Any, where: str = "") -> None:
-    """One rule for every number of a config, whatever its key: it is finite. YAML reads .nan,
-    .inf and -.inf as floats, which pass a schema's type, minimum and maximum (NaN compares false
-    with every bound) and then make wrong numbers, endless loops or crashes in the kernels."""
+INTEGER_MAX = 2**62 - 1
+"""The largest integer a config may hold, whatever its key: a round plus a delay, a window or a
+seed still fits the kernels' and numpy's int64."""
+
+
+def _check_values(value: Any, where: str = "") -> None:
+    """The rules every key and number of a config follows, whatever its place, checked before the
+    schema (which would fail on them with a TypeError, or let them pass): every key is a string
+    without a line break (YAML reads ``123:`` as an int and ``null:`` as None; a name becomes a
+    path), every number is finite (YAML reads .nan, .inf and -.inf as floats, which pass a
+    schema's bounds, NaN comparing false with every one) and every integer at most
+    ``INTEGER_MAX`` in size."""
+    here = where or "<top level>"
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(
-            f"config key '{where or '<top level>'}': {value} is not a finite number; every "
+            f"config key '{here}': {value} is not a finite number; every "
             "number in a config must be finite (.nan, .inf and -.inf are refused)"
+        )
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > INTEGER_MAX:
+        raise ConfigError(
+            f"config key '{here}': {value} is greater than the maximum of {INTEGER_MAX} "
+            "(2^62 - 1, config.INTEGER_MAX) in size, the largest integer a config may hold"
         )
     if isinstance(value, Mapping):
         for key, item in value.items():
-            _check_finite(item, f"{where}.{key}" if where else str(key))
+            if not isinstance(key, str) or "\n" in key or "\r" in key:
+                raise ConfigError(
+                    f"config key '{here}': the key {key!r} ({type(key).__name__}) is not a "
+                    "name; every key is a string without a line break (quote a key that YAML "
+                    "reads otherwise, e.g. '123': or 'null':)"
+                )
+            _check_values(item, f"{where}.{key}" if where else key)
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
-            _check_finite(item, f"{where}.{i}")
+            _check_values(item, f"{where}.{i}")
 
 
 # A scale's outputs go to <scale>/: never one of the repository's own directories.
@@ -192,15 +231,19 @@ def output_prefix(config: Mapping[str, Any]) -> str:
     return "" if scale == "paper" else f"{scale}/"
 
 
-def _check_figure(paper: str, figure: str, fig: Mapping[str, Any]) -> None:
-    """What the schema cannot check of one figure: the keys its kind needs, every curve's setting
-    as its algorithm sees it, and the paper's own figure-level checks."""
+def _check_figure(
+    config: Mapping[str, Any], paper: str, figure: str, fig: Mapping[str, Any]
+) -> None:
+    """What the schema cannot check of one figure: the keys its kind needs, its grid's values as
+    the setting keys they set, every curve's setting as its algorithm sees it, what its runs would
+    cost (``_check_resources``), and the paper's own figure-level checks."""
     where = f"papers.{paper}.{figure}"
     _check_simulation_keys(fig, where)
-    _check_grid(fig, where)
+    _check_grid(paper, fig, where)
     check_only(fig, where)
     if kinds.simulated(fig):
-        _check_horizons(paper, fig, where)
+        _check_horizons(fig, where)
+        _check_resources(config, paper, fig, where)
     for setting, raw in (settings(fig) if kinds.simulated(fig) else {}).items():
         for algorithm in fig["algorithms"]:
             _check_curve(paper, fig, raw, algorithm, f"{where}.settings.{setting}", where)
@@ -241,11 +284,10 @@ SIMULATION_KEYS = ("replications", "checkpoints", "algorithms")
 SHARDING_KEYS = ("simulate_jobs", "shard_size")
 
 
-def _check_horizons(paper: str, fig: Mapping[str, Any], where: str) -> None:
-    """A setting's own horizon is at most its figure's (the largest T the figure shows), the
+def _check_horizons(fig: Mapping[str, Any], where: str) -> None:
+    """A setting's own horizon is at most its figure's (the largest T the figure shows), and the
     figure asks for no more checkpoints than its shortest setting has rounds (they would be
-    dropped without a word), and the longest setting fits in this machine's memory (a job holds
-    one realisation, ``resources.BYTES_PER_ROUND`` a round)."""
+    dropped without a word)."""
     all_settings = settings(fig)
     for name, raw in all_settings.items():
         if raw.get("horizon", fig["horizon"]) > fig["horizon"]:
@@ -261,15 +303,70 @@ def _check_horizons(paper: str, fig: Mapping[str, Any], where: str) -> None:
             f"config key '{where}.checkpoints': {fig['checkpoints']} checkpoints, but setting "
             f"{shortest} runs {rounds} rounds; allowed: 1 to {rounds}"
         )
-    longest = max(horizon(fig, cfg) for cfg in all_settings.values())
-    request = simulation_request(paper, longest, 1)
-    available = physical_memory_mb()
-    if request.mem_mb > available:
+
+
+def _check_resources(
+    config: Mapping[str, Any], paper: str, fig: Mapping[str, Any], where: str
+) -> None:
+    """What the figure's runs would cost, from the resource model (``resources.py``), before any
+    job runs: a simulation job holds one realisation of T rounds and K arms, which must fit this
+    machine's memory; the figure's simulations (replications x the horizons of its curves x K)
+    must take at most ``resources.MAX_FIGURE_CPU_HOURS`` and ``resources.MAX_JOBS`` jobs; and
+    the jobs that read its tables hold every recorded value, which must fit the memory too."""
+    available = rs.physical_memory_mb()
+    all_settings = settings(fig)
+    sizes = {
+        name: (horizon(fig, raw), arms(paper, fig, raw, f"{where}.settings.{name}"))
+        for name, raw in all_settings.items()
+    }
+    for name, (rounds, k) in sizes.items():
+        request = rs.simulation(paper, rounds, 1, arms=k)
+        if request.mem_mb > available:
+            # the horizon alone, or the arms of this setting
+            alone = rs.simulation(paper, rounds, 1).mem_mb > available
+            key = f"{where}.horizon" if alone else f"{where}.settings.{name}"
+            raise ConfigError(
+                f"config key '{key}': "
+                f"T = {rounds} rounds of K = {k} arms (setting {name}) need about "
+                f"{request.mem_mb:,} MB per simulation job, more than this machine's "
+                f"{available:,} MB (src/delayed_bandits/resources.py); use a smaller horizon "
+                "or fewer arms"
+            )
+    replications = int(fig["replications"])
+    hours = rs.cpu_hours(paper, replications, list(sizes.values()) * len(fig["algorithms"]))
+    if hours > rs.MAX_FIGURE_CPU_HOURS:
         raise ConfigError(
-            f"config key '{where}.horizon': T = {longest} needs about {request.mem_mb:,} MB per "
-            f"simulation job, more than this machine's {available:,} MB "
-            f"(src/delayed_bandits/resources.py); use a smaller horizon"
+            f"config key '{where}.replications': {replications:,} replications of "
+            f"{len(all_settings)} settings x {len(fig['algorithms'])} algorithms would take "
+            f"about {hours:,.0f} CPU hours at the paper's measured rate, more than the cap of "
+            f"{rs.MAX_FIGURE_CPU_HOURS:,} (resources.MAX_FIGURE_CPU_HOURS); use fewer "
+            "replications, settings or rounds"
         )
+    groups = {"per_figure": 1, "per_setting": len(all_settings)}.get(
+        simulate_jobs(fig), len(all_settings) * len(fig["algorithms"])
+    )
+    n_jobs = groups * len(shards(replications, shard_size(config, paper, fig)))
+    if n_jobs > rs.MAX_JOBS:
+        raise ConfigError(
+            f"config key '{where}.replications': {replications:,} replications make {n_jobs:,} "
+            f"simulation jobs, more than the cap of {rs.MAX_JOBS:,} (resources.MAX_JOBS); use "
+            "fewer replications or a larger shard_size (or auto)"
+        )
+    reading = rs.analysis(recorded_values(fig))
+    if reading.mem_mb > available:
+        raise ConfigError(
+            f"config key '{where}.replications': {recorded_values(fig):,} recorded values "
+            f"(replications x curves x checkpoints) need about {reading.mem_mb:,} MB in the jobs "
+            f"that read them, more than this machine's {available:,} MB "
+            "(src/delayed_bandits/resources.py); use fewer replications or checkpoints"
+        )
+
+
+def arms(paper: str, fig: Mapping[str, Any], raw: Mapping[str, Any], where: str) -> int:
+    """K of a setting, as its built setting says (``Setting.n_arms``; 1 for a plug-in's setting
+    that does not say), for the resource model."""
+    _, built = curve(paper, fig, raw, fig["algorithms"][0], where)
+    return int(getattr(built, "n_arms", 1))
 
 
 def _check_simulation_keys(fig: Mapping[str, Any], where: str) -> None:
@@ -327,14 +424,68 @@ def merged(
 ) -> dict[str, Any]:
     """The config of YAML files, each an overlay of those before it (``config/smoke.yaml`` on
     ``config/config.yaml``), with ``overrides`` (Snakemake's ``--config KEY=VALUE``) on top;
-    not validated (``load`` validates)."""
+    not validated (``load`` validates). Its scale is ``variation_scale``'s."""
     files = [paths] if isinstance(paths, (str, Path)) else list(paths)
     if not files:
         raise ConfigError("no config file given")
-    config: dict[str, Any] = {}
-    for path in files:
-        config = merge(config, _read(Path(path)))
-    return merge(config, overrides or {})
+    base = _read(Path(files[0]))
+    overlays = [_read(Path(path)) for path in files[1:]] + [dict(overrides or {})]
+    config = base
+    for overlay in overlays:
+        config = merge(config, overlay)
+    return variation_scale(base, config, any("scale" in overlay for overlay in overlays))
+
+
+RUN_KEYS = ("scale", "shard_size", "simulation_time_limit")
+"""Top-level keys that say how a run is carried out, not what it computes."""
+FIGURE_RUN_KEYS = ("shard_size", "simulate_jobs")
+"""A figure's keys of the same kind: its numbers do not depend on them."""
+VARIATION = "variation-"
+
+
+def variation_scale(base: Mapping[str, Any], config: dict[str, Any], named: bool) -> dict[str, Any]:
+    """``config`` (``base``, the first config file, with overlays), its scale derived from its
+    content when the overlays change what it computes but name no scale: so that a variation of
+    the paper scale (``base``: config/config.yaml) never writes over its outputs. The derived
+    scale is ``variation-<first 8 hex digits of the sha256 of what the config computes>``: the
+    same overlay finds its outputs again, another writes apart."""
+    if named or config.get("scale", "paper") != "paper":
+        return config
+    computed = _computed(config)
+    if computed == _computed(base):
+        return config
+    return {**config, "scale": VARIATION + config_hash(computed)[:8]}
+
+
+def _computed(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What a config computes: the config without ``RUN_KEYS`` and each figure's
+    ``FIGURE_RUN_KEYS``."""
+    out = {key: value for key, value in config.items() if key not in RUN_KEYS}
+    papers = out.get("papers")
+    if isinstance(papers, Mapping):
+        out["papers"] = {
+            paper: {
+                name: {k: v for k, v in fig.items() if k not in FIGURE_RUN_KEYS}
+                if isinstance(fig, Mapping)
+                else fig
+                for name, fig in figures.items()
+            }
+            if isinstance(figures, Mapping)
+            else figures
+            for paper, figures in papers.items()
+        }
+    return out
+
+
+def canonical_json(value: Any) -> bytes:
+    """UTF-8 JSON with sorted keys and no spaces: equal configs give equal bytes, whatever the
+    YAML's key order, comments or anchors."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def config_hash(config: Any) -> str:
+    """sha256 (hex) of the canonical JSON of a config, or of any part of it."""
+    return hashlib.sha256(canonical_json(config)).hexdigest()
 
 
 def load(
@@ -367,7 +518,7 @@ def shard_size(config: Mapping[str, Any], paper: str, fig: Mapping[str, Any]) ->
     resource model (``resources.auto_shard_size``) for the fewest jobs of bounded length."""
     size = fig.get("shard_size", config["shard_size"])
     if size == "auto":
-        return auto_shard_size(paper, job_steps(fig), int(fig["replications"]))
+        return rs.auto_shard_size(paper, job_steps(fig), int(fig["replications"]))
     return int(size)
 
 
@@ -497,9 +648,11 @@ def _grid_names(fig: Mapping[str, Any], setting: str) -> set[str]:
     return set(setting.split("-")[-len(fig["grid"]) :]) if fig.get("grid") else set()
 
 
-def _check_grid(fig: Mapping[str, Any], where: str) -> None:
+def _check_grid(paper: str, fig: Mapping[str, Any], where: str) -> None:
     """A grid axis has one name per value, distinct names, and, when its key is a list, one
-    entry per key in every value (zip would otherwise drop the extra values silently)."""
+    entry per key in every value (zip would otherwise drop the extra values silently); each value
+    is what the paper's schema allows for the setting key it sets (the grid's own schema says
+    only "a number": ``n_arms: 2.5`` would otherwise run as 2)."""
     for i, axis in enumerate(fig.get("grid") or ()):
         here = f"{where}.grid.{i}"
         if len(axis["names"]) != len(axis["values"]) or len(set(axis["names"])) < len(
@@ -517,6 +670,20 @@ def _check_grid(fig: Mapping[str, Any], where: str) -> None:
                     f"{here}.values: {value!r} does not match key {keys!r}; allowed: "
                     + (f"a list of {arity} numbers" if arity else "a number")
                 )
+        for j, value in enumerate(axis["values"]):
+            for key, item in _axis_values(axis, value).items():
+                setting_key = (
+                    f"{SCHEMA_ID}{paper}.schema.yaml#/properties/settings/additionalProperties"
+                    f"/properties/{key}"
+                )
+                error = jsonschema.exceptions.best_match(
+                    _validator((paper,), {"$ref": setting_key}).iter_errors(item)
+                )
+                if error is not None:
+                    raise ConfigError(
+                        f"config key '{here}.values.{j}': {error.message} (the value of the "
+                        f"setting key {key}, papers.{paper}.<figure>.settings.<setting>.{key})"
+                    )
 
 
 def check_only(fig: Mapping[str, Any], where: str) -> None:

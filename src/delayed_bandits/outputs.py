@@ -11,6 +11,8 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Mapping
 
+from delayed_bandits.errors import ConfigError
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -19,11 +21,25 @@ if TYPE_CHECKING:
 CHECKSUM_KEY = b"delayed_bandits_sha256"
 
 
+def check_target(path: str | Path) -> None:
+    """``ConfigError`` naming ``path`` when it exists and is not a regular file (a directory, a
+    device such as /dev/full, a pipe): an output replaces its target whole (``atomic_path``),
+    which would put a file in the place of a device node, or fail on a directory."""
+    path = Path(path)
+    if path.exists() and not path.is_file():
+        raise ConfigError(
+            f"{path}: exists and is not a regular file (a directory, a device or a pipe); "
+            "allowed: a new path, or a file to replace"
+        )
+
+
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; it replaces ``path`` only if the block succeeds.
-    A job killed outright (SIGKILL, a node lost) cannot remove its temporary file, so the job
-    that makes ``path`` again removes what such a run left."""
+    """Yield a temporary path beside ``path``; it replaces ``path`` only if the block succeeds,
+    and ``path`` must be a new path or a regular file (``check_target``). A job killed outright
+    (SIGKILL, a node lost) cannot remove its temporary file, so the job that makes ``path``
+    again removes what such a run left."""
+    check_target(path)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     for stale in path.parent.glob(f".{glob.escape(path.name)}.tmp*"):

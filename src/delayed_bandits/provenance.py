@@ -4,8 +4,8 @@ summary's sha256 and the ``binding`` of its numbers: what every reader checks).
 
 The sidecar holds everything that may change from run to run (times, host, git state), so that
 ``summary.csv`` itself stays bit-identical. It records: the package version and git state, the
-config files (each an overlay of those before it) and overrides, and the sha256 of the config
-they make, as canonical JSON (``canonical_json``), the seeds from which
+config files (each an overlay of those before it) with the sha256 of each file's content, and
+overrides, and the sha256 of the config they make, as canonical JSON (``canonical_json``), the seeds from which
 any replication's streams can be re-derived (``seeds.setting_entropy``), the replications found
 per (setting, algorithm), the wall time of the shards plus that of the aggregation, and the software
 (``software.environment``: Python, numpy, numba, snakemake..., the lock's and the sources' sha256)
@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 
 from delayed_bandits import __version__, seeds, software
 from delayed_bandits import config as cfg
+from delayed_bandits.config import canonical_json, config_hash
 from delayed_bandits.outputs import html_page, write_parquet
 from delayed_bandits.tables import BINDING_KEY, Binding, curve_key
 
@@ -53,17 +54,6 @@ def git_state(path: Path) -> dict[str, Any]:
     except (OSError, subprocess.CalledProcessError):
         return {"git_commit": UNKNOWN, "git_dirty": None}
     return {"git_commit": commit, "git_dirty": dirty}
-
-
-def canonical_json(value: Any) -> bytes:
-    """UTF-8 JSON with sorted keys and no spaces: equal configs give equal bytes, whatever the
-    YAML's key order, comments or anchors."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def config_hash(config: Any) -> str:
-    """sha256 (hex) of the canonical JSON of a config, or of any part of it."""
-    return hashlib.sha256(canonical_json(config)).hexdigest()
 
 
 def curve_specs(
@@ -234,6 +224,9 @@ def build(
         "shard_environments": shard_environments(shards),
         "config": {
             "paths": list(config_paths),
+            # the files' own content, in the same order: an overlay outside git (or edited since
+            # the commit) is recorded, which git_commit and git_dirty cannot say
+            "file_sha256": [hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in config_paths],
             "overrides": dict(overrides or {}),
             "sha256": config_hash(config),
             "figure_sha256": config_hash(cfg.figure(config, paper, figure)),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from typing import Sequence
 
 from delayed_bandits import papers
 from delayed_bandits.errors import ConfigError
@@ -30,12 +31,26 @@ from delayed_bandits.errors import ConfigError
 # interpreter with numpy, pandas and the compiled kernels: 150 bytes per round, asked for as 400.
 BASE_MB = 512
 BYTES_PER_ROUND = 400
+# The rates and BYTES_PER_ROUND were measured on at most ARMS_MEASURED arms (Vernade et al. 2020's
+# actions, the arena's grid). Each arm beyond adds a value per round to a realisation (Thune et
+# al.'s losses, the arena's draws are T x K arrays) and an entry to the arena's K x K basis (its
+# linear entrants see each arm as a vector), and a step of an index policy costs K / ARMS_MEASURED
+# of a measured one.
+ARMS_MEASURED = 10
+BYTES_PER_ARM_ROUND = 8
+BYTES_PER_ARM_PAIR = 8
 RUNTIME_FACTOR = 3
 MIN_RUNTIME_MIN = 5
 # A job reading a figure's tables: bytes and time per recorded value (the arena's full run read
 # 12.5 M values in about 80 s per job at 1.6-1.9 GB)
 BYTES_PER_VALUE = 200
 VALUES_PER_SECOND = 150_000
+# The caps a config is held to before any job runs (config.validate), so that a few digits too
+# many fail at once, naming the key, rather than exhausting the machine hours later: a figure's
+# simulations at most this many CPU hours at the paper's slowest rate (the largest shipped run,
+# the arena at `make arena-full`, is estimated at 5), in at most this many jobs (it has 80).
+MAX_FIGURE_CPU_HOURS = 1000
+MAX_JOBS = 10_000
 # `shard_size: auto`: a shard is estimated to run at most this long at the typical rate, so
 # a figure takes as few jobs as that allows (each job pays about a second of Python start-up)
 AUTO_SHARD_SECONDS = 60
@@ -59,20 +74,30 @@ def _seconds(paper: str, steps: int, replications: int, typical: bool = False) -
     return replications * steps / rate
 
 
-def simulation(paper: str, horizon: int, replications: int, steps: int | None = None) -> Request:
+def simulation(
+    paper: str, horizon: int, replications: int, steps: int | None = None, arms: int = 1
+) -> Request:
     """Request of one shard: ``replications`` replications of ``steps`` agent-steps each (the
     horizons of the curves the job runs, one after another; by default one curve, ``horizon``),
-    keeping one realisation of at most ``horizon`` rounds in memory at a time."""
+    keeping one realisation of at most ``horizon`` rounds and ``arms`` arms in memory at a
+    time."""
     if horizon <= 0 or replications <= 0:
         raise ConfigError(
             f"need a positive horizon and replication count, got {horizon} and {replications}"
         )
     seconds = _seconds(paper, horizon if steps is None else steps, replications)
     minutes = math.ceil(RUNTIME_FACTOR * seconds / 60)
-    return Request(
-        mem_mb=BASE_MB + math.ceil(horizon * BYTES_PER_ROUND / 1e6),
-        runtime=max(MIN_RUNTIME_MIN, minutes),
-    )
+    extra = max(0, arms - ARMS_MEASURED)
+    held = horizon * (BYTES_PER_ROUND + BYTES_PER_ARM_ROUND * extra) + BYTES_PER_ARM_PAIR * extra**2
+    return Request(mem_mb=BASE_MB + math.ceil(held / 1e6), runtime=max(MIN_RUNTIME_MIN, minutes))
+
+
+def cpu_hours(paper: str, replications: int, curves: Sequence[tuple[int, int]]) -> float:
+    """Estimated CPU hours of ``replications`` replications of each curve, given as (rounds,
+    arms), at the paper's slowest rate (a step on K arms costing K / ``ARMS_MEASURED`` of a
+    measured one, when K is larger)."""
+    steps = sum(rounds * max(1.0, arms / ARMS_MEASURED) for rounds, arms in curves)
+    return _seconds(paper, math.ceil(steps), replications) / 3600
 
 
 def auto_shard_size(paper: str, steps: int, replications: int) -> int:

@@ -4,6 +4,7 @@
 import functools
 import json
 import os
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -44,6 +45,15 @@ if not (workflow.remote_exec or workflow.subprocess_exec):
 # never overwrites the paper-scale outputs.
 SCALE = config.get("scale", "paper")
 OUT = dbconfig.output_prefix(config)
+# A variation that names no scale gets one from its content (config.variation_scale): say where
+# its outputs go, so that a target named at the top (figures/...) is seen to be the paper scale's.
+if SCALE.startswith(dbconfig.VARIATION) and not (workflow.remote_exec or workflow.subprocess_exec):
+    print(
+        f"scale {SCALE}: the overlays or --config values change what config/config.yaml "
+        f"computes and name no scale, so this run's outputs are under {OUT} (name one with "
+        "scale: in an overlay)",
+        file=sys.stderr,
+    )
 
 
 def out(path):

@@ -41,7 +41,8 @@ class Experiment(Protocol):
     """What ``papers/<paper>/experiment.py`` provides: the contract the simulation, the config
     checks and the bench rely on. Optional too: ``BENCH_READINGS`` (named settings the bench also
     measures), ``reference_lines(figure, setting_cfg)`` (curves drawn on the regret figures) and
-    ``check_figure(fig, where)`` (figure-level keys of its own; raises ``ConfigError``)."""
+    ``check_figure(fig, where)`` (figure-level keys of its own; raises ``ConfigError``), and a
+    built setting's ``n_arms`` (K, which the resource estimate counts; 1 without it)."""
 
     Setting: Any  # a class with ``from_config(cfg, where)``, which raises ConfigError
     ALGORITHMS: Sequence[Any]  # of ``algorithms.Algorithm``
@@ -62,7 +63,8 @@ class Paper:
     title: str
     """Authors, venue and what is reproduced: the schema's description of its config section."""
     figure_ids: str
-    """Pattern of its figure ids in the config (e.g. ``^fig[0-9]+$``)."""
+    """Pattern of its figure ids in the config (e.g. ``^fig[0-9]+\\Z``: ``\\Z``, not ``$``,
+    which also matches before a final line break)."""
     steps_per_second: int
     """Agent-steps per second of its slowest (setting, algorithm) job at its largest horizon,
     measured and rounded down; it asks for run time (``resources.simulation``)."""

@@ -22,7 +22,7 @@ PAPER = Paper(
     "regret: the heatmap at T, and as other views the heatmap at T/10, the curves and the "
     "mean-rank diagram; figure window: regret against the censoring window m; "
     "results/arena/regret/leaderboard.csv).",
-    figure_ids="^(regret|window)$",
+    figure_ids=r"^(regret|window)\Z",
     # the algorithms together, per algorithm-step (K = 10; measured 2.5M with 15 algorithms)
     steps_per_second=1_500_000,
     shard_steps_per_second=1_500_000,

@@ -10,7 +10,7 @@ PAPER = Paper(
     seed_id=5,
     title="Manegueu, Vernade, Carpentier, Valko, ICML 2020 (Figures 2-7; fig<N>long: a figure run "
     "to a longer horizon).",
-    figure_ids="^fig[0-9]+(long)?$",
+    figure_ids=r"^fig[0-9]+(long)?\Z",
     # measured: 230k steps/s for the slowest job, 0.94M for a whole figure's (resources.py)
     steps_per_second=150_000,
     shard_steps_per_second=600_000,

@@ -110,6 +110,12 @@ class Setting:
         return len(self.theta)
 
     @property
+    def n_arms(self) -> int:
+        """K, the actions of a round, as the other papers' settings name it (the resource
+        model counts it, ``config.arms``)."""
+        return self.n_actions
+
+    @property
     def tau_m(self) -> float:
         """τ_m = P(D <= m) (Theorem 1): the share of conversions the window lets through."""
         return float(self.delay.cdf(self.window))
