@@ -345,7 +345,6 @@ def test_provenance_records_each_config_files_sha256(tmp_path: Path) -> None:
     overlay.write_text("seed: 7\n")
     paths = [str(CONFIG), str(SMOKE), str(overlay)]
     record = provenance.build(
-        summary_sha256="0" * 64,
         paper="vernade2017",
         figure="fig2",
         config=SMOKE_CONFIG,
