@@ -190,8 +190,9 @@ def word(holds: bool | None) -> str:
     return {True: "holds", False: "fails", None: "inconclusive"}[holds]
 
 
-# (tables, figure config) -> claims; tables always hold "summary", and "ratios" or "events" where
-# the paper's rules produce them.
+# (tables, figure config) -> claims; tables hold "summary" and "runs" (every run: per_run) for
+# every simulated figure but the arena's (kinds.reads_runs), and "ratios", "finals",
+# "leaderboard" or "events" where the figure's kind reads them.
 Checker = Callable[[Mapping[str, pd.DataFrame], Mapping[str, Any]], list[Claim]]
 
 
