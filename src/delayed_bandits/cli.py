@@ -137,7 +137,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
     p.add_argument("shards", nargs="+", type=Path)
 
-    p = sub.add_parser("claims", help="check a figure's claims against its summary")
+    p = sub.add_parser(
+        "claims", help="check a figure's claims against its summary, tables and runs"
+    )
     _figure_args(p)
     p.add_argument(
         "--summary",
