@@ -4,6 +4,10 @@ cannot separate them; and a failing claim must say what may explain it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
 import pytest
 
 from delayed_bandits import claims, papers
@@ -64,10 +68,130 @@ def test_check_refuses_a_failing_claim_without_a_note(monkeypatch) -> None:
     assert claims.check("vernade2017", "fig1", {}, {}) == [explained, inconclusive]
 
 
-def test_the_count_names_holds_fails_and_inconclusive() -> None:
-    rows = [{"holds": True}, {"holds": False}, {"holds": None}, {"holds": True}]
-    assert claims.count(rows) == "2 of 4 claims hold, 1 fail, 1 inconclusive."
-    assert claims.count([]) == "0 of 0 claims hold, 0 fail, 0 inconclusive."
+def test_the_count_gives_reproductions_and_checks_apart() -> None:
+    rows = [
+        {"holds": True, "kind": "reproduction"},
+        {"holds": False, "kind": "reproduction"},
+        {"holds": None, "kind": "reproduction"},
+        {"holds": True},  # a file written before kinds: a reproduction
+        {"holds": True, "kind": "check"},
+    ]
+    assert claims.count(rows) == (
+        "2 of 4 reproductions hold, 1 fail, 1 inconclusive; "
+        "1 of 1 checks hold, 0 fail, 0 inconclusive."
+    )
+    assert claims.count([]) == (
+        "0 of 0 reproductions hold, 0 fail, 0 inconclusive; "
+        "0 of 0 checks hold, 0 fail, 0 inconclusive."
+    )
+
+
+def test_a_claim_of_no_known_kind_is_refused() -> None:
+    with pytest.raises(ValueError, match="claim c: kind 'sanity' is not one of"):
+        Claim("c", "s", "ref", "m", "e", True, kind="sanity")
+
+
+def _report(tmp_path: Path) -> tuple[str, str]:
+    """claims.md and the HTML page of one figure: a reproduction that holds, one inconclusive
+    with the runs it needs, one that fails, and a check."""
+    found = [
+        Claim("a", "A ends below B", "Fig. 1", "3.0 ± 1.0", "> 0", True),
+        Claim("b", "B ends below C", "Fig. 1", "1.0 ± 1.0", "> 0", None, runs_needed=1201),
+        Claim("c", "C ends below D", "Fig. 1", "-3.0 ± 1.0", "> 0", False, "the delays"),
+        Claim("d", "phase 2 is a round robin", "Alg. 1", "exact", "exact", True, kind="check"),
+    ]
+    path = tmp_path / "vernade2017" / "fig1" / "claims.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(claims.to_json(found))
+    return claims.to_markdown([path], "smoke"), claims.to_html(found, "Claims of fig1")
+
+
+def test_claims_md_counts_and_lists_reproductions_and_checks_apart(tmp_path: Path) -> None:
+    report, _ = _report(tmp_path)
+    lines = report.splitlines()
+    headline = (
+        "1 of 3 reproductions hold, 1 fail, 1 inconclusive; "
+        "1 of 1 checks hold, 0 fail, 0 inconclusive."
+    )
+    assert lines[2] == headline  # the headline, then the scale
+    assert lines.count(headline) == 2  # and again over the figure's own table
+    assert "| claim | kind | paper | measured | expected | holds | runs needed | note |" in lines
+    assert "| A ends below B | reproduction | Fig. 1 | 3.0 ± 1.0 | > 0 | yes |  |  |" in lines
+    assert (
+        "| B ends below C | reproduction | Fig. 1 | 1.0 ± 1.0 | > 0 | inconclusive | 1,201 |  |"
+        in (lines)
+    )
+    assert (
+        "| C ends below D | reproduction | Fig. 1 | -3.0 ± 1.0 | > 0 | **NO** |  | the delays |"
+        in (lines)
+    )
+    assert "| phase 2 is a round robin | check | Alg. 1 | exact | exact | yes |  |  |" in lines
+
+
+def test_the_html_page_counts_apart_and_gives_kinds_and_runs_needed(tmp_path: Path) -> None:
+    _, page = _report(tmp_path)
+    assert "<p>1 of 3 reproductions hold, 1 fail, 1 inconclusive; 1 of 1 checks hold" in page
+    assert "<th>kind</th>" in page and "<th>runs needed</th>" in page
+    assert "<td>inconclusive</td><td>1,201</td>" in page
+    assert "<td>check</td>" in page
+
+
+def test_paired_takes_the_se_of_per_run_differences_on_correlated_runs() -> None:
+    """Two curves of the same runs share their environment (sd 10), each adding its own noise
+    (sd 1): the SE of the mean difference is that of the per-run differences, sqrt(2 / n), about
+    ten times below the SE that treats the curves as independent."""
+    n = 400
+    rng = np.random.default_rng(39)
+    shared = rng.normal(0.0, 10.0, n)
+    runs = pd.Index(range(n), name="replication")
+    x = pd.Series(shared + rng.normal(1.0, 1.0, n), index=runs)
+    y = pd.Series(shared + rng.normal(0.0, 1.0, n), index=runs)
+    found = claims.paired(x, y)
+    assert found.n == n
+    assert found.se == pytest.approx(np.std(x - y, ddof=1) / np.sqrt(n), rel=1e-12)
+    # the true SE, within 3 SE of an SE (a sample SD's relative SE is 1 / sqrt(2 (n - 1)))
+    true_se = np.sqrt(2 / n)
+    assert abs(found.se - true_se) < 3 * true_se / np.sqrt(2 * (n - 1))
+    assert abs(found.mean - 1.0) < 3 * true_se
+    independent = claims.diff_se(Point(x.mean(), x.sem(), n), Point(y.mean(), y.sem(), n))
+    assert found.se < independent / 5  # the true ratio is sqrt(202 / 2), about 10
+    assert claims.verdict(found.mean, found.se) is True  # 1 at about 14 paired SE
+    assert claims.verdict(x.mean() - y.mean(), independent) is None  # hidden when unpaired
+    # a statistic of one curve, scaled, and runs that do not match
+    assert claims.paired(x, scale=2.0).mean == pytest.approx(2 * x.mean())
+    with pytest.raises(ValueError, match="the same replications"):
+        claims.paired(x, y.iloc[1:])
+    with pytest.raises(ValueError, match="at least 2 runs"):
+        claims.paired(x.iloc[:1])
+
+
+def test_per_run_takes_each_runs_regret_at_the_last_checkpoint_up_to_t() -> None:
+    runs = pd.DataFrame(
+        [("s", "a", r, t, 10.0 * r + t) for r in (1, 0) for t in (5, 10)],
+        columns=["setting", "algorithm", "replication", "t", "regret"],
+    )
+    assert claims.per_run(runs, "s", "a").to_dict() == {0: 10.0, 1: 20.0}
+    assert claims.per_run(runs, "s", "a", t=7).to_dict() == {0: 5.0, 1: 15.0}
+    with pytest.raises(KeyError, match="no runs for s/b"):
+        claims.per_run(runs, "s", "b")
+
+
+@pytest.mark.parametrize(
+    "effect,se,n,needed",
+    [
+        (1.0, 1.0, 100, 401),  # at 400 runs the effect would be exactly 2 SE: not more
+        (-1.0, 1.0, 100, 401),  # either sign
+        (0.5, 1.0, 100, 1601),
+        (3.0, 1.0, 100, 100),  # already established: the runs there are
+        (0.0, 1.0, 100, None),  # no run count resolves an effect of exactly 0
+    ],
+)
+def test_runs_needed_are_the_fewest_that_establish_the_effect(effect, se, n, needed) -> None:
+    assert claims.runs_needed(effect, se, n) == needed
+    if needed is not None and needed > n:
+        # the SE shrinks as 1 / sqrt(runs)
+        assert claims.verdict(effect, se * np.sqrt(n / needed)) is (effect > 0)
+        assert claims.verdict(effect, se * np.sqrt(n / (needed - 1))) is None
 
 
 @pytest.mark.parametrize(

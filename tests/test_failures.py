@@ -132,7 +132,10 @@ def test_shard_missing_a_replication_is_refused(tables: Path, tmp_path: Path, ca
     )
 
 
-def _claims(tables: Path, summary: Path, out: Path) -> int:
+def _claims(tables: Path, summary: Path, out: Path, shards: list[Path] | None = None) -> int:
+    """The claims command on the figure's tables (``shards``: its runs, by default every shard)."""
+    if shards is None:
+        shards = sorted(tables.glob("*/rep0-2.parquet"))
     return main(
         [
             "claims",
@@ -143,6 +146,7 @@ def _claims(tables: Path, summary: Path, out: Path) -> int:
             str(out),
             "--events",
             *map(str, sorted(tables.glob("*/rep0-2.events.parquet"))),
+            *(["--shards", *map(str, shards)] if shards else []),
         ]
     )
 
@@ -194,9 +198,40 @@ def test_corrupt_events_table_is_refused(tables: Path, tmp_path: Path, capsys) -
             str(out),
             "--events",
             str(bad),
+            "--shards",
+            *map(str, sorted(tables.glob("*/rep0-2.parquet"))),
         ]
     )
     _assert_refused(capsys, code, bad, out, "corrupt or truncated")
+
+
+def test_corrupt_shard_is_refused_by_claims(tables: Path, tmp_path: Path, capsys) -> None:
+    """The claims read every run (tables["runs"]) through the same checked reader as the
+    summary."""
+    bad = _broken_copy(tables / "d-ucb/rep0-2.parquet", tmp_path / "d-ucb", 100)
+    others = [p for p in sorted(tables.glob("*/rep0-2.parquet")) if p.parent.name != "d-ucb"]
+    out = tmp_path / "claims.json"
+    code = _claims(tables, tables / "summary.csv", out, [bad, *others])
+    _assert_refused(capsys, code, bad, out, "corrupt or truncated")
+
+
+def test_claims_without_every_curve_are_refused(tables: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "claims.json"
+    code = _claims(tables, tables / "summary.csv", out, [tables / "d-ucb/rep0-2.parquet"])
+    assert code == 2
+    assert (
+        "the shards given hold no runs of thetaL/d-klucb, thetaL/discarding-klucb, "
+        "thetaL/discarding-ucb" in capsys.readouterr().err
+    )
+    assert not out.exists()
+
+
+def test_claims_without_shards_are_refused(tables: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "claims.json"
+    code = main(["claims", *FIG, "--summary", str(tables / "summary.csv"), "--out", str(out)])
+    assert code == 2
+    assert "--shards: required, the claims of vernade2017 fig2" in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_failing_kernel_leaves_no_output(tmp_path: Path, monkeypatch) -> None:

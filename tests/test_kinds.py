@@ -37,3 +37,10 @@ def test_the_sentences_name_the_band_each_kind_draws():
 def test_an_unknown_kind_is_refused_naming_the_kinds():
     with pytest.raises(ConfigError, match="'sparkline'.*regret.*ratio"):
         kinds.shows("sparkline")
+
+
+def test_the_claims_of_every_simulated_figure_but_the_arenas_read_every_run():
+    for paper, figures in config.load(CONFIG)["papers"].items():
+        for name, fig in figures.items():
+            expected = kinds.simulated(fig) and paper != "arena"
+            assert kinds.reads_runs(fig) is expected, f"{paper} {name}"

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.tables import Binding, read_shard
+from delayed_bandits.tables import SHARD_COLUMNS, Binding, read_shard
 
 SUMMARY_COLUMNS = ["setting", "algorithm", "t", "mean", "se", "q05", "q95", "n_runs"]
 
@@ -28,6 +28,21 @@ def read_shards(paths: Iterable[str | Path], binding: Binding | None) -> pd.Data
         raise ConfigError(
             f"replication {row.replication} of {row.setting}/{row.algorithm} "
             "appears in more than one shard"
+        )
+    return raw
+
+
+def read_runs(
+    paths: Iterable[str | Path], curves: Iterable[tuple[str, str]], binding: Binding
+) -> pd.DataFrame:
+    """A figure's shards as one table of every run, columns ``SHARD_COLUMNS`` (what its claims
+    read as ``tables["runs"]``), read by ``read_shards`` (each made by the config ``binding``
+    says); a curve (setting, algorithm) of ``curves`` with no runs is an error naming it."""
+    raw = read_shards(paths, binding)[SHARD_COLUMNS]
+    absent = sorted(set(curves) - set(zip(raw.setting, raw.algorithm)))
+    if absent:
+        raise ConfigError(
+            "the shards given hold no runs of " + ", ".join(f"{s}/{a}" for s, a in absent)
         )
     return raw
 

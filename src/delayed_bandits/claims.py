@@ -144,12 +144,13 @@ def verdict(effect: float, se: float) -> bool | None:
 
 
 def runs_needed(effect: float, se: float, n: int) -> int | None:
-    """Runs at which a statistic measured as ``effect`` ± ``se`` over ``n`` runs would be
-    established (|effect| = Z SE, the SE shrinking as 1/sqrt(runs)), or None when the effect is
-    exactly 0 (no run count resolves it). The power of an inconclusive claim, stated."""
+    """The fewest runs at which a statistic measured as ``effect`` ± ``se`` over ``n`` runs would
+    be established (|effect| > Z SE, as ``verdict`` asks, the SE shrinking as 1/sqrt(runs)), at
+    least ``n``; None when the effect is exactly 0 (no run count resolves it). The power of an
+    inconclusive claim, stated."""
     if effect == 0:
         return None
-    return max(n, math.ceil(n * (Z * se / abs(effect)) ** 2))
+    return max(n, math.floor(n * (Z * se / abs(effect)) ** 2) + 1)
 
 
 def below(a: Point, b: Point) -> bool | None:
@@ -190,8 +191,9 @@ def word(holds: bool | None) -> str:
     return {True: "holds", False: "fails", None: "inconclusive"}[holds]
 
 
-# (tables, figure config) -> claims; tables always hold "summary", and "ratios" or "events" where
-# the paper's rules produce them.
+# (tables, figure config) -> claims; tables hold "summary" and "runs" (every run: per_run) for
+# every simulated figure but the arena's (kinds.reads_runs), and "ratios", "finals",
+# "leaderboard" or "events" where the figure's kind reads them.
 Checker = Callable[[Mapping[str, pd.DataFrame], Mapping[str, Any]], list[Claim]]
 
 
@@ -216,18 +218,12 @@ def to_json(claims: Iterable[Claim]) -> str:
 
 
 def to_html(claims: Iterable[Claim], title: str) -> str:
-    """One figure's claims as an HTML page (the report shows it beside the figure)."""
+    """One figure's claims as an HTML page (the report shows it beside the figure), under their
+    count (``count``), with the columns of ``COLUMNS``."""
     rows = [asdict(c) for c in claims]
-    cells = ("statement", "paper_ref", "measured", "expected", "holds", "note")
-    head = "".join(
-        f"<th>{name}</th>" for name in ("claim", "paper", "measured", "expected", "holds", "note")
-    )
+    head = "".join(f"<th>{escape(name)}</th>" for name, _ in COLUMNS)
     body = "".join(
-        "<tr>"
-        + "".join(
-            f"<td>{escape(str(_mark(c[k]) if k == 'holds' else c.get(k, '')))}</td>" for k in cells
-        )
-        + "</tr>"
+        "<tr>" + "".join(f"<td>{escape(cell(c))}</td>" for _, cell in COLUMNS) + "</tr>"
         for c in rows
     )
     return html_page(title, f"<p>{count(rows)}</p><table><tr>{head}</tr>{body}</table>")
@@ -252,9 +248,29 @@ def _mark(holds: bool | None) -> str:
     return {True: "yes", False: "NO", None: "inconclusive"}[holds]
 
 
+def _runs_needed(c: Mapping[str, Any]) -> str:
+    """An inconclusive claim's runs needed to resolve it (``runs_needed``), where it states them."""
+    needed = c.get("runs_needed")
+    return f"{needed:,}" if c["holds"] is None and needed is not None else ""
+
+
+COLUMNS: tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...] = (
+    ("claim", lambda c: c["statement"]),
+    ("kind", lambda c: c.get("kind", REPRODUCTION)),
+    ("paper", lambda c: c["paper_ref"]),
+    ("measured", lambda c: c["measured"]),
+    ("expected", lambda c: c["expected"]),
+    ("holds", lambda c: _mark(c["holds"])),
+    ("runs needed", _runs_needed),
+    ("note", lambda c: c.get("note", "")),
+)
+"""The columns of a table of claims (as dicts), in markdown and HTML: each a header and its cell."""
+
+
 def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
-    """Every claims file as one table per figure, with the count of what holds, fails and is
-    inconclusive (``count``) and, when given, the scale of the run (config key ``scale``)."""
+    """Every claims file as one table per figure (``COLUMNS``), each under its count, the whole
+    under the count of every claim (``count``: reproductions and checks apart) and, when given,
+    the scale of the run (config key ``scale``)."""
     lines = ["# Claims: what the papers say, and what our runs measure", ""]
     if scale is not None:
         lines.insert(
@@ -273,16 +289,16 @@ def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
         lines += [
             f"## {paper} {figure}",
             "",
-            "| claim | paper | measured | expected | holds | note |",
-            "|---|---|---|---|---|---|",
+            count(claims),
+            "",
+            "| " + " | ".join(name for name, _ in COLUMNS) + " |",
+            "|" + "---|" * len(COLUMNS),
         ]
         for c in claims:
-            mark = "**NO**" if c["holds"] is False else _mark(c["holds"])
-            lines.append(
-                f"| {c['statement']} | {c['paper_ref']} | {c['measured']} | "
-                f"{c['expected']} | {mark} | {c.get('note', '')} |"
-            )
-            every_claim.append(c)
+            # a failure stands out
+            cells = ["**NO**" if n == "holds" and c["holds"] is False else f(c) for n, f in COLUMNS]
+            lines.append("| " + " | ".join(cells) + " |")
+        every_claim += claims
         lines.append("")
     lines.insert(2, count(every_claim) + "\n")
     return "\n".join(lines) + "\n"

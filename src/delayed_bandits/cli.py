@@ -138,7 +138,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
     p.add_argument("shards", nargs="+", type=Path)
 
-    p = sub.add_parser("claims", help="check a figure's claims against its summary")
+    p = sub.add_parser(
+        "claims", help="check a figure's claims against its summary, tables and runs"
+    )
     _figure_args(p)
     p.add_argument(
         "--summary",
@@ -150,6 +152,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
     p.add_argument("--finals", type=Path, help="every run's regret at T, for figures that have it")
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
+    p.add_argument(
+        "--shards",
+        type=Path,
+        nargs="+",
+        help="the figure's shards, every run (its claims' table runs); required for a simulated "
+        "figure, except the arena's",
+    )
     p.add_argument("--out", required=True, type=Path)
     p.add_argument(
         "--html",
@@ -460,7 +469,20 @@ def _claims(args: argparse.Namespace) -> None:
     from delayed_bandits import claims
 
     config, fig = _load(args)
-    found = claims.check(args.paper, args.figure, _tables(args, config, fig), fig)
+    where = f"{args.paper} {args.figure} (kind {kinds.of(fig)})"
+    if kinds.reads_runs(fig) and not args.shards:
+        raise ConfigError(f"--shards: required, the claims of {where} read every run")
+    if args.shards and not kinds.reads_runs(fig):
+        raise ConfigError(f"--shards: the claims of {where} read no runs; give none")
+    tables = _tables(args, config, fig)
+    if args.shards:
+        from delayed_bandits import provenance
+        from delayed_bandits.aggregate import read_runs
+
+        curves = cfg.curves(args.paper, args.figure, fig)
+        made_by = provenance.binding(config, args.paper, args.figure, curves)
+        tables["runs"] = read_runs(args.shards, curves, made_by)
+    found = claims.check(args.paper, args.figure, tables, fig)
     with atomic_path(args.out) as tmp:
         tmp.write_text(claims.to_json(found))
     if args.html is not None:

@@ -28,6 +28,7 @@ __all__ = [
     "Kind",
     "get",
     "of",
+    "reads_runs",
     "registered",
     "shows",
     "simulated",
@@ -69,6 +70,12 @@ def shows(kind: str) -> str:
 def simulated(fig: Mapping[str, Any]) -> bool:
     """Whether the figure runs simulations: its kind is not drawn from the configuration alone."""
     return get(of(fig)).simulated
+
+
+def reads_runs(fig: Mapping[str, Any]) -> bool:
+    """Whether the figure's claims read every run (``tables["runs"]``, the figure's shards)."""
+    kind = get(of(fig))
+    return kind.simulated and kind.reads_runs
 
 
 def tables(fig: Mapping[str, Any]) -> tuple[str, ...]:

@@ -20,7 +20,13 @@ TABLES = ("ratios", "leaderboard", "finals")
 workflow rule and the CLI command of the same name (``delayed-bandits ratios``), into
 ``results/<paper>/<figure>/<table>.csv``. ``finals`` holds every run's regret at T, for
 statistics over paired runs that a summary's means and SEs cannot give (a slope across settings
-that share their draws)."""
+that share their draws).
+
+Besides these tables, the claims of a kind that ``reads_runs`` (every simulated kind but the
+arena's) get the figure's shards as one table, ``tables["runs"]`` (columns ``SHARD_COLUMNS``:
+every run's regret at every checkpoint), which the workflow's rule ``claims`` passes to the
+command ``delayed-bandits claims --shards``: the per-run values that statistics of the same runs
+need (``claims.per_run``, ``claims.paired``)."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,10 @@ class Kind:
     in_config: bool = True
     """False: a second view of another kind's tables, drawn by a paper's own rule, which no
     figure of the config may name."""
+    reads_runs: bool = True
+    """Whether its claims read every run (``tables["runs"]``, above; only a simulated kind has
+    runs). False for the arena's kinds, whose claims read the leaderboard, which pairs the runs
+    already: their full run's 12.5 M values would take about 80 s to read, per job."""
 
     def __post_init__(self) -> None:
         unknown = [t for t in self.tables if t not in TABLES]

@@ -245,12 +245,20 @@ def figure_tables(wildcards):
     return {name: OUT + path for name, path in tables.items()}
 
 
+def run_files(wildcards):
+    """The shards whose runs a figure's claims read (tables["runs"]): all of them, for every
+    simulated figure but the arena's (kinds.reads_runs)."""
+    fig = figure_config(wildcards.paper, wildcards.figure)
+    return shard_files(wildcards) if dbkinds.reads_runs(fig) else []
+
+
 def table_options(wildcards, input):
-    """The claims and plot commands' --summary, --ratios, --leaderboard, --finals and --events
-    options, for the tables the figure has: a list of arguments, each quoted in the shell command.
-    """
+    """The claims and plot commands' --summary, --ratios, --leaderboard, --finals, --events and
+    (claims) --shards options, for the tables the figure has: a list of arguments, each quoted in
+    the shell command."""
     names = ("summary", *dbkinds.TABLES)
     options = [arg for name in names if name in input.keys() for arg in (f"--{name}", input[name])]
-    if input.events:
-        options += ["--events", *input.events]
+    for name in ("events", "shards"):
+        if name in input.keys() and input[name]:
+            options += [f"--{name}", *input[name]]
     return options

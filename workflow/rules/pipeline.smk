@@ -210,6 +210,7 @@ rule claims:
     input:
         unpack(figure_tables),
         events=event_files,
+        shards=run_files,
     output:
         claims=out("results/{paper}/{figure}/claims.json"),
         page=report(
