@@ -100,7 +100,6 @@ def delayed_index(
     n_obs = 0
     mu_hat = 0.0  # Appendix D, uncensored: the delays' mean by stochastic approximation
     recursion = (not censored) and q >= 0.0
-    span = window if censored else horizon
     # The weighted sum's pulls of arm k, oldest first: rounds[k, first[k]:last[k]], so that each
     # arm's sum runs in a register, adding the weights in increasing s as the reference does.
     rounds = np.empty((n_arms, 0 if recursion else horizon), dtype=np.int64)
