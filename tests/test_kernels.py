@@ -3,6 +3,8 @@ same realisations (Vernade et al. 2017 policies)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -21,6 +23,13 @@ SETTINGS = {
     # tau_m once per old pull: theta_hat = 5 / 4.999999999999999 > 1 tied differently)
     "window4": Setting(np.array([0.6, 0.4, 0.5]), delays.Uniform(0, 6), 4, 0.0, 1.0),
     "window3": Setting(np.array([0.6, 0.4]), delays.Uniform(0, 6), 3, 0.0, 1.0),
+}
+# The same-round arrival convention (usable from s + max(D, 1)) on the paths it changes: N~'s
+# weights and the recursion's carry (geometric, with and without the estimated CDF), the pulls
+# turning old (short windows), tau(0) = 0 (Pareto), and the round Discarding's pulls settle.
+SETTINGS |= {
+    f"{name}-same-round": replace(SETTINGS[name], arrival="same-round")
+    for name in ("geometric-low", "uniform", "pareto", "window4", "window3")
 }
 HORIZON = 500
 CHECKPOINTS = environment.checkpoint_grid(HORIZON, 25)

@@ -30,6 +30,8 @@ class Setting:
     window: int  # censoring threshold m
     epsilon: float  # beta(t) = (1 + eps) log t
     gamma: float  # Appendix D stochastic-approximation step exponent
+    # when a conversion observed "at time s + D" (Section 2) is usable: p17.ARRIVALS
+    arrival: str = p17.NEXT_ROUND
 
     @classmethod
     def from_config(cls, cfg: Mapping[str, Any], where: str) -> "Setting":
@@ -38,17 +40,29 @@ class Setting:
             raise ConfigError(
                 f"{where}.delay: Vernade et al. 2017 assume one delay law for all arms"
             )
+        arrival = cfg.get("arrival", p17.NEXT_ROUND)
+        if arrival not in p17.ARRIVALS:
+            raise ConfigError(
+                f"{where}.arrival: {arrival!r} is not an arrival convention; one of "
+                f"{', '.join(p17.ARRIVALS)}"
+            )
         return cls(
             np.asarray(cfg["theta"], dtype=np.float64),
             dist,
             int(cfg["window"]),
             float(cfg.get("epsilon", 0.0)),
             float(cfg.get("gamma", 1.0)),
+            arrival,
         )
 
     @property
     def n_arms(self) -> int:
         return len(self.theta)
+
+    @property
+    def lag(self) -> int:
+        """The arrival convention's lag L: a conversion is usable from round s + max(D + L, 1)."""
+        return p17.ARRIVALS[self.arrival]
 
 
 def draw_environment(seed: np.random.SeedSequence, horizon: int, st: Setting) -> Realisation:
@@ -89,6 +103,8 @@ def _delayed(censored: bool, kl: bool, estimate: bool, ts: bool = False) -> tupl
             actions,
             ts,
             np.random.default_rng(seed),
+            0,
+            st.lag,
         )
         return regret, actions, None
 
@@ -103,11 +119,17 @@ def _delayed(censored: bool, kl: bool, estimate: bool, ts: bool = False) -> tupl
             estimate,
             st.gamma,
             rng=np.random.default_rng(seed) if ts else None,
+            lag=st.lag,
         )
-        actions = run(policy, st.theta, env.uniforms, env.delays, window)
+        actions = run(policy, st.theta, env.uniforms, env.delays, window, _usable(st))
         return _regret_at(st.theta, actions, cp), actions, None
 
     return kernel, reference
+
+
+def _usable(st: Setting) -> Callable[[int, int], int]:
+    """When the reference loop delivers a conversion: the setting's arrival convention."""
+    return lambda s, d: p17.usable(s, d, st.lag)
 
 
 def _needs_geometric(censored: bool, estimate: bool) -> Callable[[Any], str]:
@@ -137,15 +159,16 @@ def _discarding(kl: bool, ts: bool = False) -> tuple[Runner, Runner]:
             actions,
             ts,
             np.random.default_rng(seed),
+            st.lag,
         )
         return regret, actions, None
 
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         rng = np.random.default_rng(seed) if ts else None
         policy = p17.DiscardingPolicy(
-            st.n_arms, float(st.delay.cdf(st.window)), st.window, kl, st.epsilon, rng
+            st.n_arms, float(st.delay.cdf(st.window)), st.window, kl, st.epsilon, rng, st.lag
         )
-        actions = run(policy, st.theta, env.uniforms, env.delays, st.window)
+        actions = run(policy, st.theta, env.uniforms, env.delays, st.window, _usable(st))
         return _regret_at(st.theta, actions, cp), actions, None
 
     return kernel, reference

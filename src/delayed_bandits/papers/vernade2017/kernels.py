@@ -49,6 +49,7 @@ from delayed_bandits.papers.vernade2017.policies import (
     klucb_step,
     poisson_kl,
     ucb_index,
+    usable,
 )
 from delayed_bandits.queues import arrival_lists, enqueue, record
 
@@ -71,6 +72,7 @@ def delayed_index(
     ts: bool,
     rng: np.random.Generator,
     wait: int = 0,
+    lag: int = 1,
 ) -> np.ndarray:
     """DelayedUCB / DelayedKLUCB (Algorithm 1). Fills ``actions`` and returns the pseudo-regret at
     ``checkpoints``. The first K + ``wait`` rounds cycle through the arms (``wait`` = 0: each arm
@@ -80,7 +82,9 @@ def delayed_index(
     ``q >= 0`` uses the geometric recursion with that q (known CDF) or with q = mu_hat/(mu_hat+1)
     (``estimate_cdf``, Appendix D); ``q < 0`` falls back to the full weighted sum. With ``ts``
     the index is a draw from Beta(1 + S_k, 1 + max(N~_k - S_k, 0)) from ``rng`` (the reference's
-    ``rng``; not in the paper)."""
+    ``rng``; not in the paper). ``lag`` is the arrival convention's (``policies.ARRIVALS``): a
+    conversion is usable from round ``usable(s, D, lag)``, and N~ weighs the pull at s by
+    tau(min(t - lag - s, m))."""
     horizon, n_arms = uniforms.shape
     best = theta.max()
     successes = np.zeros(n_arms)
@@ -96,7 +100,6 @@ def delayed_index(
     n_obs = 0
     mu_hat = 0.0  # Appendix D, uncensored: the delays' mean by stochastic approximation
     recursion = (not censored) and q >= 0.0
-    span = window if censored else horizon
     # The weighted sum's pulls of arm k, oldest first: rounds[k, first[k]:last[k]], so that each
     # arm's sum runs in a register, adding the weights in increasing s as the reference does.
     rounds = np.empty((n_arms, 0 if recursion else horizon), dtype=np.int64)
@@ -133,14 +136,18 @@ def delayed_index(
             arm = (t - 1) % n_arms
         else:
             if recursion:
+                # O_k sums q^(t-s); the same-round convention's weights need q^(t-s+1)
+                carry = 1.0
+                if lag == 0:
+                    carry = mu_hat / (mu_hat + 1.0) if estimate_cdf else q
                 for k in range(n_arms):
-                    n_tilde[k] = pulls[k] - o[k]
+                    n_tilde[k] = pulls[k] - o[k] * carry
             else:
                 tau_old = 1.0 if estimate_cdf else tau[window if censored else 0]
                 for k in range(n_arms):
                     total = old[k] * tau_old if censored else 0.0
                     for i in range(first[k], last[k]):
-                        total += weights[t - 1 - rounds[k, i]]
+                        total += weights[t - lag - rounds[k, i]]
                     n_tilde[k] = total
             b = (1.0 + epsilon) * math.log(t)
             arm = 0
@@ -218,17 +225,16 @@ def delayed_index(
         else:
             rounds[arm, last[arm]] = t
             last[arm] += 1
-            if t - span >= 1:  # censored: the pull at t - m weighs tau_m from round t + 1 on
-                a = actions[t - span - 1]
+            aged = t + 1 - lag - window  # censored: this pull weighs tau_m from round t + 1 on
+            if censored and aged >= 1:
+                a = actions[aged - 1]
                 old[a] += 1.0
                 first[a] += 1
         d = delays[t - 1, arm]
-        if (
-            uniforms[t - 1, arm] < theta[arm]
-            and (not censored or d <= window)
-            and d <= horizon - t - 1
-        ):
-            enqueue(head, tail, link, t + d + 1, t)
+        if uniforms[t - 1, arm] < theta[arm] and (not censored or d <= window):
+            due = usable(t, d, lag)
+            if due <= horizon:
+                enqueue(head, tail, link, due, t)
     return out
 
 
@@ -245,10 +251,13 @@ def discarding(
     actions: np.ndarray,
     ts: bool,
     rng: np.random.Generator,
+    lag: int = 1,
 ) -> np.ndarray:
     """DiscardingUCB / DiscardingKLUCB (Section 6) on pulls older than the window; round robin on
     the least-pulled arm while some arm has none. Returns the pseudo-regret at ``checkpoints``.
-    With ``ts``, Beta(1 + S_old, 1 + N_old - S_old) draws from ``rng`` (not in the paper)."""
+    With ``ts``, Beta(1 + S_old, 1 + N_old - S_old) draws from ``rng`` (not in the paper).
+    ``lag`` is the arrival convention's (``policies.ARRIVALS``): the pull at s is complete from
+    round s + m + lag on."""
     horizon, n_arms = uniforms.shape
     best = theta.max()
     pulls = np.zeros(n_arms)
@@ -258,7 +267,7 @@ def discarding(
     regret = 0.0
     ci = 0
     for t in range(1, horizon + 1):
-        s = t - 1 - window  # this pull's censored outcome became fully known at round t
+        s = t - lag - window  # this pull's censored outcome became fully known at round t
         if s >= 1:
             a = actions[s - 1]
             n_old[a] += 1.0

@@ -3,12 +3,17 @@
 Written straight from the paper, for auditing; runs use the compiled kernels of
 ``delayed_bandits.papers.vernade2017.kernels`` and the tests hold both to the same actions.
 
-Timing convention (``docs/decisions.md``): a conversion of the pull at round s with delay D is
-usable from round s + D + 1; with censoring window m it is seen only if D <= m. So, when choosing
-at round t, the pull at round s < t has been seen with probability tau(min(t - 1 - s, m)), and the
-delay-corrected count of Section 5.1 is
+Timing convention (``docs/decisions.md``, "Arrival convention"): Section 2 has the conversion of
+the pull at round s observed "at time s + D", without saying whether before or after A_{s+D} is
+chosen. ``ARRIVALS`` names both readings by their lag L: the conversion is usable from round
+s + max(D + L, 1) (``usable``); L = 1 ("next-round", the default) or L = 0 ("same-round"; a D = 0
+conversion still waits for the next round). With censoring window m it is seen only if D <= m. So,
+when choosing at round t, the pull at round s < t has been seen with probability
+tau(min(t - L - s, m)), and the delay-corrected count of Section 5.1 is
 
-    N~_k(t) = sum_{s <= t-1-m} 1{A_s = k} tau_m + sum_{s = t-m}^{t-1} 1{A_s = k} tau_{t-1-s}.
+    N~_k(t) = sum_{s <= t-L-m} 1{A_s = k} tau_m + sum_{s = t-L-m+1}^{t-1} 1{A_s = k} tau_{t-L-s}
+
+(L = 0 is Section 5.1's formula as printed; L = 1 shifts its arguments by the round).
 """
 
 from __future__ import annotations
@@ -23,6 +28,17 @@ from numba.extending import register_jitable
 from delayed_bandits.references import first_argmax
 
 KLUCB_TOLERANCE = 1e-6
+
+NEXT_ROUND, SAME_ROUND = "next-round", "same-round"
+ARRIVALS = {NEXT_ROUND: 1, SAME_ROUND: 0}
+"""The arrival conventions (config key ``arrival``) and their lag L (module docstring)."""
+
+
+@register_jitable  # plain Python here; compiled into the kernels, same arithmetic
+def usable(s: int, delay: int, lag: int) -> int:
+    """The round from which the conversion of the pull at round s, delayed by ``delay``, is
+    usable under the arrival convention of lag ``lag`` (``ARRIVALS``): s + max(D + L, 1)."""
+    return s + max(delay + lag, 1)
 
 
 def beta(t: int, epsilon: float) -> float:
@@ -87,7 +103,10 @@ class DelayedIndexPolicy:
     With ``rng`` (not in the paper: the arena's Thompson sampling on N~, ``docs/decisions.md``)
     the index is a posterior draw instead, theta_k ~ Beta(1 + S_k, 1 + max(N~_k - S_k, 0)), for
     k = 0..K-1 in order: N~ stands for the number of pulls whose outcome is known, S of which
-    converted, so the posterior mean is near S / N~, the estimate the indices use."""
+    converted, so the posterior mean is near S / N~, the estimate the indices use.
+
+    ``lag`` is the arrival convention's (``ARRIVALS``): N~ weighs the pull at s by
+    tau(min(t - lag - s, m)), the probability that its conversion has been seen by round t."""
 
     n_arms: int
     tau: Callable[[int], float]
@@ -98,6 +117,7 @@ class DelayedIndexPolicy:
     gamma: float = 1.0
     wait: int = 0
     rng: np.random.Generator | None = None
+    lag: int = ARRIVALS[NEXT_ROUND]
     actions: list[int] = field(default_factory=list)
     successes: list[int] = field(init=False)
     observed_delays: list[int] = field(default_factory=list)
@@ -121,16 +141,19 @@ class DelayedIndexPolicy:
 
     def n_tilde(self, k: int, t: int, tau: Callable[[int], float]) -> float:
         if self.estimate_cdf and self.window is None:
-            return self.actions.count(k) - self.o[k]
+            # O_k sums q^(t-s), the weight 1 - tau(t-1-s) of the next-round convention; the
+            # same-round one's 1 - tau(t-s) is q^(t-s+1), O_k times the current q
+            carry = 1.0 if self.lag else self.mu_hat / (self.mu_hat + 1.0)
+            return self.actions.count(k) - self.o[k] * carry
         if self.window is None:  # uncensored: every pull weighs tau(its age)
             total = 0.0
             for s, a in enumerate(self.actions, start=1):
                 if a == k:
-                    total += tau(t - 1 - s)
+                    total += tau(t - self.lag - s)
             return total
         # censored, as Section 7 writes it: N_k(t - m) tau_m, the pulls of age >= m counted
         # once, plus each pull of the last m rounds at its own age's weight, oldest first
-        ages = [t - 1 - s for s, a in enumerate(self.actions, start=1) if a == k]
+        ages = [t - self.lag - s for s, a in enumerate(self.actions, start=1) if a == k]
         total = sum(1 for age in ages if age >= self.window) * tau(self.window)
         for age in ages:
             if age < self.window:
@@ -178,7 +201,10 @@ class DiscardingPolicy:
     With ``rng`` (not in the paper: the arena's Thompson sampling on the settled pulls,
     ``docs/decisions.md``) the index is a draw from Beta(1 + S_k(t-m), 1 + N_k(t-m) - S_k(t-m)),
     the posterior of the settled outcomes' rate theta tau_m, for k = 0..K-1 in order: tau_m is
-    common to the arms, so it does not change which is largest in expectation."""
+    common to the arms, so it does not change which is largest in expectation.
+
+    ``lag`` is the arrival convention's (``ARRIVALS``): the pull at s is complete (any conversion
+    with D <= m has arrived) from round s + m + lag on."""
 
     n_arms: int
     tau_m: float
@@ -186,11 +212,12 @@ class DiscardingPolicy:
     kl: bool
     epsilon: float
     rng: np.random.Generator | None = None
+    lag: int = ARRIVALS[NEXT_ROUND]
     actions: list[int] = field(default_factory=list)
     arrivals: list[tuple[int, int]] = field(default_factory=list)  # (round pulled, arm)
 
     def choose(self, t: int) -> int:
-        horizon_old = t - 1 - self.window  # pulls at s <= t-1-m are fully observed
+        horizon_old = t - self.lag - self.window  # pulls at s <= t-L-m are fully observed
         n_old = [
             sum(1 for s, a in enumerate(self.actions, 1) if a == k and s <= horizon_old)
             for k in range(self.n_arms)
