@@ -269,7 +269,7 @@ def example8_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, An
         )
 
     oracle_bound = loglog_fit(table["T"][upper], table["oracle"][upper])
-    runs = int(last.n_runs.min())
+    n_runs = int(last.n_runs.min())
     for alg, name in (("doubling", "Doubling's"), ("skipper-oracle", "The oracle Skipper's")):
         if alg not in fits:
             continue
@@ -284,7 +284,7 @@ def example8_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, An
                 f"below {ORACLE_SLOPE:g} by 2 SE (fails: above by 2 SE)",
                 holds,
                 "" if holds else NOTES[alg],
-                runs_needed=runs_needed(ORACLE_SLOPE - fit.slope, fit.se, runs)
+                runs_needed=runs_needed(ORACLE_SLOPE - fit.slope, fit.se, n_runs)
                 if holds is None
                 else None,
             )
