@@ -201,3 +201,36 @@ def test_runs_needed_are_the_fewest_that_establish_the_effect(effect, se, n, nee
 )
 def test_a_claims_own_test_with_an_inconclusive_band(value, above, expected) -> None:
     assert claims.band(value, 0.6, 0.8, above) is expected
+
+
+def test_log_mean_gives_a_ratio_of_paired_means_its_delta_method_se() -> None:
+    """Two curves of the same runs, correlated through a shared run level: the per-run values of
+    ln(mean x) - ln(mean y) average to the log of the ratio of means, and their SE matches the
+    spread of that log ratio over 2000 repeated experiments, within 11%: 2 SE of the comparison,
+    whose relative SE is about 5% for an SE from 200 runs and 1.6% for an SD from 2000 draws.
+    Treating the curves as independent would overstate it about 6-fold (0.010 against 0.0016)."""
+    import math
+
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(39)
+
+    def experiment(n: int = 200) -> tuple[pd.Series, pd.Series]:
+        level = rng.normal(0.0, 10.0, n)
+        return (
+            pd.Series(100 + level + rng.normal(0.0, 1.0, n)),
+            pd.Series(50 + 0.5 * level + rng.normal(0.0, 1.0, n)),
+        )
+
+    x, y = experiment()
+    stat = claims.paired(claims.log_mean(x), claims.log_mean(y))
+    assert stat.mean == pytest.approx(math.log(x.mean() / y.mean()), abs=1e-12)
+    spread = np.std(
+        [math.log(a.mean() / b.mean()) for a, b in map(lambda _: experiment(), range(2000))]
+    )
+    assert stat.se == pytest.approx(spread, rel=0.11)
+    independent = math.hypot(x.sem() / x.mean(), y.sem() / y.mean())
+    assert independent > 5 * stat.se
+    with pytest.raises(ValueError, match="positive mean"):
+        claims.log_mean(pd.Series([-1.0, 0.5]))

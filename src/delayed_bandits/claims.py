@@ -121,6 +121,16 @@ def paired(x: pd.Series, y: pd.Series | None = None, scale: float = 1.0) -> Pair
     return Paired(float(values.mean()), float(values.std(ddof=1) / len(values) ** 0.5), len(values))
 
 
+def log_mean(x: pd.Series) -> pd.Series:
+    """Per-run values ln(mean x) + (x_i - mean x) / mean x: their mean is ln of the runs' mean and
+    their spread its delta-method SE. Sums and differences of them put a ratio of means of the
+    same runs (a curve over another, a ratio at two rounds) through ``paired``."""
+    mean = float(x.mean())
+    if mean <= 0:
+        raise ValueError("the log of a mean needs a positive mean")
+    return math.log(mean) + (x - mean) / mean
+
+
 def diff_se(a: Point, b: Point) -> float:
     """Standard error of a difference of two curves' means, treating them as independent
     (conservative: the curves share environments, which only makes the true se smaller)."""

@@ -4,7 +4,14 @@ bounds evaluated exactly on the grid's delay sequences and on the measured regre
 Slopes are fitted on the upper half of the T grid (``plots.thune2019.upper_half``); the measured
 ones carry a standard error from the replications, and a claim on them follows the rule of
 ``delayed_bandits.claims``: it holds when the data establish it at 2 standard errors, fails when
-they establish the opposite, and is inconclusive in between. The bounds are exact."""
+they establish the opposite, and is inconclusive in between. Each T has its own draws (no
+``shared_draws``), so a slope across T treats the points as independent, which they are; the
+algorithms at one T share the losses, so a comparison of two of them there is paired.
+
+The bounds are exact, so the claims on them and on Example 8's quantities are checks of our
+arithmetic and reading (``CHECK``), and so is every "regret within its bound": the theorems are
+upper bounds and the paper claims no tightness, so a regret far below its bound passes (a sanity
+bound)."""
 
 from __future__ import annotations
 
@@ -14,7 +21,17 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits.claims import Checker, Claim, at, below, every, verdict
+from delayed_bandits.claims import (
+    CHECK,
+    Checker,
+    Claim,
+    at,
+    every,
+    paired,
+    per_run,
+    runs_needed,
+    verdict,
+)
 from delayed_bandits.papers.thune2019 import bounds as sb
 from delayed_bandits.papers.thune2019.analysis import (
     GridPoint,
@@ -34,16 +51,18 @@ BOUND_SLOPE_TOLERANCE = 0.03
 # fitted slope of at least 1 minus this margin.
 LINEAR_SHARE = 0.9
 LINEAR_SLOPE_MARGIN = 0.1
-# "Grows like the oracle bound": the measured slope is at most 1/2 plus this margin (Doubling's
-# restarts and the early rounds' skipped feedback bend the curve at small T).
-ORACLE_SLOPE_MARGIN = 0.1
+# "Oracle: O(sqrt(KT ln K)) = O(T^1/2)" (Example 8): the regret of the algorithms the oracle
+# bound covers (Doubling, Theorem 6; Skipper at beta*, Theorem 3) grows no faster than T^1/2.
+ORACLE_SLOPE = 0.5
 # D = Theta(T sqrt(K T / ln K)): Example 8 delays the n = ceil(sqrt(KT / ln K)) - 1 first rounds,
 # so D = n T - n (n + 1) / 2 and D / (T sqrt(KT / ln K)) = (n / sqrt(KT / ln K)) (1 - (n + 1) / 2T),
 # below 1 and tending to 1; we ask for the constants of the Theta to lie in [1/2, 1] on the grid.
 D_RATIO = (0.5, 1.0)
 NOTES = {
     "doubling": "Doubling restarts DEW at every epoch, and how much of the horizon the last, "
-    "fresh epoch covers varies along the grid; the fit has only the upper half's T",
+    "fresh epoch covers varies along the grid; the fit has only the upper half's T. "
+    "Example 8's O(T^1/2) hides constants and lower-order terms, so a local slope above 1/2 "
+    "does not contradict Theorem 6, whose bound the regret stays within (doubling-within-bound)",
     "skipper-oracle": "beta* balances the bound's terms, not the regret's: with a gap the "
     "regret of exponential weights is about ln K / eta, which need not scale "
     "like the bound",
@@ -70,6 +89,7 @@ def _bound_slopes(table: pd.DataFrame, upper: np.ndarray) -> list[Claim]:
                 ""
                 if holds
                 else "the bound's lower-order terms still weigh on the upper half of the grid",
+                kind=CHECK,  # the bound is evaluated exactly from the config: no run enters it
             )
         )
     return claims
@@ -91,6 +111,7 @@ def _example8_quantities(table: pd.DataFrame) -> list[Claim]:
             "< 1 at every T",
             bool((table.skipped < threshold).all()),
             "" if bool((table.skipped < threshold).all()) else why,
+            kind=CHECK,
         ),
         Claim(
             "example8-experienced-delay",
@@ -101,6 +122,7 @@ def _example8_quantities(table: pd.DataFrame) -> list[Claim]:
             "0 at every such T",
             bool((table.D_beta[assumed] == 0).all()),
             "" if bool((table.D_beta[assumed] == 0).all()) else why,
+            kind=CHECK,
         ),
         Claim(
             "example8-total-delay",
@@ -110,13 +132,15 @@ def _example8_quantities(table: pd.DataFrame) -> list[Claim]:
             f"in [{D_RATIO[0]:g}, {D_RATIO[1]:g}] at every T",
             bool(((ratio >= D_RATIO[0]) & (ratio <= D_RATIO[1])).all()),
             "" if bool(((ratio >= D_RATIO[0]) & (ratio <= D_RATIO[1])).all()) else why,
+            kind=CHECK,
         ),
     ]
 
 
 def _regret_bounds(last: pd.DataFrame, points: list[GridPoint]) -> list[Claim]:
     """Each algorithm's bound on its expected regret, evaluated on each T's delays; the claim is
-    rejected if the mean regret exceeds it by more than 2 SE at some T."""
+    rejected if the mean regret exceeds it by more than 2 SE at some T. A sanity bound, so a check:
+    the theorems bound the regret from above and the paper claims no tightness."""
     claims = []
     why = (
         "the bound holds for the expected regret; a mean above it by more than 2 SE means our "
@@ -149,7 +173,11 @@ def _regret_bounds(last: pd.DataFrame, points: list[GridPoint]) -> list[Claim]:
                 f"(regret {where[1]:,.0f}, bound {where[2]:,.0f})",
                 "below the bound by more than 2 SE at every T (fails: above it by more at one)",
                 holds,
-                "" if holds else why,
+                why
+                if holds is False
+                else "a sanity bound: the theorem bounds the expected regret from above and the "
+                "paper claims no tightness, so this checks our tuning, not the paper's results",
+                kind=CHECK,
             )
         )
     return claims
@@ -188,19 +216,27 @@ def example8_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, An
     if {"doubling", "skipper-explicit"} <= algs:
         d = at(summary, largest.setting, "doubling")
         e = at(summary, largest.setting, "skipper-explicit")
-        holds = below(d, e)
+        # both face the same losses at this T: the per-run difference, not independent curves
+        gap = paired(
+            per_run(tables["runs"], largest.setting, "skipper-explicit"),
+            per_run(tables["runs"], largest.setting, "doubling"),
+        )
+        holds = verdict(gap.mean, gap.se)
         claims.append(
             Claim(
                 "doubling-below-explicit",
                 "At the largest T, Doubling's regret is below the explicitly tuned Skipper's "
                 "(oracle bound O(T^1/2) against explicit O(T^3/4))",
                 REF,
-                f"Doubling {d}, Skipper (Cor. 4) {e}; ratio {d.mean / e.mean:.3f}",
-                "Doubling + 2 SE of the difference < Skipper (Cor. 4); fails: above by 2 SE",
+                f"Doubling {d}, Skipper (Cor. 4) {e}; ratio {d.mean / e.mean:.3f}; Skipper minus "
+                f"Doubling {gap}",
+                "Skipper (Cor. 4) minus Doubling above 0 by 2 SE of the paired difference; "
+                "fails: below by 2 SE",
                 holds,
                 ""
                 if holds
                 else "Doubling restarts DEW at every epoch and pays each restart's exploration",
+                runs_needed=runs_needed(gap.mean, gap.se, gap.n) if holds is None else None,
             )
         )
 
@@ -232,20 +268,25 @@ def example8_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, An
             )
         )
 
+    oracle_bound = loglog_fit(table["T"][upper], table["oracle"][upper])
+    n_runs = int(last.n_runs.min())
     for alg, name in (("doubling", "Doubling's"), ("skipper-oracle", "The oracle Skipper's")):
         if alg not in fits:
             continue
         fit = fits[alg]
-        holds = verdict(0.5 + ORACLE_SLOPE_MARGIN - fit.slope, fit.se)
+        holds = verdict(ORACLE_SLOPE - fit.slope, fit.se)
         claims.append(
             Claim(
                 f"{alg}-slope",
                 f"{name} regret grows no faster than the oracle bound's T^1/2",
                 "Theorem 6; " + REF,
-                f"fitted slope {fit}",
-                f"below {0.5 + ORACLE_SLOPE_MARGIN:g} by 2 SE (fails: above by 2 SE)",
+                f"fitted slope {fit} (the oracle bound's own on this grid {oracle_bound})",
+                f"below {ORACLE_SLOPE:g} by 2 SE (fails: above by 2 SE)",
                 holds,
                 "" if holds else NOTES[alg],
+                runs_needed=runs_needed(ORACLE_SLOPE - fit.slope, fit.se, n_runs)
+                if holds is None
+                else None,
             )
         )
 
