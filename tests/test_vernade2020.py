@@ -735,6 +735,7 @@ def test_fig1_ucb_against_ts_is_judged_on_paired_runs(paper_config) -> None:
     se = diff.std() / math.sqrt(len(diff))
     assert abs(diff.mean()) < 2 * se
     assert claim.runs_needed == math.ceil(100 * (2 * se / diff.mean()) ** 2)
+    assert f"m100-mu500 would need about {claim.runs_needed} runs" in claim.note
 
 
 @pytest.mark.parametrize("end,holds", [(120.0, True), (130.0, False), (124.0, None)])

@@ -482,6 +482,23 @@ def fig6(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         # "slightly worse": above the oracle, by at most the margin (relative to its regret)
         worse = ratio(adapt_runs - oracle_runs, oracle_runs)
         near = within(worse.mean, worse.se, 0.0, margin)
+        if near is None:
+            near_note = (
+                f"the relative difference straddles 0 or {margin:g} at 2 SE: the runs cannot "
+                "tell whether Adapt-Patient is slightly worse than the oracle"
+            )
+        elif near is False and worse.mean < 0:
+            near_note = "Adapt-Patient is below the oracle Patient"
+        elif near is False:
+            near_note = f"Adapt-Patient is more than {margin:.0%} above the oracle Patient" + (
+                f": alpha_t never leaves alpha_low = {params.alpha_low:g} (at most "
+                f"{pinned:.3f} at any checkpoint of any run), so after its first 2K rounds it "
+                f"is Patient with alpha_tilde = {params.alpha_low:g}, not the oracle"
+                if pinned is not None
+                else ""
+            )
+        else:
+            near_note = ""
         claims.append(
             Claim(
                 f"fig6-{alg}-slightly-worse-than-oracle",
@@ -491,23 +508,7 @@ def fig6(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                 f"± {worse.se:.3f} (paired runs)",
                 f"(Adapt - oracle) / oracle in [0, {margin:g}] at 2 SE (fails: wholly outside)",
                 near,
-                ""
-                if near
-                else (
-                    "Adapt-Patient is below the oracle Patient"
-                    if worse.mean < 0
-                    else f"Adapt-Patient is more than {margin:.0%} above the oracle Patient"
-                    if worse.mean > margin
-                    else "the runs cannot place the relative difference inside or outside "
-                    f"[0, {margin:g}]"
-                )
-                + (
-                    f": alpha_t never leaves alpha_low = {params.alpha_low:g} (at most "
-                    f"{pinned:.3f} at any checkpoint of any run), so after its first 2K rounds it "
-                    f"is Patient with alpha_tilde = {params.alpha_low:g}, not the oracle"
-                    if pinned is not None
-                    else ""
-                ),
+                near_note,
                 runs_needed=needed(near, [worse, Paired(worse.mean - margin, worse.se, worse.n)]),
             )
         )

@@ -30,6 +30,7 @@ from delayed_bandits.claims import (
     paired,
     per_run,
     ratio,
+    runs_needed,
     verdict,
     within,
 )
@@ -170,6 +171,11 @@ def _pair_note(
     if tied:
         parts.append(
             f"{', '.join(tied)}: the difference lies within 2 SE, the runs cannot separate them"
+            + "".join(
+                f"; {s} would need about {n} runs at its measured difference and per-run spread"
+                for s in tied
+                if (n := runs_needed(pairs[s][2].mean, pairs[s][2].se, pairs[s][2].n))
+            )
         )
     if lost:
         parts.append(_exploring(tables, fig_cfg, lost[0], ucb))
