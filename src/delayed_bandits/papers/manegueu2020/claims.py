@@ -67,8 +67,11 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     # 1 - R(T) / (T gap), and above uniform play's regret it is below one half
     uniform = _uniform_regret(fig_cfg, best.setting, best.algorithm)
     share = 1.0 - table["mean"] / (2.0 * uniform)
+    arms = len(
+        config.resolve(fig_cfg, config.settings(fig_cfg)[best.setting], best.algorithm)[1]["mu"]
+    )
     below_uniform = ""
-    if best["mean"] > uniform:
+    if arms == 2 and best["mean"] > uniform:
         below_uniform = (
             f"; Patient plays the better arm in only {share.min():.0%}-{share.max():.0%} of the "
             f"rounds at every alpha_tilde, so its regret ({table['mean'].min():.0f}-"
