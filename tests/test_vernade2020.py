@@ -753,6 +753,10 @@ def test_fig1_roughly_100_is_a_band_of_a_quarter(paper_config, end: float, holds
     claim = found["fig1-regret-about-100-code-continuous"]
     assert claim.holds is holds
     assert "R(T) in [75, 125]" in claim.expected
+    if holds is None:
+        assert "straddles an end of [75, 125] at 2 SE" in claim.note and "m500" in claim.note
+    if holds is False:
+        assert "for uniform play" in claim.note  # above the band: a curve that still explores
 
 
 def test_fig1_larger_window_growth_se_comes_from_the_runs(paper_config) -> None:
