@@ -307,10 +307,10 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     "earlier",
                     f"{REFERENCE}, Figure 1 (left and centre)",
                     "; ".join(
-                        f"{s}: OTFLinUCB's (R(T) - R(T/2)) / R(T/2) = {r.mean:.2f} ± {r.se:.2f}"
+                        f"{s}: OTFLinUCB's (R(T) - R(T/2)) / R(T/2) = {r.mean:.3f} ± {r.se:.3f}"
                         for s, r in rates.items()
                     )
-                    + f"; difference {later.mean:.2f} ± {later.se:.2f}",
+                    + f"; difference {later.mean:.3f} ± {later.se:.3f}",
                     "smaller late growth with m = 500 by more than 2 SE (each growth's SE from "
                     "its runs; fails: larger by more)",
                     holds,
