@@ -234,3 +234,38 @@ def test_log_mean_gives_a_ratio_of_paired_means_its_delta_method_se() -> None:
     assert independent > 5 * stat.se
     with pytest.raises(ValueError, match="positive mean"):
         claims.log_mean(pd.Series([-1.0, 0.5]))
+
+
+def test_ratio_of_the_same_runs_has_the_delta_method_se_of_paired_runs() -> None:
+    """x = 2 y + small noise, run by run: the ratio's SE from the runs is the noise's alone, far
+    below what treating the means as independent gives (fixed seed; the SE of the SE over 4000
+    runs is about 1 %, so 5 % bounds it)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    n = 4000
+    y = pd.Series(rng.normal(100.0, 20.0, n))
+    noise = rng.normal(0.0, 1.0, n)
+    x = 2.0 * y + noise
+    found = claims.ratio(x, y)
+    assert found.n == n
+    assert found.mean == pytest.approx(x.mean() / y.mean())
+    # (x - r y) / mean(y) is noise / 100 up to the mean's drift: SE 1 / (100 sqrt(n))
+    assert found.se == pytest.approx(1.0 / (100.0 * n**0.5), rel=0.05)
+    independent = found.mean * np.hypot(x.std() / x.mean(), y.std() / y.mean()) / n**0.5
+    assert independent > 20 * found.se
+
+
+@pytest.mark.parametrize(
+    "holds,parts,expected",
+    [
+        (True, [(1.0, 1.0, 100)], None),  # decided: no runs needed
+        (None, [(1.0, 1.0, 100)], 401),  # 2 SE < 1 needs the SE below half: over 4 times the runs
+        (None, [(1.0, 1.0, 100), (3.0, 1.0, 100)], 401),  # the established part needs none
+        (None, [(1.0, 1.0, 100), (0.5, 1.0, 100)], 1601),  # the weaker part decides
+        (None, [(0.0, 1.0, 100)], None),  # an effect of exactly 0: no run count resolves it
+    ],
+)
+def test_runs_needed_by_an_inconclusive_claim_of_paired_parts(holds, parts, expected) -> None:
+    assert claims.needed(holds, [claims.Paired(*p) for p in parts]) == expected

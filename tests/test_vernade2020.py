@@ -24,6 +24,8 @@ import yaml
 
 from conftest import SMOKE_FILES, smoke_config
 from delayed_bandits import algorithms, config, delays, environment, seeds
+from delayed_bandits.aggregate import summarise
+from delayed_bandits.claims import CHECK, REPRODUCTION
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.vernade2020 import claims as claims
 from delayed_bandits.papers.vernade2020 import criteo
@@ -618,15 +620,28 @@ def test_schema_rejects_unknown_width(smoke) -> None:
         config.validate(cfg)
 
 
-def _summary(rows: dict[tuple[str, str], tuple[float, float]], horizon: int) -> pd.DataFrame:
-    """A summary whose curves are linear from 0 to R(T/2) then to R(T), se 1."""
-    out = []
-    for (setting_id, alg), (half, end) in rows.items():
-        for t, value in ((horizon // 2, half), (horizon, end)):
-            out.append((setting_id, alg, t, value, 1.0, value, value, 100))
-    return pd.DataFrame(
-        out, columns=["setting", "algorithm", "t", "mean", "se", "q05", "q95", "n_runs"]
+def _tables(
+    rows: dict[tuple[str, str], tuple[float, float]],
+    horizon: int,
+    shared: float = 5.0,
+    own: float = 5.0,
+    runs: int = 100,
+) -> dict[str, pd.DataFrame]:
+    """A figure's runs and summary whose curves are linear from 0 to R(T/2) then to R(T): run r
+    adds a level common to every curve and round of its panel (SD ``shared``: the curves of a
+    panel share their draws; the panels draw theirs apart) and noise of its own (SD ``own``)."""
+    rng = np.random.default_rng(0)
+    level = {s: rng.normal(0.0, shared, runs) for s, _ in rows}
+    table = pd.DataFrame(
+        [
+            (s, alg, r, t, value + level[s][r] + rng.normal(0.0, own))
+            for (s, alg), (half, end) in rows.items()
+            for t, value in ((horizon // 2, half), (horizon, end))
+            for r in range(runs)
+        ],
+        columns=["setting", "algorithm", "replication", "t", "regret"],
     )
+    return {"summary": summarise(table), "runs": table}
 
 
 def test_fig1_claims_on_a_made_up_summary(paper_config) -> None:
@@ -648,9 +663,10 @@ def test_fig1_claims_on_a_made_up_summary(paper_config) -> None:
         rows[("m100-mu500", f"otflinucb-{reading}")] = (500.0, 1000.0)
         rows[("m100-mu500", f"otflints-{reading}")] = (300.0, 600.0)
     rows[("m500-mu100", "otflinucb-code")] = (100.0, 101.0)  # bends earlier than (100, 100)
-    tables = {"summary": _summary(rows, 3000)}
+    tables = _tables(rows, 3000)
     found = {c.id: c for c in claims.fig1(tables, fig)}
-    assert all(found[f"fig1-tau-{k}"].holds for k in ("m100-mu100", "m500-mu100", "m100-mu500"))
+    for k in ("m100-mu100", "m500-mu100", "m100-mu500"):
+        assert found[f"fig1-tau-{k}"].holds and found[f"fig1-tau-{k}"].kind == CHECK
     for claim_id in (
         "ucb-beats-ts",
         "censored-panel-linear",
@@ -679,9 +695,101 @@ def test_fig1_claims_on_a_made_up_summary(paper_config) -> None:
     assert len(found) == 3 + 3 * 5
 
 
+def _code_panels(censored: tuple[float, float], **noise) -> dict[str, pd.DataFrame]:
+    """Figure 1's tables with only the authors' code reading: UCB 90 -> 100 and TS 140 -> 160 in
+    the left panels, ``censored`` = (UCB's, TS's) R(T) in the (100, 500) panel, linear there."""
+    rows = {}
+    for s in ("m100-mu100", "m500-mu100"):
+        rows[(s, "otflinucb-code")] = (90.0, 100.0)
+        rows[(s, "otflints-code")] = (140.0, 160.0)
+    ucb, ts = censored
+    rows[("m100-mu500", "otflinucb-code")] = (ucb / 2, ucb)
+    rows[("m100-mu500", "otflints-code")] = (ts / 2, ts)
+    return _tables(rows, 3000, **noise)
+
+
+def _code_only(fig: dict) -> dict:
+    return {**fig, "algorithms": ["otflinucb-code", "otflints-code"]}
+
+
+def test_fig1_ucb_against_ts_is_judged_on_paired_runs(paper_config) -> None:
+    """The paper-scale (100, 500) panel: UCB 284 against TS 287.6, the curves sharing their
+    draws. With a panel-wide level of SD 30 and own noise of SD 3, 100 runs, each curve's SE is
+    about 3, so treating them as independent (SE of the difference 4.3) could not separate 3.6;
+    the paired SE (0.42) does. With own noise of SD 30 the paired difference is inconclusive and
+    the claim states the runs that would decide it."""
+    fig = _code_only(paper_config["papers"][PAPER]["fig1"])
+    found = {c.id: c for c in claims.fig1(_code_panels((284.0, 287.6), shared=30.0, own=3.0), fig)}
+    claim = found["fig1-ucb-beats-ts-code-continuous"]
+    assert claim.holds is True and claim.runs_needed is None
+    assert "paired runs" in claim.measured and claim.kind == REPRODUCTION
+    tables = _code_panels((284.0, 287.6), shared=30.0, own=30.0)
+    found = {c.id: c for c in claims.fig1(tables, fig)}
+    claim = found["fig1-ucb-beats-ts-code-continuous"]
+    assert claim.holds is None
+    assert "m100-mu500: the difference lies within 2 SE" in claim.note
+    # the runs at which the measured difference would lie 2 of its (shrinking) SEs from 0
+    panel = tables["runs"][(tables["runs"].setting == "m100-mu500") & (tables["runs"].t == 3000)]
+    wide = panel.pivot(index="replication", columns="algorithm", values="regret")
+    diff = wide["otflints-code"] - wide["otflinucb-code"]
+    se = diff.std() / math.sqrt(len(diff))
+    assert abs(diff.mean()) < 2 * se
+    assert claim.runs_needed == math.ceil(100 * (2 * se / diff.mean()) ** 2)
+    assert f"m100-mu500 would need about {claim.runs_needed} runs" in claim.note
+
+
+@pytest.mark.parametrize("end,holds", [(120.0, True), (130.0, False), (124.0, None)])
+def test_fig1_roughly_100_is_a_band_of_a_quarter(paper_config, end: float, holds) -> None:
+    """ "Roughly R(T) = 100": within roughly_band = 0.25 of 100, at 2 SE (the old factor-2 band
+    [50, 200] let 130 pass). SE about 0.7 (own and shared SD 5, 100 runs)."""
+    fig = _code_only(paper_config["papers"][PAPER]["fig1"])
+    assert fig["roughly_band"] == 0.25
+    tables = _code_panels((500.0, 600.0))
+    runs = tables["runs"]
+    ends = (runs.algorithm == "otflinucb-code") & (runs.t == 3000)
+    runs.loc[ends & (runs.setting == "m500-mu100"), "regret"] += end - 100.0
+    tables["summary"] = summarise(runs)
+    found = {c.id: c for c in claims.fig1(tables, fig)}
+    claim = found["fig1-regret-about-100-code-continuous"]
+    assert claim.holds is holds
+    assert "R(T) in [75, 125]" in claim.expected
+    if holds is None:
+        assert "straddles an end of [75, 125] at 2 SE" in claim.note and "m500" in claim.note
+    if holds is False:
+        assert "for uniform play" in claim.note  # above the band: a curve that still explores
+
+
+def test_fig1_larger_window_growth_se_comes_from_the_runs(paper_config) -> None:
+    """Each panel's late growth R(T) / R(T/2) - 1 is a ratio of two rounds of the same runs: with
+    a run-level level of SD 30 common to both rounds, the runs give an SE of about 0.03 where
+    treating R(T) and R(T/2) as independent gives about 0.05 per growth; 0.11 against 0.01 is then
+    established, where the independent SE (0.07 for the difference) could not."""
+    fig = _code_only(paper_config["papers"][PAPER]["fig1"])
+    tables = _code_panels((500.0, 600.0), shared=30.0, own=1.0)
+    runs = tables["runs"]
+    late = (runs.t == 3000) & (runs.setting == "m500-mu100") & (runs.algorithm == "otflinucb-code")
+    runs.loc[late, "regret"] -= 9.0  # (90, 91): growth 0.011 against (90, 100)'s 0.111
+    tables["summary"] = summarise(runs)
+    found = {c.id: c for c in claims.fig1(tables, fig)}
+    claim = found["fig1-larger-window-bends-earlier-code-continuous"]
+    assert claim.holds is True
+    growth = claims.paired_growth(runs, "m500-mu100", "otflinucb-code")
+    end = runs[late].regret
+    half = runs[(runs.t == 1500) & (runs.setting == "m500-mu100")]
+    half = half[half.algorithm == "otflinucb-code"].regret
+    independent = (
+        (end.mean() / half.mean())
+        * np.hypot(end.std() / end.mean(), half.std() / half.mean())
+        / np.sqrt(len(end))
+    )
+    assert growth.se < independent / 5
+    assert growth.mean == pytest.approx(end.mean() / half.mean() - 1.0)
+
+
 def test_fig2_claims_and_density(paper_config) -> None:
     fig = paper_config["papers"][PAPER]["fig2"]
     found = {c.id: c for c in claims.fig2({}, fig)}
+    assert {c.kind for c in found.values()} == {CHECK}  # properties of the input table
     assert (
         found["fig2-mass-1e5-1e6"].holds
         and "[1e5, 1e6): 0.40" in found["fig2-mass-1e5-1e6"].measured

@@ -131,6 +131,14 @@ def log_mean(x: pd.Series) -> pd.Series:
     return math.log(mean) + (x - mean) / mean
 
 
+def ratio(x: pd.Series, y: pd.Series) -> Paired:
+    """mean(x) / mean(y) over the same runs, with its delta-method SE: that of the per-run values
+    (x - r y) / mean(y), r the ratio, taken through ``paired`` (a ratio of two curves at T, or of
+    one curve at T and at T/2)."""
+    r = float(x.mean() / y.mean())
+    return Paired(r, paired(x, r * y, scale=1.0 / float(y.mean())).se, len(x))
+
+
 def diff_se(a: Point, b: Point) -> float:
     """Standard error of a difference of two curves' means, treating them as independent
     (conservative: the curves share environments, which only makes the true se smaller)."""
@@ -161,6 +169,18 @@ def runs_needed(effect: float, se: float, n: int) -> int | None:
     if effect == 0:
         return None
     return max(n, math.floor(n * (Z * se / abs(effect)) ** 2) + 1)
+
+
+def needed(holds: bool | None, parts: Iterable[Paired]) -> int | None:
+    """``runs_needed`` of an inconclusive claim made of paired statistics (``every`` of their
+    verdicts): the most runs any of its inconclusive parts needs; None when the claim is decided
+    or a part's effect is exactly 0."""
+    if holds is not None:
+        return None
+    found = [runs_needed(p.mean, p.se, p.n) for p in parts if verdict(p.mean, p.se) is None]
+    if not found or None in found:
+        return None
+    return max(n for n in found if n is not None)
 
 
 def below(a: Point, b: Point) -> bool | None:

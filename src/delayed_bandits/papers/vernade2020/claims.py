@@ -6,7 +6,8 @@ text's {0,1}^d, the authors' code (its widths on its simulator's [0,1]^d) and th
 {0,1}^d. Every claim about the curves is checked once per (width, action set) reading, so the
 claims say which reading reproduces the paper's curves, and the code-binary reading separates the
 width effect from the action-set effect. The claims about the delay laws (τ_m, the heavy-tailed
-mass) are computed from the laws in the config."""
+mass) are computed from the laws in the config, so they are checks. Claims that compare curves of a
+panel (which share their draws) or two rounds of one curve use the runs, paired."""
 
 from __future__ import annotations
 
@@ -18,14 +19,19 @@ import pandas as pd
 
 from delayed_bandits import config, delays
 from delayed_bandits.claims import (
+    CHECK,
     Checker,
     Claim,
+    Paired,
     Point,
     at,
     band,
-    below,
-    diff_se,
     every,
+    needed,
+    paired,
+    per_run,
+    ratio,
+    runs_needed,
     verdict,
     within,
 )
@@ -33,7 +39,7 @@ from delayed_bandits.papers.vernade2020.experiment import Setting, draw_action_s
 
 # Our quantifications of the paper's words (docs/decisions.md):
 LINEAR, BENT = 0.8, 0.6  # growth (R(T) - R(T/2)) / R(T/2): 1 when linear, 0.41 for sqrt(t)
-ABOUT_100 = (50.0, 200.0)  # "roughly R(T) = 100": within a factor 2
+ABOUT = 100.0  # "roughly R(T) = 100"; the band around it is the figure's `roughly_band`
 MANY = 0.1  # "many rewards will not be observed within the horizon": at least 10% of them
 UNIFORM_DRAWS = 20_000  # action sets drawn to estimate the regret rate of uniform play
 REFERENCE = "Section 8"
@@ -55,12 +61,13 @@ def growth(summary: pd.DataFrame, setting: str, algorithm: str) -> float:
     return (end.mean - half.mean) / half.mean
 
 
-def growth_se(summary: pd.DataFrame, setting: str, algorithm: str) -> float:
-    """An SE of ``growth``: R(T) / R(T/2) by the delta method, the two treated as independent
-    (conservative: the same runs make them move together, which shrinks the true SE)."""
-    end = at(summary, setting, algorithm)
-    half = at(summary, setting, algorithm, end.t // 2)
-    return float(end.mean / half.mean * math.hypot(end.se / end.mean, half.se / half.mean))
+def paired_growth(runs: pd.DataFrame, setting: str, algorithm: str) -> Paired:
+    """``growth`` with its SE from the runs: R(T) / R(T/2) - 1 by ``ratio`` (the same runs give
+    both rounds, so they are not independent)."""
+    end = per_run(runs, setting, algorithm)
+    half = per_run(runs, setting, algorithm, int(runs.t.max()) // 2)
+    r = ratio(end, half)
+    return Paired(r.mean - 1.0, r.se, r.n)
 
 
 def curve_setting(fig_cfg: Mapping[str, Any], setting: str, curve: str) -> Setting:
@@ -136,11 +143,13 @@ def _tau(fig_cfg: Mapping[str, Any], setting: str) -> float:
 
 
 def _pair(
-    summary: pd.DataFrame, setting: str, ucb: str, ts: str
-) -> tuple[Point, Point, bool | None]:
-    """UCB and TS at T, and the rule's verdict on "UCB ends below TS"."""
-    a, b = at(summary, setting, ucb), at(summary, setting, ts)
-    return a, b, below(a, b)
+    tables: Mapping[str, pd.DataFrame], setting: str, ucb: str, ts: str
+) -> tuple[Point, Point, Paired, bool | None]:
+    """UCB and TS at T, TS - UCB over the paired runs (the curves of a panel share their draws),
+    and the rule's verdict on "UCB ends below TS"."""
+    summary, runs = tables["summary"], tables["runs"]
+    diff = paired(per_run(runs, setting, ts), per_run(runs, setting, ucb))
+    return at(summary, setting, ucb), at(summary, setting, ts), diff, verdict(diff.mean, diff.se)
 
 
 def _band(rate: float, linear: bool) -> bool | None:
@@ -152,17 +161,22 @@ def _band(rate: float, linear: bool) -> bool | None:
 def _pair_note(
     tables: Mapping[str, pd.DataFrame],
     fig_cfg: Mapping[str, Any],
-    pairs: Mapping[str, tuple[Point, Point, bool | None]],
+    pairs: Mapping[str, tuple[Point, Point, Paired, bool | None]],
     ucb: str,
 ) -> str:
     """What may explain a UCB-vs-TS claim that does not hold: the panels that cannot separate the
     two curves, and the exploring curve of the first panel where TS is below."""
-    tied = [s for s, p in pairs.items() if p[2] is None]
-    lost = [s for s, p in pairs.items() if p[2] is False]
+    tied = [s for s, p in pairs.items() if p[3] is None]
+    lost = [s for s, p in pairs.items() if p[3] is False]
     parts = []
     if tied:
         parts.append(
             f"{', '.join(tied)}: the difference lies within 2 SE, the runs cannot separate them"
+            + "".join(
+                f"; {s} would need about {n} runs at its measured difference and per-run spread"
+                for s in tied
+                if (n := runs_needed(pairs[s][2].mean, pairs[s][2].se, pairs[s][2].n))
+            )
         )
     if lost:
         parts.append(_exploring(tables, fig_cfg, lost[0], ucb))
@@ -187,6 +201,7 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                 f"mean {key[1]})" + (f", 1/τ_m = {value:.3f}" if inverse else ""),
                 f"{quoted} to {decimals} decimals",
                 bool(round(value, decimals) == quoted),
+                kind=CHECK,  # arithmetic on the config's delay law: no run enters
             )
         )
     left = [where[k] for k in ((100, 100), (500, 100)) if k in where]
@@ -194,22 +209,21 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     for reading, (tag, curves) in readings(fig_cfg).items():
         ucb, ts = curves.get("otflinucb"), curves.get("otflints")
         if ucb and ts:
-            pairs = {s: _pair(summary, s, ucb, ts) for s in config.settings(fig_cfg)}
-            holds = every(p[2] for p in pairs.values())
+            pairs = {s: _pair(tables, s, ucb, ts) for s in config.settings(fig_cfg)}
+            holds = every(p[3] for p in pairs.values())
             claims.append(
                 Claim(
                     f"fig1-ucb-beats-ts-{reading}",
                     f"{tag} In all three cases, OTFLinUCB performs better than OTFLinTS",
                     f"{REFERENCE}, Figure 1",
                     "; ".join(
-                        f"{s}: UCB {a}, TS {b}, difference {b.mean - a.mean:.1f} ± "
-                        f"{diff_se(a, b):.1f}"
-                        for s, (a, b, _) in pairs.items()
+                        f"{s}: UCB {a}, TS {b}, TS - UCB {d}" for s, (a, b, d, _) in pairs.items()
                     ),
-                    "UCB's regret at T below TS's by more than 2 SE in every panel (fails: "
-                    "above by more than 2 SE in one)",
+                    "UCB's regret at T below TS's by more than 2 SE of the paired difference in "
+                    "every panel (fails: above by more than 2 SE in one)",
                     holds,
                     "" if holds else _pair_note(tables, fig_cfg, pairs, ucb),
+                    runs_needed=needed(holds, [p[2] for p in pairs.values()]),
                 )
             )
         if censored and ucb and ts:
@@ -251,8 +265,21 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             )
         if len(left) == 2 and ucb:
             points = {s: at(summary, s, ucb) for s in left}
-            low, high = ABOUT_100
-            holds = every(within(p.mean, p.se, low, high) for p in points.values())
+            width = float(fig_cfg["roughly_band"])
+            low, high = ABOUT * (1.0 - width), ABOUT * (1.0 + width)
+            inside = {s: within(p.mean, p.se, low, high) for s, p in points.items()}
+            holds = every(inside.values())
+            # a curve above the band still explores; one below it, or at an end, learns faster
+            above = [s for s, v in inside.items() if v is not True and points[s].mean > high]
+            note = "; ".join(
+                f"{s}: R(T) = {points[s].mean:.1f} ± {points[s].se:.1f} "
+                + ("lies below" if v is False else "straddles an end of")
+                + f" [{low:.0f}, {high:.0f}] at 2 SE"
+                for s, v in inside.items()
+                if v is not True and s not in above
+            )
+            if above:
+                note = "; ".join(filter(None, (note, _exploring(tables, fig_cfg, above[0], ucb))))
             claims.append(
                 Claim(
                     f"fig1-regret-about-100-{reading}",
@@ -262,12 +289,17 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     "; ".join(f"{s}: {p}" for s, p in points.items()),
                     f"R(T) in [{low:.0f}, {high:.0f}] in both panels, at 2 SE",
                     holds,
-                    "" if holds else _exploring(tables, fig_cfg, left[0], ucb),
+                    note,
                 )
             )
-            rates = {s: growth(summary, s, ucb) for s in left}
-            spread = math.hypot(*(growth_se(summary, s, ucb) for s in left))
-            holds = verdict(rates[left[0]] - rates[left[1]], spread)
+            rates = {s: paired_growth(tables["runs"], s, ucb) for s in left}
+            # the two panels draw their environments apart (own seeds): independent growths
+            later = Paired(
+                rates[left[0]].mean - rates[left[1]].mean,
+                math.hypot(*(r.se for r in rates.values())),
+                min(r.n for r in rates.values()),
+            )
+            holds = verdict(later.mean, later.se)
             claims.append(
                 Claim(
                     f"fig1-larger-window-bends-earlier-{reading}",
@@ -275,13 +307,15 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     "earlier",
                     f"{REFERENCE}, Figure 1 (left and centre)",
                     "; ".join(
-                        f"{s}: OTFLinUCB's (R(T) - R(T/2)) / R(T/2) = {r:.2f}"
+                        f"{s}: OTFLinUCB's (R(T) - R(T/2)) / R(T/2) = {r.mean:.3f} ± {r.se:.3f}"
                         for s, r in rates.items()
                     )
-                    + f"; difference {rates[left[0]] - rates[left[1]]:.2f} ± {spread:.2f}",
-                    "smaller late growth with m = 500 by more than 2 SE (fails: larger by more)",
+                    + f"; difference {later.mean:.3f} ± {later.se:.3f}",
+                    "smaller late growth with m = 500 by more than 2 SE (each growth's SE from "
+                    "its runs; fails: larger by more)",
                     holds,
                     "" if holds else _exploring(tables, fig_cfg, left[1], ucb),
+                    runs_needed=needed(holds, [later]),
                 )
             )
     return claims
@@ -307,6 +341,7 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             + f"; median 10^{median:.2f} s",
             "[1e5, 1e6) holds the largest mass of any decade",
             bool(top == 5),
+            kind=CHECK,  # a property of the input delay table
         ),
         Claim(
             "fig2-many-unobserved-within-T",
@@ -316,6 +351,7 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             f"1 - τ_m = {1.0 - st.tau_m:.3f}; mean delay {law.mean:.0f} rounds",
             f"P(D >= T) >= {MANY}",
             bool(unseen >= MANY),
+            kind=CHECK,  # a property of the input delay table
         ),
     ]
 
@@ -342,23 +378,26 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                 )
             )
         if ucb and ts:
-            a, b, below = _pair(summary, setting, ucb, ts)
+            a, b, diff, below = _pair(tables, setting, ucb, ts)
             rates = {c: growth(summary, setting, c) for c in (ucb, ts)}
-            holds = every([below, *(_band(r, linear=False) for r in rates.values())])
+            bands = [_band(r, linear=False) for r in rates.values()]
+            holds = every([below, *bands])
             claims.append(
                 Claim(
                     f"fig3-like-central-panel-{reading}",
                     f"{tag} The behaviour of both algorithms is similar to the central plot of "
                     "Figure 1: OTFLinUCB below OTFLinTS, both past the linear regime",
                     f"{REFERENCE}, Figure 3",
-                    f"UCB {a}, TS {b}; growth "
+                    f"UCB {a}, TS {b}, TS - UCB {diff}; growth "
                     + ", ".join(f"{c} {r:.2f}" for c, r in rates.items()),
-                    f"UCB below TS by more than 2 SE, both growths <= {BENT} (fails: UCB "
-                    f"above TS by more than 2 SE, or a growth >= {LINEAR})",
+                    f"UCB below TS by more than 2 SE of the paired difference, both growths <= "
+                    f"{BENT} (fails: UCB above TS by more than 2 SE, or a growth >= {LINEAR})",
                     holds,
                     ""
                     if holds
                     else _exploring(tables, fig_cfg, setting, max(rates, key=rates.get)),
+                    # more runs decide the difference, not a growth between the thresholds
+                    runs_needed=needed(holds, [diff]) if None not in bands else None,
                 )
             )
     return claims
