@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 from delayed_bandits import algorithms, kinds
 from delayed_bandits import config as cfg
 from delayed_bandits import papers as registry
-from delayed_bandits.errors import ConfigError
+from delayed_bandits.errors import ConfigError, TimeLimitError
 from delayed_bandits.outputs import atomic_path, write_parquet
 
 
@@ -613,7 +613,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started, cpu_started = time.perf_counter(), time.process_time()
     try:
         COMMANDS[args.command](args)
-    except (ConfigError, FileNotFoundError) as exc:
+    except (ConfigError, FileNotFoundError, TimeLimitError) as exc:
         print(f"delayed-bandits {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except VerifyFailed as exc:
