@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from html import escape
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -33,7 +33,9 @@ from typing import Any, Callable, Iterable, Mapping
 import pandas as pd
 
 from delayed_bandits import papers
+from delayed_bandits.errors import ConfigError
 from delayed_bandits.outputs import html_page
+from delayed_bandits.tables import regenerate_hint
 
 
 @dataclass(frozen=True)
@@ -252,6 +254,26 @@ def _mark(holds: bool | None) -> str:
     return {True: "yes", False: "NO", None: "inconclusive"}[holds]
 
 
+def read(path: Path) -> list[dict[str, Any]]:
+    """The claims of a claims file (``to_json``'s); ``ConfigError`` naming the file and how to
+    regenerate it when it is not UTF-8 JSON, or not a list of claims."""
+    names = [f.name for f in fields(Claim)]
+    try:
+        claims = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError alike
+        raise ConfigError(
+            f"{path} is not a claims file ({type(exc).__name__}: {exc}); {regenerate_hint(path)}"
+        ) from None
+    if not isinstance(claims, list) or not all(
+        isinstance(c, dict) and set(names) <= set(c) for c in claims
+    ):
+        raise ConfigError(
+            f"{path} is not a claims file: a claims file is a JSON list of claims, each with "
+            f"{', '.join(names)}; {regenerate_hint(path)}"
+        )
+    return claims
+
+
 def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
     """Every claims file as one table per figure, with the count of what holds, fails and is
     inconclusive (``count``) and, when given, the scale of the run (config key ``scale``)."""
@@ -268,7 +290,7 @@ def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
         )
     every_claim: list[dict[str, Any]] = []
     for path in sorted(map(Path, files)):
-        claims = json.loads(path.read_text())
+        claims = read(path)
         paper, figure = path.parent.parent.name, path.parent.name
         lines += [
             f"## {paper} {figure}",

@@ -6,6 +6,7 @@ allowed; outputs are written atomically, so a failed command leaves no file behi
 from __future__ import annotations
 
 import argparse
+import errno
 import resource
 import shlex
 import sys
@@ -284,7 +285,7 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Mapping[str, Any]]:
     return config, cfg.figure(config, args.paper, args.figure)
 
 
-def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
+def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> _Given:
     """The tables a claims or plot command was given, by name, each checked whole
     (``tables``: a corrupt or truncated file is an error naming it)."""
     import pandas as pd
@@ -292,7 +293,7 @@ def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
     from delayed_bandits import tables as tb
     from delayed_bandits.aggregate import RATIO_COLUMNS, SUMMARY_COLUMNS
 
-    out = {}
+    out = _Given(f"{args.paper} {args.figure}")
     if args.summary is not None:
         curves = cfg.curves(args.paper, args.figure, fig)
         out["summary"] = tb.read_summary(args.summary, SUMMARY_COLUMNS, curves)
@@ -316,6 +317,21 @@ def _tables(args: argparse.Namespace, fig: Mapping[str, Any]) -> dict:
     if getattr(args, "events", None):
         out["events"] = pd.concat([tb.read_events(p) for p in args.events], ignore_index=True)
     return out
+
+
+class _Given(dict):
+    """The tables given to a claims or plot command, by name: asking for one that was not given
+    is a ``ConfigError`` naming its option (Pike-Burke et al.'s Figure 3a reads --events)."""
+
+    def __init__(self, figure: str) -> None:
+        super().__init__()
+        self.figure = figure
+
+    def __missing__(self, name: str) -> Any:
+        raise ConfigError(
+            f"--{name}: required, {self.figure} reads its {name} table; give it (the workflow "
+            "gives every table the figure has)"
+        )
 
 
 def _validate(args: argparse.Namespace) -> None:
@@ -556,7 +572,15 @@ def _quote(args: argparse.Namespace) -> None:
                 tmp.write_text(quoted.fill(doc.read_text(), dg.blocks(made), str(doc)))
         print(f"wrote {args.digest} and the quoted blocks of {', '.join(map(str, args.docs))}")
         return
-    committed = json.loads(args.digest.read_text())
+    if not args.digest.is_file():
+        raise ConfigError(
+            f"--digest {args.digest}: not a file; give the committed digest (default "
+            "docs/data/arena-full.json), or write one with --run and --write"
+        )
+    try:
+        committed = json.loads(args.digest.read_text(encoding="utf-8"))
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError alike
+        raise ConfigError(f"--digest {args.digest}: not a JSON digest ({exc})") from None
     problems = [
         f"{doc}: block {name} is not what {args.digest} gives"
         for doc in args.docs
@@ -625,6 +649,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"delayed-bandits {args.command}: error: out of memory ({exc or 'MemoryError'}); "
             "no output was written. Give the job more memory (Snakemake resource mem_mb, "
             "see src/delayed_bandits/resources.py) or use a smaller horizon.",
+            file=sys.stderr,
+        )
+        return 1
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        # Outputs are written to a temporary name (outputs.atomic_path), removed on the way here.
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(
+            f"delayed-bandits {args.command}: error: the disk is full: no space left on the "
+            f"device{where}; no output was written. Free space there and rerun the job.",
             file=sys.stderr,
         )
         return 1

@@ -11,6 +11,8 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Mapping
 
+from delayed_bandits.errors import ConfigError
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -23,8 +25,11 @@ CHECKSUM_KEY = b"delayed_bandits_sha256"
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; it replaces ``path`` only if the block succeeds.
     A job killed outright (SIGKILL, a node lost) cannot remove its temporary file, so the job
-    that makes ``path`` again removes what such a run left."""
+    that makes ``path`` again removes what such a run left. A directory at ``path`` is a
+    ``ConfigError`` naming it: the replacement would fail only after the work was done."""
     path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{path} is a directory; an output is a file path, e.g. {path}/out.csv")
     path.parent.mkdir(parents=True, exist_ok=True)
     for stale in path.parent.glob(f".{glob.escape(path.name)}.tmp*"):
         stale.unlink(missing_ok=True)
