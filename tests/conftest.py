@@ -61,7 +61,9 @@ def plugin(folder: Path, files: dict[str, str]) -> dict[str, str]:
     return dict(
         os.environ,
         # before any path the tests run with (a checkout's src/ over an installed package)
-        PYTHONPATH=os.pathsep.join(filter(None, [str(folder.parent), os.environ.get("PYTHONPATH")])),
+        PYTHONPATH=os.pathsep.join(
+            filter(None, [str(folder.parent), os.environ.get("PYTHONPATH")])
+        ),
         DELAYED_BANDITS_PAPERS=folder.name,
         PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}",
     )
@@ -130,7 +132,6 @@ def arena_draw(seed: int, horizon: int, n_arms: int = 4, window: int = 20, censo
     }
     st = arena.Setting.from_config(raw, "x")
     return st, arena.draw_environment(np.random.SeedSequence(seed), horizon, st)
-
 
 
 # The probes' tally (tests/tally.py): a probe is marked @pytest.mark.probe("group"); its cases'

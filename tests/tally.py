@@ -133,9 +133,7 @@ class Tally:
             for path in Path(__file__).parent.glob("test_*.py")
             if MARK in path.read_text(encoding="utf-8")
         }
-        return (
-            marking <= files and not self.deselected and bool(self.collected <= self.reported)
-        )
+        return marking <= files and not self.deselected and self.collected <= self.reported
 
     def markdown(self) -> str:
         """The block: one row per group of probes, cases by outcome, and the total."""
@@ -150,8 +148,8 @@ class Tally:
 
 
 def check(tally: Tally, write: bool) -> str:
-    """"" when docs/auditing.md's block is ``tally``'s table (after writing it, with ``write``);
-    else what is wrong and how to regenerate it."""
+    """Nothing ("") when docs/auditing.md's block is ``tally``'s table (after writing it, with
+    ``write``); else what is wrong and how to regenerate it."""
     from delayed_bandits import quoted
 
     text = DOC.read_text(encoding="utf-8")
