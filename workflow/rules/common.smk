@@ -181,7 +181,7 @@ def hashed(param):
     that it changed."""
 
     def digest(wildcards):
-        return "sha256:" + hashlib.sha256(str(param(wildcards)).encode()).hexdigest()
+        return f"sha256:{hashlib.sha256(str(param(wildcards)).encode()).hexdigest()}"
 
     return digest
 
