@@ -60,7 +60,10 @@ def plugin(folder: Path, files: dict[str, str]) -> dict[str, str]:
         (folder / name).write_text(textwrap.dedent(text).lstrip())
     return dict(
         os.environ,
-        PYTHONPATH=str(folder.parent),
+        # before any path the tests run with (a checkout's src/ over an installed package)
+        PYTHONPATH=os.pathsep.join(
+            filter(None, [str(folder.parent), os.environ.get("PYTHONPATH")])
+        ),
         DELAYED_BANDITS_PAPERS=folder.name,
         PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}",
     )
@@ -129,3 +132,92 @@ def arena_draw(seed: int, horizon: int, n_arms: int = 4, window: int = 20, censo
     }
     st = arena.Setting.from_config(raw, "x")
     return st, arena.draw_environment(np.random.SeedSequence(seed), horizon, st)
+
+
+# The probes' tally (tests/tally.py): a probe is marked @pytest.mark.probe("group"); its cases'
+# outcomes travel in each report's user_properties, and the process that reports (pytest-xdist's
+# controller, or the only one) holds docs/auditing.md's block to them when every probe ran.
+_TALLY: list = []  # this process's tally.Tally, made when pytest starts
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import tally
+
+    config.addinivalue_line(
+        "markers",
+        "probe(group): a reliability probe; its cases' outcomes make docs/auditing.md's tally",
+    )
+    _TALLY[:] = [tally.Tally()]
+
+
+@pytest.fixture
+def probe(request: pytest.FixtureRequest):
+    """What a probe test records of its cases (``tally.Probe``); the test must be marked probe."""
+    import tally
+
+    if request.node.get_closest_marker("probe") is None:
+        raise pytest.UsageError(f"{request.node.nodeid}: the probe fixture needs a probe mark")
+    return tally.Probe(request.node)
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    _TALLY[0].deselected |= {i.nodeid for i in items if i.get_closest_marker("probe")}
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    _TALLY[0].collected |= {i.nodeid for i in session.items if i.get_closest_marker("probe")}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A probe's report carries its group and, when the test recorded no outcome, the one its
+    result gives (passed: refused with a named error; failed: ``tally.from_failure``)."""
+    import tally
+
+    report = (yield).get_result()
+    marker = item.get_closest_marker("probe")
+    if marker is None or report.when != "call":
+        return
+    recorded = [value for key, value in item.user_properties if key == tally.PROPERTY]
+    if not recorded:
+        outcome = tally.REFUSED if call.excinfo is None else tally.from_failure(call.excinfo)
+        recorded = [(outcome, 1)]
+    report.user_properties = [
+        (key, value) for key, value in report.user_properties if key != tally.PROPERTY
+    ] + [(tally.PROPERTY, (marker.args[0], outcome, cases)) for outcome, cases in recorded]
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    import tally
+
+    for key, value in report.user_properties if report.when == "call" else ():
+        if key == tally.PROPERTY:
+            _TALLY[0].reported.add(report.nodeid)
+            _TALLY[0].add(*value)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """pytest-xdist: what a worker collected joins the controller's tally."""
+    output = getattr(node, "workeroutput", {}).get("probes")
+    if output is not None:
+        _TALLY[0].merge(output)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    import tally
+
+    found = _TALLY[0]
+    if hasattr(session.config, "workerinput"):  # a worker: the controller reports
+        session.config.workeroutput["probes"] = found.to_worker_output()
+        return
+    if found.complete():
+        found.problem = tally.check(found, os.environ.get(tally.WRITE) == "1")
+        if found.problem:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if _TALLY and _TALLY[0].problem:
+        terminalreporter.section("probe tally")
+        terminalreporter.write_line(_TALLY[0].problem)

@@ -246,6 +246,7 @@ REJECTED: dict[str, tuple[Mutation, list[str]]] = {
 }
 
 
+@pytest.mark.probe("config values")
 @pytest.mark.parametrize("name", list(REJECTED))
 def test_validate_rejects_with_key_and_allowed_values(name: str) -> None:
     mutate, expected = REJECTED[name]
@@ -282,6 +283,7 @@ def test_validate_rejects_estimated_uncensored_cdf_without_geometric_delay() -> 
         cfg.validate(config)
 
 
+@pytest.mark.probe("config values")
 def test_load_rejects_missing_invalid_and_non_mapping_files(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
         cfg.load(tmp_path / "nope.yaml")
@@ -338,6 +340,7 @@ def test_cli_validate_good_config(tmp_path: Path) -> None:
     assert "valid" in result.stdout
 
 
+@pytest.mark.probe("config values")
 def test_cli_validate_bad_config_exits_2_naming_the_key(tmp_path: Path) -> None:
     bad = _smoke()
     _setting(bad, "fig1", "thetaL")["theta"] = [0.1, 1.5, 0.03]
@@ -350,6 +353,7 @@ def test_cli_validate_bad_config_exits_2_naming_the_key(tmp_path: Path) -> None:
     assert "valid" not in result.stdout
 
 
+@pytest.mark.probe("config values")
 def test_cli_validate_missing_file_exits_2(tmp_path: Path) -> None:
     result = _cli("validate", "--config", tmp_path / "absent.yaml", cwd=tmp_path)
     assert result.returncode == 2
@@ -399,6 +403,7 @@ BAD_SIMULATE: dict[str, tuple[dict[str, str], list[str]]] = {
 }
 
 
+@pytest.mark.probe("files and arguments")
 @pytest.mark.parametrize("name", list(BAD_SIMULATE))
 def test_cli_simulate_rejects_bad_arguments_and_writes_nothing(tmp_path: Path, name: str) -> None:
     override, expected = BAD_SIMULATE[name]
@@ -412,6 +417,7 @@ def test_cli_simulate_rejects_bad_arguments_and_writes_nothing(tmp_path: Path, n
     assert _leftovers(tmp_path) == []
 
 
+@pytest.mark.probe("config values")
 def test_cli_simulate_bad_config_writes_nothing(tmp_path: Path) -> None:
     bad = _smoke()
     _fig(bad).update(horizon=0)

@@ -109,6 +109,7 @@ def _assert_refused(capsys, code: int, path: Path, out: Path, why: str) -> None:
     assert not out.exists()
 
 
+@pytest.mark.probe("faults")
 @pytest.mark.parametrize("cut", [1, 100, 10_000])
 def test_truncated_shard_is_refused(tables: Path, tmp_path: Path, capsys, cut: int) -> None:
     bad = _broken_copy(tables / "d-ucb/rep0-2.parquet", tmp_path / "d-ucb", cut)
@@ -119,6 +120,7 @@ def test_truncated_shard_is_refused(tables: Path, tmp_path: Path, capsys, cut: i
     _assert_refused(capsys, code, bad, out, "corrupt or truncated")
 
 
+@pytest.mark.probe("faults")
 def test_shard_missing_a_replication_is_refused(tables: Path, tmp_path: Path, capsys) -> None:
     bad = tmp_path / "rep0-2.parquet"
     shard = pd.read_parquet(tables / "d-ucb/rep0-2.parquet")
@@ -156,6 +158,7 @@ def test_intact_tables_pass(tables: Path, tmp_path: Path) -> None:
     assert (tmp_path / "claims.json").exists()
 
 
+@pytest.mark.probe("faults")
 @pytest.mark.parametrize(
     "cut",
     [
@@ -185,6 +188,7 @@ def test_truncated_summary_is_refused(tables: Path, tmp_path: Path, capsys, cut)
     _assert_refused(capsys, _claims(tables, bad, out), bad, out, "its sha256 is")
 
 
+@pytest.mark.probe("faults")
 def test_corrupt_events_table_is_refused(tables: Path, tmp_path: Path, capsys) -> None:
     bad = _broken_copy(tables / "d-ucb/rep0-2.events.parquet", tmp_path, 50)
     out = tmp_path / "claims.json"
@@ -254,6 +258,7 @@ def test_failing_kernel_leaves_no_output(tmp_path: Path, monkeypatch) -> None:
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.probe("faults")
 def test_a_horizon_beyond_memory_is_refused_before_the_job_runs(tmp_path: Path) -> None:
     """A horizon far beyond this machine's memory is refused when the config is validated, as a
     real command, as a Snakemake job would run it, with its output redirected like a log."""
@@ -293,6 +298,7 @@ def test_a_horizon_beyond_memory_is_refused_before_the_job_runs(tmp_path: Path) 
     assert not out.parent.exists(), "the failed command left files behind"
 
 
+@pytest.mark.probe("faults")
 def test_out_of_memory_leaves_no_output_and_says_why(tmp_path: Path, monkeypatch, capsys) -> None:
     """A job that runs out of memory all the same (a node with less free memory than the
     machine that validated): no output, and a message that says what to do."""

@@ -193,18 +193,23 @@ def test_the_walk_finds_every_kind_of_numeric_key() -> None:
     assert len(NUMERIC_PROBES) > 80
 
 
+@pytest.mark.probe("config values")
 @pytest.mark.parametrize("text", list(BAD_NUMBERS))
-def test_every_numeric_key_refuses_nan_and_infinities(tmp_path: Path, capsys, text: str) -> None:
+def test_every_numeric_key_refuses_nan_and_infinities(
+    tmp_path: Path, capsys, probe, text: str
+) -> None:
     refused = []
     for overlay, name in NUMERIC_PROBES:
-        probe = _overlay(tmp_path, _with(overlay, BAD_NUMBERS[text]))
-        assert text in probe.read_text()  # YAML's own spelling reaches the parser
-        code, err = _validate(capsys, probe)
+        path = _overlay(tmp_path, _with(overlay, BAD_NUMBERS[text]))
+        assert text in path.read_text()  # YAML's own spelling reaches the parser
+        code, err = _validate(capsys, path)
+        probe.cli(code, err)
         assert code == 2 and f"config key '{name}'" in err and FINITE in err, (name, err)
         refused.append(name)
     assert len(refused) == len(NUMERIC_PROBES)
 
 
+@pytest.mark.probe("config values")
 @pytest.mark.parametrize("key", ["mean", "alpha", "rate", "sigma", "scale"])
 def test_a_delay_parameter_must_be_a_finite_number(key: str) -> None:
     kind = {"mean": "geometric", "alpha": "pareto", "rate": "poisson", "sigma": "halfnormal"}
@@ -228,6 +233,7 @@ def test_a_delay_parameter_must_be_a_finite_number(key: str) -> None:
     ],
     ids=lambda spec: f"{spec['kind']}-{list(spec)[-1]}",
 )
+@pytest.mark.probe("config values")
 def test_a_delay_law_beyond_what_float64_and_int64_hold_is_refused(spec: dict) -> None:
     """Finite, but too wide: a geometric mean of 1e300 made tau 0 everywhere (every index tied,
     arm 0 played), and draws of 1e300 became negative delays."""
@@ -251,6 +257,7 @@ def test_every_draw_at_the_widest_laws_allowed_is_a_delay() -> None:
         assert draws.dtype == np.int64 and (draws >= 0).all() and (draws <= delays.MAX_DELAY).all()
 
 
+@pytest.mark.probe("config values, through the workflow")
 def test_the_workflow_refuses_a_bad_number_before_any_job_runs(tmp_path: Path, capsys) -> None:
     """One probe per bad value, each on another kind of key (a figure's number, a delay's
     parameter, an item of a list): the workflow validates with the same function as ``validate``,
@@ -379,20 +386,23 @@ def _named(tmp_path: Path) -> dict[str, tuple[Any, list[str]]]:
     }
 
 
-def test_bad_configs_get_a_named_error(tmp_path: Path, capsys) -> None:
+@pytest.mark.probe("config values")
+def test_bad_configs_get_a_named_error(tmp_path: Path, capsys, probe) -> None:
     for name, (content, parts) in _named(tmp_path).items():
-        probe = tmp_path / f"{name}.yaml"
+        path = tmp_path / f"{name}.yaml"
         if content is not None:
-            _overlay(tmp_path, content, probe.name)
-        code, err = _validate(capsys, probe)
+            _overlay(tmp_path, content, path.name)
+        code, err = _validate(capsys, path)
+        probe.cli(code, err)
         assert code == 2, (name, err)
         assert "Traceback" not in err
         for part in parts:
             assert part in err, (name, part, err)
         if name.endswith("-overlay") or name.startswith("duplicate"):
-            assert f"config file '{probe}'" in err, (name, err)
+            assert f"config file '{path}'" in err, (name, err)
 
 
+@pytest.mark.probe("config values, through the workflow")
 def test_the_workflow_gives_validates_message(tmp_path: Path, capsys) -> None:
     """Under Snakemake, the config problems that the workflow's own code reads (everything but
     a missing, empty or unparsable --configfile, which Snakemake reads first: docs/auditing.md)
@@ -407,6 +417,7 @@ def test_the_workflow_gives_validates_message(tmp_path: Path, capsys) -> None:
         assert not (work / "smoke").exists()
 
 
+@pytest.mark.probe("config values, through the workflow")
 def test_snakemake_reads_a_bad_overlay_first(tmp_path: Path) -> None:
     """A missing, empty or unparsable --configfile is read by Snakemake before the workflow's code
     runs, so Snakemake's own message reports it (docs/auditing.md), still before any job runs."""
@@ -460,6 +471,7 @@ def test_every_flipped_bit_of_a_shard_is_found_or_harmless(tmp_path: Path) -> No
     print(f"{len(flipped)} bits flipped: {refused} refused, {harmless} harmless, 0 numbers changed")
 
 
+@pytest.mark.probe("faults")
 def test_a_shard_rewritten_without_its_checksum_is_refused(tmp_path: Path, capsys) -> None:
     shard = _shard(tmp_path)
     frame = pd.read_parquet(shard)
@@ -512,6 +524,7 @@ def test_verify_checks_every_file_of_a_run(tmp_path: Path, capsys) -> None:
         assert line in out, out
 
 
+@pytest.mark.probe("files and arguments")
 def test_verify_refuses_a_folder_that_is_no_run(tmp_path: Path, capsys) -> None:
     assert main(["verify", str(tmp_path)]) == 2
     assert "no results, figures, reports directory" in capsys.readouterr().err
@@ -563,6 +576,7 @@ def _shell_text(text: str) -> str:
 # 4. A user's entrant is checked --------------------------------------------------------------
 
 
+@pytest.mark.probe("entrants")
 @pytest.mark.parametrize("arm", [-1, 4 + 2, 2.0, None, True, np.float64(1.0), "1"])
 def test_an_entrants_arm_is_checked(arm: Any) -> None:
 
@@ -633,6 +647,7 @@ def _simulate_entrant(tmp_path: Path, env: dict[str, str], limit: int) -> tuple[
     return run.returncode, run.stderr, out
 
 
+@pytest.mark.probe("entrants")
 def test_an_entrant_returning_minus_one_fails_its_job(tmp_path: Path) -> None:
     env = plugin(
         tmp_path / "plugins" / "stuck_entrant", {"__init__.py": ENTRANT.format(stuck=False)}
@@ -642,6 +657,7 @@ def test_an_entrant_returning_minus_one_fails_its_job(tmp_path: Path) -> None:
     assert "Traceback" not in err and not out.exists()
 
 
+@pytest.mark.probe("entrants")
 def test_a_policy_that_never_returns_meets_the_time_limit(tmp_path: Path) -> None:
     env = plugin(
         tmp_path / "plugins" / "stuck_entrant", {"__init__.py": ENTRANT.format(stuck=True)}
@@ -652,6 +668,7 @@ def test_a_policy_that_never_returns_meets_the_time_limit(tmp_path: Path) -> Non
     assert "simulation_time_limit" in err and not out.exists()
 
 
+@pytest.mark.probe("entrants")
 def test_a_plugin_that_fails_to_import_is_named(tmp_path: Path) -> None:
     env = plugin(
         tmp_path / "plugins" / "broken_plugin", {"__init__.py": "raise ImportError('x')\n"}

@@ -73,3 +73,18 @@ def test_an_edit_of_the_sources_reruns_the_jobs(smoke_run: Path, tmp_path: Path)
     jobs = re.search(r"^total\s+(\d+)", text, re.MULTILINE)
     shards = len(list((work / "smoke/results").rglob("rep*-*[0-9].parquet")))
     assert jobs and int(jobs[1]) > shards > 0, text[-3000:]
+
+
+@pytest.mark.slow
+def test_a_changed_seed_reruns_the_shards_and_says_so_briefly(smoke_run: Path, tmp_path: Path):
+    """``--config seed=3`` changes every shard's spec: each is out of date, and its rerun reason
+    names the changed params by their hash, not the whole spec (once 1.7 MB a line)."""
+    work = tmp_path / "run"
+    shutil.copytree(smoke_run, work, symlinks=True)
+    args = [f"{BIN}/snakemake", "-n", "--configfile", "config/smoke.yaml", "--config", "seed=3"]
+    dry = run(args, work)
+    text = dry.stdout + dry.stderr
+    assert dry.returncode == 0, text[-2000:]
+    shards = len(list((work / "smoke/results").rglob("rep*-*[0-9].parquet")))
+    assert text.count("Params have changed since last execution") >= shards > 0, text[-2000:]
+    assert max(map(len, text.splitlines())) < 2000 and len(text) < 400 * shards + 200_000

@@ -7,6 +7,7 @@ Each paper's algorithms are the ``ALGORITHMS`` of its experiment module,
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -18,6 +19,10 @@ from delayed_bandits.errors import ConfigError
 # (setting, environment, checkpoints, policy seed) -> (pseudo-regret at checkpoints, actions,
 # events): events is a side table of the run (e.g. ODAAF's phase ends) or None.
 Runner = Callable[[Any, Any, np.ndarray, int], tuple[np.ndarray, np.ndarray, Any]]
+
+ID = re.compile(r"[A-Za-z0-9_-]+")
+"""What an algorithm id is made of, a setting id's characters: an id is a directory name of
+``per_curve`` shards and a word of the workflow's paths, so ``a/b`` or ``..`` cannot be one."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,13 @@ class Algorithm:
     # error, such a curve is not run and is reported as not applicable; only figures with
     # ``simulate_jobs: per_setting`` may have one (``config.validate``).
     applies: Callable[[Any], str] = lambda setting: ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not ID.fullmatch(self.id):
+            raise ConfigError(
+                f"algorithm id {self.id!r} ({self.label!r}): an id is letters, digits, _ and - "
+                f"(pattern {ID.pattern}), e.g. my-policy"
+            )
 
 
 def experiment(paper: str) -> papers.Experiment:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from html import escape
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -33,7 +33,9 @@ from typing import Any, Callable, Iterable, Mapping
 import pandas as pd
 
 from delayed_bandits import papers
+from delayed_bandits.errors import ConfigError
 from delayed_bandits.outputs import html_page
+from delayed_bandits.tables import regenerate_hint
 
 
 @dataclass(frozen=True)
@@ -297,6 +299,26 @@ COLUMNS: tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...] = (
 """The columns of a table of claims (as dicts), in markdown and HTML: each a header and its cell."""
 
 
+def read(path: Path) -> list[dict[str, Any]]:
+    """The claims of a claims file (``to_json``'s); ``ConfigError`` naming the file and how to
+    regenerate it when it is not UTF-8 JSON, or not a list of claims."""
+    names = [f.name for f in fields(Claim)]
+    try:
+        claims = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError alike
+        raise ConfigError(
+            f"{path} is not a claims file ({type(exc).__name__}: {exc}); {regenerate_hint(path)}"
+        ) from None
+    if not isinstance(claims, list) or not all(
+        isinstance(c, dict) and set(names) <= set(c) for c in claims
+    ):
+        raise ConfigError(
+            f"{path} is not a claims file: a claims file is a JSON list of claims, each with "
+            f"{', '.join(names)}; {regenerate_hint(path)}"
+        )
+    return claims
+
+
 def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
     """Every claims file as one table per figure (``COLUMNS``), each under its count, the whole
     under the count of every claim (``count``: reproductions and checks apart) and, when given,
@@ -314,7 +336,7 @@ def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
         )
     every_claim: list[dict[str, Any]] = []
     for path in sorted(map(Path, files)):
-        claims = json.loads(path.read_text())
+        claims = read(path)
         paper, figure = path.parent.parent.name, path.parent.name
         lines += [
             f"## {paper} {figure}",

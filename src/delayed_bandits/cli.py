@@ -6,6 +6,7 @@ allowed; outputs are written atomically, so a failed command leaves no file behi
 from __future__ import annotations
 
 import argparse
+import errno
 import resource
 import shlex
 import sys
@@ -16,7 +17,7 @@ from typing import Any, Mapping, Sequence
 from delayed_bandits import algorithms, kinds
 from delayed_bandits import config as cfg
 from delayed_bandits import papers as registry
-from delayed_bandits.errors import ConfigError
+from delayed_bandits.errors import ConfigError, TimeLimitError
 from delayed_bandits.outputs import atomic_path, check_target, write_parquet
 
 
@@ -304,7 +305,7 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Mapping[str, Any]]:
     return config, cfg.figure(config, args.paper, args.figure)
 
 
-def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[str, Any]) -> dict:
+def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[str, Any]) -> _Given:
     """The tables a claims or plot command was given, by name, each checked whole and made by
     this config (``tables``: a corrupt or truncated file, or one of another config, is an error
     naming it)."""
@@ -314,7 +315,7 @@ def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[st
     from delayed_bandits import tables as tb
     from delayed_bandits.aggregate import RATIO_COLUMNS, SUMMARY_COLUMNS
 
-    out = {}
+    out = _Given(f"{args.paper} {args.figure}")
     if args.summary is None and kinds.simulated(fig):
         raise ConfigError(
             f"--summary: required, {args.paper} {args.figure} is a simulated figure "
@@ -344,6 +345,21 @@ def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[st
             [tb.read_events(p, made_by) for p in args.events], ignore_index=True
         )
     return out
+
+
+class _Given(dict):
+    """The tables given to a claims or plot command, by name: asking for one that was not given
+    is a ``ConfigError`` naming its option (Pike-Burke et al.'s Figure 3a reads --events)."""
+
+    def __init__(self, figure: str) -> None:
+        super().__init__()
+        self.figure = figure
+
+    def __missing__(self, name: str) -> Any:
+        raise ConfigError(
+            f"--{name}: required, {self.figure} reads its {name} table; give it (the workflow "
+            "gives every table the figure has)"
+        )
 
 
 def _validate(args: argparse.Namespace) -> None:
@@ -611,7 +627,15 @@ def _quote(args: argparse.Namespace) -> None:
                 tmp.write_text(quoted.fill(doc.read_text(), dg.blocks(made), str(doc)))
         print(f"wrote {args.digest} and the quoted blocks of {', '.join(map(str, args.docs))}")
         return
-    committed = json.loads(args.digest.read_text())
+    if not args.digest.is_file():
+        raise ConfigError(
+            f"--digest {args.digest}: not a file; give the committed digest (default "
+            "docs/data/arena-full.json), or write one with --run and --write"
+        )
+    try:
+        committed = json.loads(args.digest.read_text(encoding="utf-8"))
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError alike
+        raise ConfigError(f"--digest {args.digest}: not a JSON digest ({exc})") from None
     problems = [
         f"{doc}: block {name} is not what {args.digest} gives"
         for doc in args.docs
@@ -668,7 +692,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started, cpu_started = time.perf_counter(), time.process_time()
     try:
         COMMANDS[args.command](args)
-    except (ConfigError, FileNotFoundError) as exc:
+    except (ConfigError, FileNotFoundError, TimeLimitError) as exc:
         print(f"delayed-bandits {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except VerifyFailed as exc:
@@ -680,6 +704,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"delayed-bandits {args.command}: error: out of memory ({exc or 'MemoryError'}); "
             "no output was written. Give the job more memory (Snakemake resource mem_mb, "
             "see src/delayed_bandits/resources.py) or use a smaller horizon.",
+            file=sys.stderr,
+        )
+        return 1
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        # Outputs are written to a temporary name (outputs.atomic_path), removed on the way here.
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(
+            f"delayed-bandits {args.command}: error: the disk is full: no space left on the "
+            f"device{where}; no output was written. Free space there and rerun the job.",
             file=sys.stderr,
         )
         return 1

@@ -102,7 +102,14 @@ def render(notebook: Path, results: Path, out: Path, timeout: int = 900) -> int:
 
     if not notebook.is_file():
         raise ConfigError(f"--notebook {notebook}: no such notebook")
-    nb = nbformat.read(notebook, as_version=4)
+    try:
+        nb = nbformat.read(notebook, as_version=4)
+        nbformat.validate(nb)
+    except Exception as exc:  # nbformat raises its own kinds (NotJSONError, ValidationError, ...)
+        raise ConfigError(
+            f"--notebook {notebook}: not a Jupyter notebook ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''}); give an .ipynb file of notebooks/"
+        ) from None
     saved = os.environ.get(RESULTS_VARIABLE)
     os.environ[RESULTS_VARIABLE] = str(results.resolve())
     try:

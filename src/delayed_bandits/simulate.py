@@ -15,7 +15,7 @@ import pandas as pd
 
 from delayed_bandits import algorithms, environment, seeds
 from delayed_bandits import config as cfg
-from delayed_bandits.errors import ConfigError
+from delayed_bandits.errors import ConfigError, TimeLimitError
 from delayed_bandits.provenance import canonical_json
 
 TIME_LIMIT_S = 3600
@@ -25,10 +25,9 @@ sixty times the longest job of the paper-scale run (``shard_size: auto`` aims at
 # only be raised between Python steps (a user's Python policy that never returns is stopped);
 # this long after the limit, the process is ended by faulthandler whatever it is running.
 HARD_STOP_S = 60
-
-
-class TimeLimitError(ConfigError):
-    """A simulation job ran longer than its limit (config key ``simulation_time_limit``)."""
+# After the limit, the error is raised again this often until the block ends: a policy that
+# swallows it (a bare ``except:``) meets it again on its next step.
+REPEAT_S = 1.0
 
 
 def _stderr_fd() -> int:
@@ -41,22 +40,28 @@ def _stderr_fd() -> int:
 
 @contextmanager
 def time_limit(seconds: int, job: str) -> Iterator[None]:
-    """Raise ``TimeLimitError`` naming ``job`` if the block runs longer than ``seconds``; end the
+    """Raise ``TimeLimitError`` naming ``job`` if the block runs longer than ``seconds``, again
+    every ``REPEAT_S`` until the block ends, and at its end if the block swallowed it; end the
     process (its stack dumped to stderr) ``HARD_STOP_S`` later if the block cannot be
     interrupted."""
+    message = (
+        f"{job} ran longer than its time limit of {seconds} s (config key "
+        "simulation_time_limit); no output was written. Raise the limit, or look for a "
+        "policy that never returns"
+    )
+    passed = []
 
     def expired(signum: int, frame: Any) -> None:
-        raise TimeLimitError(
-            f"{job} ran longer than its time limit of {seconds} s (config key "
-            "simulation_time_limit); no output was written. Raise the limit, or look for a "
-            "policy that never returns"
-        )
+        passed.append(True)
+        raise TimeLimitError(message)
 
     previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT_S)
     faulthandler.dump_traceback_later(seconds + HARD_STOP_S, exit=True, file=_stderr_fd())
     try:
         yield
+        if passed:  # caught and dropped inside the block: its results are not to be trusted
+            raise TimeLimitError(message)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         faulthandler.cancel_dump_traceback_later()

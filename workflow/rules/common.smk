@@ -2,6 +2,7 @@
 # figure's shards and the workflow's targets. The rules are in pipeline.smk (every figure's
 # stages), papers.smk (one target per paper) and arena.smk (the arena's own outputs).
 import functools
+import hashlib
 import json
 import os
 import sys
@@ -150,6 +151,19 @@ def simulation_spec(wildcards):
         config, wildcards.paper, wildcards.figure, job_curves(wildcards)
     )
     return json.dumps(specs, sort_keys=True)
+
+
+def hashed(param):
+    """A params function ``param`` of the wildcards, as the sha256 of its value: Snakemake reruns
+    a job whose params changed, as with the value itself, but prints the changed params as the
+    rerun reason, and a figure's whole spec (megabytes for the arena) made `snakemake -n` print
+    20 MB. The value itself is what the job's config gives (its params config); the hash only says
+    that it changed."""
+
+    def digest(wildcards):
+        return f"sha256:{hashlib.sha256(str(param(wildcards)).encode()).hexdigest()}"
+
+    return digest
 
 
 def simulation_request(wildcards):

@@ -36,7 +36,7 @@ rule simulate:
     params:
         code=SOURCE_SHA256,
         config=CONFIG,
-        spec=simulation_spec,
+        spec=hashed(simulation_spec),
     shell:
         "delayed-bandits simulate --config {params.config:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --setting {wildcards.setting:q}"
@@ -63,7 +63,7 @@ rule simulate_setting:
     params:
         code=SOURCE_SHA256,
         config=CONFIG,
-        spec=simulation_spec,
+        spec=hashed(simulation_spec),
         algorithms=figure_algorithms,
     shell:
         "delayed-bandits simulate --config {params.config:q} --paper {wildcards.paper:q}"
@@ -91,7 +91,7 @@ rule simulate_figure:
     params:
         code=SOURCE_SHA256,
         config=CONFIG,
-        spec=simulation_spec,
+        spec=hashed(simulation_spec),
         settings=figure_settings,
         algorithms=figure_algorithms,
     shell:

@@ -34,6 +34,7 @@ import numpy as np
 from delayed_bandits import delays
 from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.environment import Realisation
+from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena.problem import Draw, conversions, pseudo_regret
 from delayed_bandits.references import checked_arm, run, run_outcomes
 
@@ -121,13 +122,14 @@ class Entrant(Algorithm):
     fields: tuple[str, ...] = FIELDS  # the comparisons it enters
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.information not in INFORMATION:
-            raise ValueError(
+            raise ConfigError(
                 f"entrant {self.id}: information {self.information!r} is not one of "
                 f"{', '.join(INFORMATION)}"
             )
         if not self.fields or set(self.fields) - set(FIELDS):
-            raise ValueError(
+            raise ConfigError(
                 f"entrant {self.id}: fields {self.fields!r} must be some of {', '.join(FIELDS)}"
             )
 
@@ -157,10 +159,10 @@ def policy_runners(
     model: the reference plays the policy through the shared loop with a generator seeded by the
     replication's policy seed, ``references.run`` for the conversions, ``run_outcomes`` for the
     outcomes (labelled: each at s + D + 1; settled: at s + min(D, m) + 1, a conversion later than
-    m a 0); the kernel, when given, takes the realisation the reference reads. Every arm chosen
-    is checked, ``who`` named in the error."""
+    m a 0); the kernel, when given, takes the realisation the reference reads. Both are held to
+    the rules (``held``): every arm chosen is checked, ``who`` named in the error."""
     if information not in POLICY_INFORMATION:
-        raise ValueError(
+        raise ConfigError(
             f"information {information!r}: a policy class observes one of "
             f"{', '.join(POLICY_INFORMATION)}"
         )
@@ -185,7 +187,8 @@ def policy_runners(
         return pseudo_regret(draw.setting.mu, actions, cp), actions, None
 
     if kernel is None:
-        return reference, reference
+        held_reference = held(reference, who)
+        return held_reference, held_reference
 
     def compiled(_: Any, draw: Draw, cp: np.ndarray, seed: int):
         st, env = draw.setting, environment(draw)
@@ -195,7 +198,53 @@ def policy_runners(
                 checked_arm(arm, t, st.n_arms, f"{who}'s kernel")
         return pseudo_regret(st.mu, actions, cp), actions, None
 
-    return compiled, reference
+    return held(compiled, who), held(reference, who)
+
+
+def held(runner: Runner, who: str) -> Runner:
+    """``runner``, a user's code, held to the rules of the arena:
+
+    - a policy that ends the process (``sys.exit``, ``SystemExit``) is an error naming ``who``:
+      the job would otherwise end with exit code 0 and no output;
+    - its first call in a process runs the replication twice and compares the arms played: a
+      policy that draws from anything but the generator it is given (``numpy.random``'s global
+      functions, ``random``, the clock) plays differently, and is refused, naming ``who`` and the
+      first round that differs. The cost is one replication of each entrant per job.
+
+    The time limit is the job's (``simulate.time_limit``), which a policy cannot catch."""
+    checked = False
+
+    def run_held(setting: Any, draw: Draw, cp: np.ndarray, seed: int):
+        nonlocal checked
+        try:
+            result = runner(setting, draw, cp, seed)
+            if not checked:
+                again = runner(setting, draw, cp, seed)
+                checked = True
+                _same_actions(result[1], again[1], who)
+        except SystemExit as exc:
+            raise ConfigError(
+                f"{who} ended the process (SystemExit, code {exc.code!r}) at policy seed {seed}; "
+                "a policy returns arms and never exits. No output was written"
+            ) from None
+        return result
+
+    return run_held
+
+
+def _same_actions(first: np.ndarray, second: np.ndarray, who: str) -> None:
+    """Nothing when two runs of one replication played the same arms; else ``ConfigError`` naming
+    ``who`` and the first round where they differ."""
+    if np.array_equal(first, second):
+        return
+    differ = np.flatnonzero(first[: len(second)] != second[: len(first)])
+    round_ = int(differ[0]) + 1 if differ.size else min(len(first), len(second)) + 1
+    raise ConfigError(
+        f"{who} played differently in two runs of the same replication (first at round "
+        f"{round_}): it draws from something other than the generator it is given (numpy.random's "
+        "global functions such as np.random.rand, the random module, the clock). Draw from the "
+        "rng argument of its constructor, so that every run gives the same numbers"
+    )
 
 
 def from_policy(

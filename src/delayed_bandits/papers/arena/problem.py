@@ -39,6 +39,12 @@ class Setting:
 
     @classmethod
     def from_config(cls, cfg: Mapping[str, Any], where: str) -> "Setting":
+        missing = [key for key in ("n_arms", "gap", "base_mean") if key not in cfg]
+        if missing:
+            raise ConfigError(
+                f"{where}: no {', '.join(missing)}; an arena setting takes n_arms, gap and "
+                "base_mean from its own keys or from an axis of its figure's grid (key grid)"
+            )
         n_arms, gap, base = int(cfg["n_arms"]), float(cfg["gap"]), float(cfg["base_mean"])
         if n_arms < 2:
             raise ConfigError(f"{where}.n_arms: need at least 2 arms, got {n_arms}")
