@@ -66,8 +66,18 @@ def test_check_refuses_a_failing_claim_without_a_note(monkeypatch) -> None:
 
 def test_the_count_names_holds_fails_and_inconclusive() -> None:
     rows = [{"holds": True}, {"holds": False}, {"holds": None}, {"holds": True}]
-    assert claims.count(rows) == "2 of 4 claims hold, 1 fail, 1 inconclusive."
-    assert claims.count([]) == "0 of 0 claims hold, 0 fail, 0 inconclusive."
+    assert claims.count(rows) == (
+        "2 of 4 reproductions hold, 1 fail, 1 inconclusive; 0 of 0 checks hold, 0 fail, "
+        "0 inconclusive."
+    )
+    assert claims.count([{"holds": None, "kind": "check"}, *rows[:1]]) == (
+        "1 of 1 reproductions hold, 0 fail, 0 inconclusive; 0 of 1 checks hold, 0 fail, "
+        "1 inconclusive."
+    )
+    assert claims.tally([("check", "fails"), ("reproduction", "holds")]) == {
+        "reproduction": {"holds": 1, "fails": 0, "inconclusive": 0},
+        "check": {"holds": 0, "fails": 1, "inconclusive": 0},
+    }
 
 
 @pytest.mark.parametrize(
