@@ -101,12 +101,22 @@ def test_no_verdict_count_is_typed_outside_a_quoted_block(doc: str) -> None:
 
 
 def test_differences_name_each_field_by_its_path() -> None:
-    digest = {"a": 1, "rows": [{"x": 1.5, "y": [1, 2]}, {"x": 2.0}], "only": "here", "b": True}
-    rerun = {"a": 1, "rows": [{"x": 1.5, "y": [1, 3]}, {"x": 2.5}, {"x": 3.0}], "b": 1, "new": 0}
+    digest = {
+        "a": 1,
+        "rows": [{"x": 1.5, "y": [1, 2]}, {"x": 2.0, "id": "c"}],
+        "only": "here",
+        "b": True,
+    }
+    rerun = {
+        "a": 1,
+        "rows": [{"x": 1.5, "y": [1, 3]}, {"x": 2.5, "id": "c"}, {"x": 3.0}],
+        "b": 1,
+        "new": 0,
+    }
     assert quoted.differences(digest, digest) == []
     assert quoted.differences(digest, rerun) == [
         "rows[0].y[1]: 2 in the digest, 3 in the rerun",
-        "rows[1].x: 2.0 in the digest, 2.5 in the rerun",
+        "rows[1 'c'].x: 2.0 in the digest, 2.5 in the rerun",
         "rows: 2 items in the digest, 3 in the rerun",
         "only: 'here' in the digest, absent in the rerun",
         "b: True in the digest, 1 in the rerun",
@@ -226,7 +236,7 @@ def test_the_papers_verdicts_are_quoted_and_held_to_a_rerun(
     assert "At **smoke** scale" in readme and claims.phrase(d["totals"]) in readme
     fig1 = d["figures"][0]["verdicts"]["reproduction"]
     counts = f"{fig1['holds']} / {fig1['fails']} / {fig1['inconclusive']}"
-    assert f"<!-- quoted: vernade2017-fig1-verdicts -->{counts}" in readme
+    assert f"<!-- quoted: vernade2017-fig1-verdicts -->{counts} at smoke scale<" in readme
     capsys.readouterr()
     later = _later(run, tmp_path / "later")
     assert cli.main([*args, "--run", str(later)]) == 0
@@ -235,7 +245,7 @@ def test_the_papers_verdicts_are_quoted_and_held_to_a_rerun(
     flipped["verdict"] = "fails" if flipped["verdict"] != "fails" else "holds"
     made.write_text(json.dumps(d))
     assert cli.main([*args, "--run", str(later)]) == 1
-    assert "  figures[0].claims[0].verdict: " in capsys.readouterr().err
+    assert f"  figures[0].claims[0 {flipped['id']!r}].verdict: " in capsys.readouterr().err
 
 
 def test_quote_names_what_it_lacks(tmp_path: Path, capsys, monkeypatch) -> None:

@@ -94,9 +94,15 @@ def _show(value: Any) -> str:
     return "absent" if value is _ABSENT else repr(value)
 
 
+def _item(i: int, value: Any) -> str:
+    """A list item's place in a field path, with its id where it has one (a claim's)."""
+    return f"{i} {value['id']!r}" if isinstance(value, Mapping) and "id" in value else str(i)
+
+
 def differences(digest: Any, rerun: Any, path: str = "") -> list[str]:
     """Every field where ``rerun`` differs from ``digest`` (JSON values), by its path
-    (``wins[3].wins``, ``claims[0].verdict``): 'PATH: VALUE in the digest, VALUE in the rerun'.
+    (``wins[3].wins``, ``claims[0 'fig1-x'].verdict``, an item named by its id where it has one):
+    'PATH: VALUE in the digest, VALUE in the rerun'.
     Mappings are compared key by key, lists item by item, numbers exactly (the same config and
     simulation code give the same floats)."""
     if isinstance(digest, Mapping) and isinstance(rerun, Mapping):
@@ -111,7 +117,7 @@ def differences(digest: Any, rerun: Any, path: str = "") -> list[str]:
         found = [
             line
             for i, (a, b) in enumerate(zip(digest, rerun))
-            for line in differences(a, b, f"{path}[{i}]")
+            for line in differences(a, b, f"{path}[{_item(i, a)}]")
         ]
         if len(digest) != len(rerun):
             found.append(f"{path}: {len(digest)} items in the digest, {len(rerun)} in the rerun")

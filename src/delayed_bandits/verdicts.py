@@ -48,11 +48,12 @@ def _made(sidecars: list[Path]) -> tuple[dict[str, Any], dict[str, Any]]:
     overrides) and its provenance over every simulated figure (``provenance.digested``); figures
     made with different configs are an error."""
     records = [json.loads(p.read_text()) for p in sidecars]
-    made = {provenance.canonical_json(r["config"]): r for r in records}
+    # the config as a whole (each figure's record also hashes its own section)
+    made = {(tuple(r["config"]["paths"]), r["config"]["sha256"]) for r in records}
     if len(made) != 1:
         raise ConfigError(
-            f"the run's figures were made with {len(made)} different configs (files and "
-            "overrides): one digest quotes one run"
+            f"the run's figures were made with {len(made)} different configs "
+            f"({sorted(made)}): one digest quotes one run"
         )
     r = records[0]
     run_config = config.load(
@@ -109,8 +110,8 @@ def _scale_note(d: Mapping[str, Any]) -> str:
     if d["scale"] == "paper":
         return "At paper scale"
     return (
-        f"At **{d['scale']}** scale (not the paper scale: these counts do not test the papers' "
-        "claims; written from the paper-scale run, they replace these)"
+        f"At **{d['scale']}** scale (not the paper scale: these counts test nothing; "
+        "`delayed-bandits quote papers --run . --write` after `make figures` replaces them)"
     )
 
 
@@ -122,20 +123,21 @@ def _headline(d: Mapping[str, Any]) -> str:
     )
 
 
-def _cell(tallied: Mapping[str, Mapping[str, int]]) -> str:
-    """A figure's counts for a table's cell: reproductions, and checks where it has some."""
+def _cell(d: Mapping[str, Any], tallied: Mapping[str, Mapping[str, int]]) -> str:
+    """A figure's counts for a table's cell: reproductions, and checks where it has some; the
+    scale where it is not the paper's."""
     r, c = tallied[claims.REPRODUCTION], tallied[claims.CHECK]
     cell = f"{r['holds']} / {r['fails']} / {r['inconclusive']}"
     if sum(c.values()):
         cell += f" (checks {c['holds']} / {c['fails']} / {c['inconclusive']})"
-    return cell
+    return cell if d["scale"] == "paper" else f"{cell} at {d['scale']} scale"
 
 
 def blocks(d: Mapping[str, Any]) -> dict[str, str]:
     """The Markdown of every block the docs quote of the papers' verdicts, by block name."""
     return {
         "papers-headline": _headline(d),
-        **{f"{f['paper']}-{f['figure']}-verdicts": _cell(f["verdicts"]) for f in d["figures"]},
+        **{f"{f['paper']}-{f['figure']}-verdicts": _cell(d, f["verdicts"]) for f in d["figures"]},
         **{
             f"{f['paper']}-{f['figure']}-claim-ids": claims.id_table(f["claims"])
             for f in d["figures"]
