@@ -3,8 +3,9 @@ every figure's claims.json under a run directory (the arena's aside: its own dig
 ``papers.arena.digest``, quotes them) into counts per figure, per paper and in all, reproductions
 and checks apart (``claims.tally``), with each claim's id, kind, verdict, statement and reference;
 ``blocks`` renders the counts of each figure (a cell of the verdict tables of README.md and
-docs/reproduction.md), the headline, and the claim ids of docs/artifact-evaluation.md. The paper-scale run's digest is committed as
-docs/data/papers.json (``delayed-bandits quote papers --run . --write`` after ``make figures``).
+docs/reproduction.md), the headline, and the claim ids of docs/artifact-evaluation.md. The
+paper-scale run's digest is committed as docs/data/papers.json (``delayed-bandits quote papers
+--run . --write`` after ``make figures``).
 
 Everything in the digest but its ``provenance`` is a function of the claims files, so a rerun of
 the same config and simulation code gives the same digest."""
