@@ -194,6 +194,13 @@ def test_runs_needed_are_the_fewest_that_establish_the_effect(effect, se, n, nee
         assert claims.verdict(effect, se * np.sqrt(n / (needed - 1))) is None
 
 
+def test_tally_counts_verdicts_by_kind() -> None:
+    assert claims.tally([("check", "fails"), ("reproduction", "holds")]) == {
+        "reproduction": {"holds": 1, "fails": 0, "inconclusive": 0},
+        "check": {"holds": 0, "fails": 1, "inconclusive": 0},
+    }
+
+
 @pytest.mark.parametrize(
     "value,above,expected",
     [(0.9, True, True), (0.8, True, True), (0.7, True, None), (0.6, True, False)]

@@ -59,15 +59,13 @@ def _smoke(command: str) -> bool:
 
 def _run_verbatim(command: str, work: Path, dry: bool) -> None:
     args = shlex.split(command)
-    if args[:2] == ["delayed-bandits", "bench"] or args[:4] == [
-        "delayed-bandits",
-        "quote",
-        "--run",
-        "full",
-    ]:
+    if args[:2] == ["delayed-bandits", "bench"] or (
+        args[:2] == ["delayed-bandits", "quote"] and "--run" in args
+    ):
         # A measurement of minutes (every arena kernel and its Python reference), or a command
-        # reading the citable arena run (an hour of `make arena-full`), not a step of a run: its
-        # arguments are parsed by the command's own parser, so a renamed option fails.
+        # reading a run of an hour or more (the citable arena run of `make arena-full`, the
+        # paper-scale run of `make figures`), not a step of a run: its arguments are parsed by
+        # the command's own parser, so a renamed option fails.
         from delayed_bandits.cli import _parser
 
         _parser().parse_args(args[1:])

@@ -52,7 +52,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("registry lookups", ("kinds", "algorithms", "resources", "seeds", "claims")),
     ("config", ("config", "provenance", "layout")),
     ("papers' modules", ("papers.*.*",)),
-    ("commands", ("simulate", "plotting", "bench", "render", "verify", "cli")),
+    ("commands", ("simulate", "plotting", "bench", "render", "verify", "verdicts", "cli")),
 ]
 """Bottom to top: a module imports from its own layer or those below, never from one above.
 Patterns are module names under ``delayed_bandits`` (``PACKAGE`` itself is the package's

@@ -73,14 +73,14 @@ def test_render_on_a_file_that_is_no_notebook(tmp_path: Path, capsys, probe, tex
 @pytest.mark.probe("files and arguments")
 def test_quote_with_a_digest_that_is_a_directory(tmp_path: Path, capsys, probe) -> None:
     argv = ["quote", "--digest", str(tmp_path)]
-    _refused(probe, capsys, argv, f"--digest {tmp_path}: not a file")
+    _refused(probe, capsys, argv, f"{tmp_path}: a directory, not a digest")
 
 
 @pytest.mark.probe("files and arguments")
 def test_quote_with_a_digest_that_is_not_json(tmp_path: Path, capsys, probe) -> None:
     digest = tmp_path / "digest.json"
     digest.write_text("{")
-    _refused(probe, capsys, ["quote", "--digest", str(digest)], f"--digest {digest}: not a JSON")
+    _refused(probe, capsys, ["quote", "--digest", str(digest)], f"{digest}: not a JSON digest")
 
 
 @pytest.mark.probe("files and arguments")

@@ -1,16 +1,19 @@
-"""The numbers the docs quote of the arena are written by code from a run (``quoted``,
-``papers.arena.digest``, ``delayed-bandits quote``): the docs hold the committed digest's blocks,
-and a run's digest is what a rerun reproduces."""
+"""The numbers the docs quote are written by code from a run (``quoted``; the arena's
+``papers.arena.digest``, the papers' verdicts ``verdicts``; ``delayed-bandits quote``): the docs
+hold the committed digests' blocks, no verdict count is typed outside them, and a rerun is held to
+a digest number by number, its provenance and cost reported apart."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from delayed_bandits import cli, quoted
+from delayed_bandits import claims, cli, quoted, verdicts
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena import digest as dg
 
@@ -28,19 +31,125 @@ def test_fill_rewrites_every_marked_block_and_nothing_else() -> None:
     assert quoted.stale(filled, {"a": "newer a", "b": "| x |\n| 1 |"}) == ["a"]
 
 
+def test_a_block_within_a_line_is_a_table_cell() -> None:
+    row = "| fig | <!-- quoted: c -->1 / 2 / 3<!-- /quoted: c --> | words |\n"
+    assert quoted.names(row) == ["c"]
+    assert quoted.fill(row, {"c": "4 / 5 / 6\n"}) == row.replace("1 / 2 / 3", "4 / 5 / 6")
+    assert quoted.outside(row) == "| fig | <!-- quoted: c --><!-- /quoted: c --> | words |\n"
+    with pytest.raises(ConfigError, match=r"x.md: the block\(s\) c stand within a line"):
+        quoted.fill(row, {"c": "4\n5"}, "x.md")
+
+
 def test_a_block_without_generated_text_is_an_error_naming_it() -> None:
     with pytest.raises(ConfigError, match=r"docs/x.md: no generated text for the block\(s\) b"):
         quoted.fill(DOC, {"a": ""}, "docs/x.md")
 
 
-def test_the_docs_quote_the_committed_digest(monkeypatch) -> None:
+def test_the_docs_quote_the_committed_digests(monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
-    committed = json.loads((ROOT / "docs/data/arena-full.json").read_text())
-    for doc in ("README.md", "docs/arena.md"):
-        text = (ROOT / doc).read_text()
-        assert set(quoted.names(text)) <= set(dg.blocks(committed)), doc
-    assert "readme-arena" in quoted.names((ROOT / "README.md").read_text())
+    arena = json.loads((ROOT / "docs/data/arena-full.json").read_text())
+    papers = json.loads((ROOT / "docs/data/papers.json").read_text())
+    given = set(dg.blocks(arena)) | set(verdicts.blocks(papers))
+    for doc in cli.QUOTING:
+        assert set(quoted.names((ROOT / doc).read_text())) <= given, doc
+    figures = [f"{f['paper']}-{f['figure']}" for f in papers["figures"]]
+    for doc in ("README.md", "docs/reproduction.md"):  # every figure's counts, and the headline
+        names = set(quoted.names((ROOT / doc).read_text()))
+        assert {"papers-headline", *(f"{f}-verdicts" for f in figures)} <= names, doc
+    ids = quoted.names((ROOT / "docs/artifact-evaluation.md").read_text())
+    assert {f"{f}-claim-ids" for f in figures} <= set(ids)
     assert cli.main(["quote"]) == 0
+
+
+# A verdict count: a table's "holds / fails / inconclusive", "N of M claims hold", "N hold, M fail",
+# "N fail, M inconclusive" (the words may break across lines).
+TYPED_COUNT = re.compile(
+    r"\b\d+\s*/\s*\d+\s*/\s*\d+\b"
+    r"|\b\d+\s+of\s+\d+\s+(?:claims|reproductions|checks)\s+holds?\b"
+    r"|\b\d+\s+(?:(?:claims?|reproductions?|checks?)\s+)?holds?,\s+\d+\s+fails?\b"
+    r"|\b\d+\s+fails?,\s+\d+\s+inconclusive\b"
+)
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "| `vernade2017-fig1` | Sec. 7, Fig. 1 | 3 / 0 / 2 | reproduces |",
+        "58 of 149 claims hold, 52 fail, 39 inconclusive.",
+        "Over the five papers: 126 claims, 99 hold, 18 fail, 9 inconclusive.",
+        "the code's widths beat TS in every panel (4 hold, 1 fails), and",
+        "(Figure 1: 1 holds, 3 fail, 1\n  inconclusive; Figure 3: 1 fails, 1 inconclusive)",
+    ],
+)
+def test_the_guard_finds_a_typed_verdict_count(typed: str) -> None:
+    assert TYPED_COUNT.search(quoted.outside(f"before\n{typed}\nafter\n"))
+    quoted_only = f"<!-- quoted: x -->\n{typed}\n<!-- /quoted: x -->\n"
+    assert not TYPED_COUNT.search(quoted.outside(quoted_only))
+
+
+@pytest.mark.parametrize(
+    "doc", ["README.md", *sorted(p.name for p in (ROOT / "docs").glob("*.md"))]
+)
+def test_no_verdict_count_is_typed_outside_a_quoted_block(doc: str) -> None:
+    path = ROOT / doc if doc == "README.md" else ROOT / "docs" / doc
+    typed = quoted.outside(path.read_text())
+    found = [
+        f"line {typed.count(chr(10), 0, m.start()) + 1}: {m[0]!r}"
+        for m in TYPED_COUNT.finditer(typed)
+    ]
+    assert not found, f"{doc}: verdict counts typed by hand (quote them from a digest): {found}"
+
+
+def test_differences_name_each_field_by_its_path() -> None:
+    digest = {
+        "a": 1,
+        "rows": [{"x": 1.5, "y": [1, 2]}, {"x": 2.0, "id": "c"}],
+        "only": "here",
+        "b": True,
+    }
+    rerun = {
+        "a": 1,
+        "rows": [{"x": 1.5, "y": [1, 3]}, {"x": 2.5, "id": "c"}, {"x": 3.0}],
+        "b": 1,
+        "new": 0,
+    }
+    assert quoted.differences(digest, digest) == []
+    assert quoted.differences(digest, rerun) == [
+        "rows[0].y[1]: 2 in the digest, 3 in the rerun",
+        "rows[1 'c'].x: 2.0 in the digest, 2.5 in the rerun",
+        "rows: 2 items in the digest, 3 in the rerun",
+        "only: 'here' in the digest, absent in the rerun",
+        "b: True in the digest, 1 in the rerun",
+        "new: absent in the digest, 0 in the rerun",
+    ]
+
+
+def _provenance(commit: str, source: str, simulation: list[str]) -> dict[str, Any]:
+    return {"git_commits": [commit], "source_sha256": [source], "simulation_sha256": simulation}
+
+
+def test_the_information_says_what_differs_besides_the_numbers() -> None:
+    made = {
+        "provenance": {"regret": _provenance("a" * 40, "1" * 64, ["s" * 64])},
+        "cost": {"cpu_s": 1.0},
+    }
+    same = quoted.information(made, made)
+    assert same == "provenance the same; the simulation code is the same"
+    later = {
+        "provenance": {"regret": _provenance("b" * 40, "2" * 64, ["s" * 64])},
+        "cost": {"cpu_s": 2.0},
+    }
+    said = quoted.information(made, later)
+    assert said.startswith(
+        f"provenance differs: commits {'a' * 12} in the digest, {'b' * 12} in the rerun"
+    )
+    assert "the simulation code is the same" in said and "cost[" not in said
+    assert "cost (measured, not checked) differs in 1 field(s), e.g. cost.cpu_s: 1.0" in said
+    changed = {"provenance": {"regret": _provenance("b" * 40, "2" * 64, ["t" * 64])}}
+    assert "the simulation code differs" in quoted.information(made, changed)
+    old = {"provenance": {"regret": _provenance("a" * 40, "1" * 64, [])}}
+    assert "unknown (the digest records no hash" in quoted.information(old, later)
+    assert quoted.checked(made) == {}
 
 
 def test_a_hand_edited_number_is_caught(tmp_path: Path, capsys) -> None:
@@ -53,29 +162,104 @@ def test_a_hand_edited_number_is_caught(tmp_path: Path, capsys) -> None:
     assert "block arena-wins is not what" in capsys.readouterr().err
 
 
-def test_a_runs_digest_is_reproduced_and_a_changed_number_is_not(
-    smoke_run: Path, tmp_path: Path, capsys
+def _later(run: Path, where: Path) -> Path:
+    """A rerun of ``run`` at another commit after an unrelated source edit: the same results,
+    their provenance recording another commit and package hash, the same simulation hash."""
+    later = where / run.name
+    for part in ("results", "benchmarks"):
+        shutil.copytree(run / part, later / part)
+    for side in (later / "results").glob("*/*/summary.provenance.json"):
+        record = json.loads(side.read_text())
+        record["shards"]["git_commits"] = ["f" * 40]
+        for env in record["shard_environments"]:
+            env["source_sha256"] = "e" * 64
+        side.write_text(json.dumps(record))
+    return later
+
+
+def test_an_arena_rerun_is_held_to_the_digest_number_by_number(
+    smoke_run: Path, tmp_path: Path, capsys, monkeypatch
 ) -> None:
+    monkeypatch.chdir(ROOT)  # the run's config files, and the other committed digest
     run = smoke_run / "smoke"
     doc, made = tmp_path / "arena.md", tmp_path / "digest.json"
     shutil.copy(ROOT / "docs/arena.md", doc)
-    args = ["quote", "--run", str(run), "--digest", str(made), "--docs", str(doc)]
-    assert cli.main([*args, "--write"]) == 0
+    args = ["quote", "--digest", str(made), "--docs", str(doc)]
+    assert cli.main([*args, "--run", str(run), "--write"]) == 0
     d = json.loads(made.read_text())
     assert d["scale"] == "smoke" and d["settings"] == 28 and set(d["base_means"]) == {0.4, 0.02}
     assert d["cost"]["simulate_jobs"] > 0 and d["cost"]["cpu_s"] > 0
+    assert d["provenance"]["regret"]["simulation_sha256"]  # the shards recorded it
     assert quoted.stale(doc.read_text(), dg.blocks(d)) == []
-    assert cli.main(args) == 0  # the run's digest again, and the docs its blocks
-    at_t = next(w for w in d["wins"] if w["horizon"] == d["horizon"] and w["settings"])
+    capsys.readouterr()
+    assert cli.main([*args, "--run", str(run)]) == 0
+    assert "numbers agree with the run in" in capsys.readouterr().out
+    later = _later(run, tmp_path / "later")
+    assert cli.main([*args, "--run", str(later)]) == 0  # the same numbers, another commit
+    out = capsys.readouterr().out
+    assert f"{made}: numbers agree with the run in {later}; provenance differs: commits" in out
+    assert "package sources (sha256)" in out and "the simulation code is the same" in out
+    i, at_t = next(
+        (i, w) for i, w in enumerate(d["wins"]) if w["horizon"] == d["horizon"] and w["settings"]
+    )
     at_t["wins"] += 1  # a count the wins table quotes
     made.write_text(json.dumps(d))
-    assert cli.main(args) == 1
+    assert cli.main([*args, "--run", str(later)]) == 1
     err = capsys.readouterr().err
-    assert "wins differs from the run" in err and "block arena-wins is not what" in err
+    assert f"{made}: 1 number(s) differ from the run in {later}:" in err
+    assert f"  wins[{i}].wins: {at_t['wins']} in the digest, {at_t['wins'] - 1} in the rerun" in err
+    assert "block arena-wins is not what" in err and "provenance differs" in err
 
 
-def test_quote_needs_a_run_to_write_and_names_a_run_without_results(tmp_path: Path, capsys) -> None:
+def test_the_papers_verdicts_are_quoted_and_held_to_a_rerun(
+    smoke_run: Path, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    run = smoke_run / "smoke"
+    docs = [tmp_path / Path(doc).name for doc in cli.QUOTING]
+    for doc, to in zip(cli.QUOTING, docs):
+        shutil.copy(ROOT / doc, to)
+    made = tmp_path / "papers.json"
+    args = ["quote", "papers", "--digest", str(made), "--docs", *map(str, docs)]
+    assert cli.main([*args, "--run", str(run), "--write"]) == 0
+    d = json.loads(made.read_text())
+    files = sorted((run / "results").glob("*/*/claims.json"))
+    rows = [c for f in files if f.parent.parent.name != "arena" for c in json.loads(f.read_text())]
+    assert d["scale"] == "smoke" and len(d["figures"]) == len(files) - len(dg.FIGURES)
+    quoted_ids = sorted(c["id"] for f in d["figures"] for c in f["claims"])
+    assert quoted_ids == sorted(c["id"] for c in rows)
+    assert claims.phrase(d["totals"]) == claims.count(rows)  # every claim, counted once
+    assert sum(sum(p["verdicts"]["reproduction"].values()) for p in d["papers"]) == sum(
+        sum(f["verdicts"]["reproduction"].values()) for f in d["figures"]
+    )
+    readme = docs[0].read_text()
+    assert "At **smoke** scale" in readme and claims.phrase(d["totals"]) in readme
+    fig1 = d["figures"][0]["verdicts"]["reproduction"]
+    counts = f"{fig1['holds']} / {fig1['fails']} / {fig1['inconclusive']}"
+    assert f"<!-- quoted: vernade2017-fig1-verdicts -->{counts} at smoke scale<" in readme
+    capsys.readouterr()
+    later = _later(run, tmp_path / "later")
+    assert cli.main([*args, "--run", str(later)]) == 0
+    assert "numbers agree with the run in" in capsys.readouterr().out
+    flipped = d["figures"][0]["claims"][0]
+    flipped["verdict"] = "fails" if flipped["verdict"] != "fails" else "holds"
+    made.write_text(json.dumps(d))
+    assert cli.main([*args, "--run", str(later)]) == 1
+    assert f"  figures[0].claims[0 {flipped['id']!r}].verdict: " in capsys.readouterr().err
+
+
+def test_quote_names_what_it_lacks(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)
     assert cli.main(["quote", "--write"]) == 2
     assert "--write: needs --run" in capsys.readouterr().err
     assert cli.main(["quote", "--run", str(tmp_path)]) == 2
     assert "holds no arena results" in capsys.readouterr().err
+    assert cli.main(["quote", "papers", "--run", str(tmp_path)]) == 2
+    assert "holds no papers' claims" in capsys.readouterr().err
+    assert cli.main(["quote", "papers", "--digest", str(tmp_path)]) == 2
+    assert f"{tmp_path}: a directory, not a digest" in capsys.readouterr().err
+    assert cli.main(["quote", "--digest", str(tmp_path / "none.json")]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "none.json: no digest; write it from its run: delayed-bandits quote arena --run full" in err
+    )

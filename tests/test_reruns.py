@@ -31,9 +31,39 @@ def test_the_source_hash_follows_edits_not_touches(tmp_path: Path) -> None:
     assert software.source_sha256(package) not in (before, software.source_sha256())
 
 
+def test_the_simulation_hash_follows_the_simulating_modules_only(tmp_path: Path) -> None:
+    package = tmp_path / "delayed_bandits"
+    shutil.copytree(software.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
+    named = [p.relative_to(package).as_posix() for p in software.simulation_files(package)]
+    for pattern in software.SIMULATION:  # a renamed module would leave its pattern naming none
+        assert [n for n in named if Path(n).match(pattern)], pattern
+    for paper in (
+        "arena",
+        "manegueu2020",
+        "pikeburke2018",
+        "thune2019",
+        "vernade2017",
+        "vernade2020",
+    ):
+        assert {f"papers/{paper}/{m}.py" for m in ("experiment", "kernels", "policies")} <= set(
+            named
+        )
+    assert not [n for n in named if n.endswith(("claims.py", "plots.py", "digest.py"))]
+    sim, source = software.simulation_sha256(package), software.source_sha256(package)
+    assert sim == software.simulation_sha256() != source
+    claims = package / "papers" / "vernade2017" / "claims.py"
+    claims.write_text(claims.read_text() + "\n# an unrelated edit\n")
+    assert software.simulation_sha256(package) == sim
+    assert software.source_sha256(package) != source
+    kernel = package / "papers" / "vernade2017" / "kernels.py"
+    kernel.write_text(kernel.read_text() + "\n# an edit of a kernel\n")
+    assert software.simulation_sha256(package) != sim
+
+
 def test_the_environment_names_the_versions_and_the_lock() -> None:
     env = software.environment()
     assert {"python", "numpy", "numba", "snakemake", "lock_sha256", "source_sha256"} <= set(env)
+    assert env["simulation_sha256"] == software.simulation_sha256()
     assert env["numpy"] == __import__("numpy").__version__
     assert env["source_sha256"] == software.source_sha256()
 

@@ -261,19 +261,43 @@ def to_html(claims: Iterable[Claim], title: str) -> str:
     return html_page(title, f"<p>{count(rows)}</p><table><tr>{head}</tr>{body}</table>")
 
 
-def count(rows: Iterable[Mapping[str, Any]]) -> str:
-    """The verdicts of claims (as dicts) counted, reproductions and checks apart: 'X of N
-    reproductions hold, Y fail, Z inconclusive; checks: A of B hold, ...'."""
-    rows = list(rows)
+def tally(verdicts: Iterable[tuple[str, str]]) -> dict[str, dict[str, int]]:
+    """Verdicts as (kind, verdict word) pairs, counted per kind: {kind: {"holds": n, "fails": n,
+    "inconclusive": n}} for every kind of ``KINDS``."""
+    out = {kind: {word(v): 0 for v in (True, False, None)} for kind in KINDS}
+    for kind, verdict_word in verdicts:
+        out[kind][verdict_word] += 1
+    return out
+
+
+def phrase(tallied: Mapping[str, Mapping[str, int]]) -> str:
+    """A ``tally`` as one sentence: 'X of N reproductions hold, Y fail, Z inconclusive; A of B
+    checks hold, ...'."""
     parts = []
     for kind, label in ((REPRODUCTION, "reproductions"), (CHECK, "checks")):
-        marks = [c["holds"] for c in rows if c.get("kind", REPRODUCTION) == kind]
-        held, failed = sum(m is True for m in marks), sum(m is False for m in marks)
+        n = tallied[kind]
         parts.append(
-            f"{held} of {len(marks)} {label} hold, {failed} fail, "
-            f"{len(marks) - held - failed} inconclusive"
+            f"{n['holds']} of {sum(n.values())} {label} hold, {n['fails']} fail, "
+            f"{n['inconclusive']} inconclusive"
         )
     return f"{parts[0]}; {parts[1]}."
+
+
+def count(rows: Iterable[Mapping[str, Any]]) -> str:
+    """The verdicts of claims (as dicts, ``holds`` and ``kind``, a reproduction when absent)
+    counted, reproductions and checks apart (``phrase``)."""
+    return phrase(tally((c.get("kind", REPRODUCTION), word(c["holds"])) for c in rows))
+
+
+def id_table(rows: Iterable[Mapping[str, Any]]) -> str:
+    """Claims (as dicts) as the Markdown table of their ids that docs/artifact-evaluation.md
+    quotes: id (marked when the claim is a check), statement (cut at 150 characters), reference."""
+    lines = ["| claim id | statement | reference |", "|---|---|---|"]
+    for c in rows:
+        statement = c["statement"] if len(c["statement"]) <= 150 else c["statement"][:149] + "…"
+        check = " (check)" if c.get("kind", REPRODUCTION) == CHECK else ""
+        lines.append(f"| `{c['id']}`{check} | {statement} | {c['paper_ref']} |")
+    return "\n".join(lines)
 
 
 def _mark(holds: bool | None) -> str:

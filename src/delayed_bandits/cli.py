@@ -78,6 +78,19 @@ def _figure_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--figure", required=True, help="figure id, e.g. fig2")
 
 
+QUOTED = {  # what `quote` knows: the digest's committed file, and the run it is made from
+    "arena": (Path("docs/data/arena-full.json"), "full"),
+    "papers": (Path("docs/data/papers.json"), "."),
+}
+QUOTING = (  # the documents with blocks quoted from them
+    Path("README.md"),
+    Path("docs/arena.md"),
+    Path("docs/artifact-evaluation.md"),
+    Path("docs/reproduction.md"),
+)
+QUOTE_SHOWN = 50  # differences a failed check lists by field; the rest it counts
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="delayed-bandits", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -261,28 +274,39 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "quote",
-        help="the arena numbers the docs quote, from a run's results: write them (the digest, "
-        "and the marked blocks of the docs), or check the docs and the digest against them",
+        help="the numbers the docs quote, from a run's results (the arena's, or the papers' "
+        "verdicts): write them (the digest, and the marked blocks of the docs), or check the "
+        "docs against the committed digests and, with --run, the digest against a rerun",
+    )
+    p.add_argument(
+        "digest_of",
+        nargs="?",
+        choices=tuple(QUOTED),
+        default="arena",
+        metavar="{" + ",".join(QUOTED) + "}",
+        help="which digest --run makes: arena (default: the arena's run, full after `make "
+        "arena-full`) or papers (the papers' verdicts, . after `make figures`)",
     )
     p.add_argument(
         "--run",
         type=Path,
-        help="the run's directory (full after `make arena-full`, . after `make figures`); "
-        "without it, check that the docs' blocks are what the committed digest gives",
+        help="the run's directory (arena: full, or . after `make figures`; papers: ., or smoke "
+        "after the quick check); without it, check that the docs' blocks are what the committed "
+        "digests give",
     )
     p.add_argument(
         "--digest",
         type=Path,
-        default=Path("docs/data/arena-full.json"),
-        help="the committed digest (default: docs/data/arena-full.json)",
+        help="the committed digest of the one chosen (default: "
+        + ", ".join(f"{name}: {path}" for name, (path, _) in QUOTED.items())
+        + ")",
     )
     p.add_argument(
         "--docs",
         nargs="+",
         type=Path,
-        default=[Path("README.md"), Path("docs/arena.md"), Path("docs/artifact-evaluation.md")],
-        help="the documents whose marked blocks quote it (default: README.md docs/arena.md "
-        "docs/artifact-evaluation.md)",
+        default=list(QUOTING),
+        help=f"the documents whose marked blocks quote them (default: {' '.join(map(str, QUOTING))})",
     )
     p.add_argument(
         "--write",
@@ -605,55 +629,99 @@ def _bench(args: argparse.Namespace) -> None:
         )
 
 
+def _digest(name: str, run: Path) -> dict[str, Any]:
+    """The digest ``name`` (of ``QUOTED``) of the run under ``run``."""
+    from delayed_bandits import verdicts
+    from delayed_bandits.papers.arena import digest as arena
+
+    if name == "papers":
+        return verdicts.digest(run, leave_out=(arena.PAPER,))
+    if not (run / "results" / arena.PAPER).is_dir():
+        raise ConfigError(
+            f"--run: {run} holds no {arena.PAPER} results (results/{arena.PAPER}/); run "
+            "`make arena-full` (then --run full) or `make figures` (then --run .) first"
+        )
+    return arena.digest(run)
+
+
+def _blocks(name: str, digest: Mapping[str, Any]) -> dict[str, str]:
+    """The Markdown blocks the digest ``name`` gives, by block name."""
+    from delayed_bandits import verdicts
+    from delayed_bandits.papers.arena import digest as arena
+
+    return (verdicts if name == "papers" else arena).blocks(digest)
+
+
+def _read_digest(path: Path, name: str) -> dict[str, Any]:
+    """A committed digest; a missing one or a directory is an error saying how to write it."""
+    import json
+
+    if not path.is_file():
+        raise ConfigError(
+            f"{path}: {'a directory, not a' if path.is_dir() else 'no'} digest; write it from its "
+            f"run: delayed-bandits quote {name} --run {QUOTED[name][1]} --write"
+        )
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError alike
+        raise ConfigError(f"{path}: not a JSON digest ({exc})") from None
+
+
 def _quote(args: argparse.Namespace) -> None:
     import json
 
     from delayed_bandits import quoted
-    from delayed_bandits.papers.arena import digest as dg
 
     if args.write and args.run is None:
         raise ConfigError("--write: needs --run, the run whose numbers the docs quote")
-    if args.run is not None and not (args.run / "results" / dg.PAPER).is_dir():
-        raise ConfigError(
-            f"--run: {args.run} holds no {dg.PAPER} results (results/{dg.PAPER}/); run "
-            "`make arena-full` (then --run full) or `make figures` (then --run .) first"
-        )
+    paths = {name: path for name, (path, _) in QUOTED.items()}
+    if args.digest is not None:
+        paths[args.digest_of] = args.digest
+    made = _digest(args.digest_of, args.run) if args.run is not None else None
+    digests = {
+        name: made if args.write and name == args.digest_of else _read_digest(path, name)
+        for name, path in paths.items()
+    }
+    blocks: dict[str, str] = {}
+    for name, d in digests.items():
+        given = _blocks(name, d)
+        if set(given) & set(blocks):
+            raise ConfigError(f"{paths[name]}: blocks {sorted(set(given) & set(blocks))} twice")
+        blocks |= given
     if args.write:
-        made = dg.digest(args.run)
-        with atomic_path(args.digest) as tmp:
+        with atomic_path(paths[args.digest_of]) as tmp:
             tmp.write_text(json.dumps(made, indent=1, ensure_ascii=False) + "\n")
         for doc in args.docs:
             with atomic_path(doc) as tmp:
-                tmp.write_text(quoted.fill(doc.read_text(), dg.blocks(made), str(doc)))
-        print(f"wrote {args.digest} and the quoted blocks of {', '.join(map(str, args.docs))}")
-        return
-    if not args.digest.is_file():
-        raise ConfigError(
-            f"--digest {args.digest}: not a file; give the committed digest (default "
-            "docs/data/arena-full.json), or write one with --run and --write"
+                tmp.write_text(quoted.fill(doc.read_text(), blocks, str(doc)))
+        print(
+            f"wrote {paths[args.digest_of]} and the quoted blocks of "
+            f"{', '.join(map(str, args.docs))}"
         )
-    try:
-        committed = json.loads(args.digest.read_text(encoding="utf-8"))
-    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError alike
-        raise ConfigError(f"--digest {args.digest}: not a JSON digest ({exc})") from None
+        return
     problems = [
-        f"{doc}: block {name} is not what {args.digest} gives"
+        f"{doc}: block {name} is not what the committed digests give"
         for doc in args.docs
-        for name in quoted.stale(doc.read_text(), dg.blocks(committed), str(doc))
+        for name in quoted.stale(doc.read_text(), blocks, str(doc))
     ]
-    if args.run is not None:
-        rerun = dg.checked(dg.digest(args.run))
-        problems += [
-            f"{args.digest}: {key} differs from the run in {args.run}"
-            for key in sorted(set(rerun) | set(dg.checked(committed)))
-            if rerun.get(key) != committed.get(key)
-        ]
+    said = f"{', '.join(map(str, args.docs))}: every quoted block is the committed digests'"
+    if made is not None:
+        committed, where = digests[args.digest_of], paths[args.digest_of]
+        numbers = quoted.differences(quoted.checked(committed), quoted.checked(made))
+        about = quoted.information(committed, made)
+        if numbers:
+            shown = numbers[:QUOTE_SHOWN]
+            more = len(numbers) - len(shown)
+            problems += [
+                f"{where}: {len(numbers)} number(s) differ from the run in {args.run}:",
+                *(f"  {line}" for line in shown),
+                *([f"  ... and {more} more"] if more else []),
+                f"{where}: {about}",
+            ]
+        said += f"\n{where}: numbers agree with the run in {args.run}; {about}"
     if problems:
         raise VerifyFailed("\n".join(problems))
-    print(
-        f"{', '.join(map(str, args.docs))}: every quoted block is {args.digest}'s"
-        + (f"; the digest is the run's in {args.run} (cost aside)" if args.run else "")
-    )
+    print(said)
 
 
 COMMANDS = {

@@ -242,6 +242,20 @@ def build(
     }
 
 
+def digested(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What a digest of the docs (``quoted``) records of a summary's provenance ``record``: the
+    commits of its shards, and the hashes of the package's sources and of its simulating modules
+    alone (``software.SIMULATION``; none for shards made before it was recorded)."""
+    environments = record["shard_environments"]
+    return {
+        "git_commits": record["shards"]["git_commits"],
+        "source_sha256": sorted({e["source_sha256"] for e in environments}),
+        "simulation_sha256": sorted(
+            {e["simulation_sha256"] for e in environments if "simulation_sha256" in e}
+        ),
+    }
+
+
 def to_json(record: Mapping[str, Any]) -> str:
     """The sidecar's text: indented, in ``build``'s order, non-ASCII kept."""
     return json.dumps(record, indent=2, ensure_ascii=False) + "\n"

@@ -23,7 +23,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import claims, config
+from delayed_bandits import claims, config, provenance
 from delayed_bandits.papers.arena import claims as arena_claims
 from delayed_bandits.papers.arena import leaderboard
 from delayed_bandits.papers.arena.entrants import CONVERSIONS, INFORMATION, LABELLED, SETTLED
@@ -69,6 +69,7 @@ def _claims(run: Path, figure: str) -> list[dict[str, Any]]:
             "id": c["id"],
             "statement": c["statement"],
             "paper_ref": c["paper_ref"],
+            "kind": c.get("kind", claims.REPRODUCTION),
             "verdict": claims.word(c["holds"]),
             "measured": c["measured"],
         }
@@ -215,15 +216,10 @@ def _cost(run: Path) -> dict[str, Any]:
 
 def _provenance(run: Path, figure: str) -> tuple[Mapping[str, Any], dict[str, Any]]:
     """The figure's config as the run's summary recorded it (its files, read from here, and its
-    overrides), and what the digest quotes of its provenance."""
+    overrides), and what the digest records of its provenance (``quoted.information``)."""
     side = json.loads((run / "results" / PAPER / figure / "summary.provenance.json").read_text())
     made = config.load(side["config"]["paths"], PAPER, side["config"]["overrides"], figure)
-    fig = config.figure(made, PAPER, figure)
-    return fig, {
-        "replications": int(fig["replications"]),
-        "source_sha256": sorted({e["source_sha256"] for e in side["shard_environments"]}),
-        "git_commits": side["shards"]["git_commits"],
-    }
+    return config.figure(made, PAPER, figure), provenance.digested(side)
 
 
 def digest(run: Path) -> dict[str, Any]:
@@ -240,6 +236,7 @@ def digest(run: Path) -> dict[str, Any]:
         "settings": int(board.setting.nunique()),
         "entrants": int(board.algorithm.nunique()),
         "base_means": sorted({_number(r) for r in board.base_mean}, reverse=True),
+        "replications": {figure: int(fig["replications"]) for figure, (fig, _) in made.items()},
         "provenance": {figure: recorded for figure, (_, recorded) in made.items()},
         "wins": _wins(board),
         "precision": _records(
@@ -252,11 +249,6 @@ def digest(run: Path) -> dict[str, Any]:
         "claims": [c for figure in FIGURES for c in _claims(run, figure)],
         "cost": _cost(run),
     }
-
-
-def checked(d: Mapping[str, Any]) -> dict[str, Any]:
-    """What a rerun must reproduce: the digest without its measured ``cost``."""
-    return {k: v for k, v in d.items() if k != "cost"}
 
 
 # --- rendering ---------------------------------------------------------------------------------
@@ -281,8 +273,7 @@ def _minutes(s: float) -> str:
 
 
 def _run_line(d: Mapping[str, Any]) -> str:
-    reps = d["provenance"]["regret"]["replications"]
-    window_reps = d["provenance"]["window"]["replications"]
+    reps, window_reps = d["replications"]["regret"], d["replications"]["window"]
     cost = d["cost"]
     return (
         f"*{d['scale']} scale*: {reps} paired runs of each of the {d['settings']} settings of the "
@@ -424,29 +415,20 @@ def _window_table(d: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _tally(d: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    return claims.tally((c["kind"], c["verdict"]) for c in d["claims"])
+
+
 def _claims_list(d: Mapping[str, Any]) -> str:
-    counts = pd.Series([c["verdict"] for c in d["claims"]]).value_counts()
-    head = (
-        f"{counts.get('holds', 0)} of {len(d['claims'])} claims hold, {counts.get('fails', 0)} "
-        f"fail, {counts.get('inconclusive', 0)} inconclusive:"
-    )
     return "\n".join(
-        [head, ""]
+        [claims.phrase(_tally(d)), ""]
         + [
-            f"- `{c['figure']}` `{c['id']}`: **{c['verdict']}** ({c['measured']})"
+            f"- `{c['figure']}` `{c['id']}`"
+            + (" (check)" if c["kind"] == claims.CHECK else "")
+            + f": **{c['verdict']}** ({c['measured']})"
             for c in d["claims"]
         ]
     )
-
-
-def _claim_ids(d: Mapping[str, Any], figure: str) -> str:
-    """The claim ids of one figure, for docs/artifact-evaluation.md."""
-    lines = ["| claim id | statement | reference |", "|---|---|---|"]
-    for c in d["claims"]:
-        if c["figure"] == figure:
-            short = c["statement"] if len(c["statement"]) <= 150 else c["statement"][:149] + "…"
-            lines.append(f"| `{c['id']}` | {short} | {c['paper_ref']} |")
-    return "\n".join(lines)
 
 
 def _readme(d: Mapping[str, Any]) -> str:
@@ -467,12 +449,10 @@ def _readme(d: Mapping[str, Any]) -> str:
             f"{_interval(p.wins_lo, p.wins_hi)} among the learners that see conversions, "
             f"{o.label} in {o.wins:g} {_interval(o.wins_lo, o.wins_hi)} with labelled outcomes"
         )
-    counts = pd.Series([c["verdict"] for c in d["claims"]]).value_counts()
     return (
-        f"The arena ({d['scale']} scale, {d['provenance']['regret']['replications']} paired runs "
+        f"The arena ({d['scale']} scale, {d['replications']['regret']} paired runs "
         f"of {d['settings']} settings): " + "; ".join(parts) + ". Claims: "
-        f"{counts.get('holds', 0)} hold, {counts.get('fails', 0)} fail, "
-        f"{counts.get('inconclusive', 0)} inconclusive (docs/arena.md)."
+        f"{claims.phrase(_tally(d))[:-1]} (docs/arena.md)."
     )
 
 
@@ -487,5 +467,10 @@ def blocks(d: Mapping[str, Any]) -> dict[str, str]:
         "arena-window": _window_table(d),
         "arena-claims": _claims_list(d),
         "readme-arena": _readme(d),
-        **{f"arena-{figure}-claim-ids": _claim_ids(d, figure) for figure in FIGURES},
+        **{
+            f"arena-{figure}-claim-ids": claims.id_table(
+                c for c in d["claims"] if c["figure"] == figure
+            )
+            for figure in FIGURES
+        },
     }
