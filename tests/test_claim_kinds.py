@@ -9,8 +9,8 @@ The perturbations (``PERTURBATIONS``) change the runs in ways a claim about them
 curve of a setting made the same, the curves' labels exchanged, every recorded value tripled
 (regrets and the side tables' values), flat curves, linear ones, and one run replaced by another
 (with its side tables). The tables the claims read are made from the perturbed runs by the
-project's own functions (those of the commands ``aggregate``, ``ratios``, ``finals`` and
-``leaderboard``), so that they agree with one another as the workflow's do. A perturbation a
+project's own functions (those of the commands ``aggregate``, ``ratios`` and ``leaderboard``),
+so that they agree with one another as the workflow's do. A perturbation a
 checker cannot read (it raises, e.g. on a zero standard error) is no evidence either way: it is
 skipped with a warning, which can only leave more claims unmoved."""
 
@@ -112,7 +112,6 @@ def _leaderboard(
 
 MAKE: dict[str, Callable[[pd.DataFrame, Mapping[str, Any], str, str], pd.DataFrame]] = {
     "ratios": _ratios,
-    "finals": lambda runs, fig, paper, figure: aggregate.finals(runs),
     "leaderboard": _leaderboard,
 }
 """Each table a kind may read besides the summary, made from the runs as its command makes it."""

@@ -27,7 +27,6 @@ _NAMES = {
     "delayed-bandits bench",
     "delayed-bandits simulate",
     "delayed-bandits validate",
-    "delayed-bandits finals",
     "delayed-bandits quote",
 }
 

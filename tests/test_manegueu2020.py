@@ -1275,7 +1275,7 @@ def test_fig2_ties_with_the_minimum_are_judged_on_paired_runs() -> None:
     runs = 200
     level = rng.normal(80.0, 30.0, runs)
     settings = list(config.settings(fig))
-    finals = pd.DataFrame(
+    every_run = pd.DataFrame(
         [
             (s, "patient", r, fig["horizon"], level[r] + shape[x] + rng.normal(0.0, 0.3))
             for s, x in zip(settings, fig["sweep"]["values"])
@@ -1284,12 +1284,12 @@ def test_fig2_ties_with_the_minimum_are_judged_on_paired_runs() -> None:
         columns=["setting", "algorithm", "replication", "t", "regret"],
     )
     summary = (
-        finals.groupby(["setting", "algorithm"])
+        every_run.groupby(["setting", "algorithm"])
         .regret.agg(mean="mean", sd="std")
         .reset_index()
         .assign(t=fig["horizon"], se=lambda d: d.sd / np.sqrt(runs), n_runs=runs)
     )
-    found = {c.id: c for c in cm.fig2({"summary": summary, "runs": finals}, fig)}
+    found = {c.id: c for c in cm.fig2({"summary": summary, "runs": every_run}, fig)}
     assert found["fig2-minimum-near-0.3"].holds is False  # only 0.1 ties with itself
     assert "paired SE: 0.10;" in found["fig2-minimum-near-0.3"].measured
     assert found["fig2-u-shaped"].holds is True
@@ -1300,12 +1300,12 @@ def test_fig2_ties_with_the_minimum_are_judged_on_paired_runs() -> None:
     assert f"so its regret ({low:.0f}-{high:.0f}) is above uniform play's (T gap / 2 = 75)" in note
     assert f"better arm in only {1 - high / 150:.0%}-{1 - low / 150:.0%} of the rounds" in note
     shape[0.3] = 0.01  # now 0.3 ties with the minimum at 0.1: some tied values inside, some not
-    finals["regret"] = [
+    every_run["regret"] = [
         level[r] + shape[x] + rng.normal(0.0, 0.3)
         for x in fig["sweep"]["values"]
         for r in range(runs)
     ]
     summary = summary.drop(columns="mean").merge(
-        finals.groupby("setting").regret.mean().rename("mean").reset_index()
+        every_run.groupby("setting").regret.mean().rename("mean").reset_index()
     )
-    assert cm.fig2({"summary": summary, "runs": finals}, fig)[0].holds is None
+    assert cm.fig2({"summary": summary, "runs": every_run}, fig)[0].holds is None

@@ -1171,21 +1171,3 @@ def test_appendix_e_linear_is_judged_by_the_bend_not_the_sign() -> None:
     few = _appendix_e({"odaaf-b": lambda x: 0.003 * x + 0.00001 * x**2}, runs=20)["odaaf-b"]
     assert few.holds is None
     assert few.runs_needed is not None and few.runs_needed > 20
-
-
-def test_finals_hold_every_run_at_the_horizon() -> None:
-    from delayed_bandits.aggregate import FINAL_COLUMNS, finals
-
-    raw = pd.DataFrame(
-        [
-            (s, a, r, t, float(r + t))
-            for s in ("x", "y")
-            for a in ("qpm-d",)
-            for r in range(3)
-            for t in (50, 100)
-        ],
-        columns=["setting", "algorithm", "replication", "t", "regret"],
-    )
-    out = finals(raw)
-    assert list(out.columns) == FINAL_COLUMNS and len(out) == 6
-    assert (out.regret == out.replication + 100).all()

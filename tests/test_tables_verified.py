@@ -76,9 +76,10 @@ def _run(top: Path, seed: int) -> Run:
         + ["--reps", "0-2", "--out", str(shard), "--events", str(events)]
     )
     assert code == 0, err
-    for command, out in (("aggregate", "summary.csv"), ("finals", "finals.csv")):
-        code, err = _main([command, *run.args(), "--out", str(run.figure / out), str(shard)])
-        assert code == 0, err
+    code, err = _main(
+        ["aggregate", *run.args(), "--out", str(run.figure / "summary.csv"), str(shard)]
+    )
+    assert code == 0, err
     return run
 
 
@@ -108,12 +109,10 @@ def _claims_and_plot(run: Run, tmp_path: Path) -> list[tuple[int, str]]:
 
 
 def test_each_table_records_its_sha256_and_binding(runs: dict[int, Run]) -> None:
-    for name in ("summary", "finals"):
-        table = runs[7].figure / f"{name}.csv"
-        record = yaml.safe_load(tables.sidecar_path(table).read_text())
-        assert record["binding"]["seed"] == 7 and sorted(record["binding"]["curves"]) == sorted(
-            f"thetaL/{a}" for a in ALGORITHMS
-        )
+    record = yaml.safe_load(tables.sidecar_path(runs[7].figure / "summary.csv").read_text())
+    assert record["binding"]["seed"] == 7 and sorted(record["binding"]["curves"]) == sorted(
+        f"thetaL/{a}" for a in ALGORITHMS
+    )
     seven, eight = (
         yaml.safe_load(tables.sidecar_path(r.figure / "summary.csv").read_text())
         for r in runs.values()
@@ -144,16 +143,16 @@ def _cut_at_a_line(path: Path) -> None:
 
 
 def test_a_table_cut_at_a_line_boundary_is_refused(run7: Run) -> None:
-    finals = run7.figure / "finals.csv"
+    summary = run7.figure / "summary.csv"
     binding = Binding.from_dict(
-        yaml.safe_load(tables.sidecar_path(finals).read_text())["binding"], finals
+        yaml.safe_load(tables.sidecar_path(summary).read_text())["binding"], summary
     )
     assert (
-        len(tables.read_table(finals, ["regret"], ["regret"], binding)) == 12
-    )  # 4 curves x 3 runs
-    _cut_at_a_line(finals)
-    with pytest.raises(tables.CorruptTableError, match=f"{finals} is corrupt or truncated"):
-        tables.read_table(finals, ["regret"], ["regret"], binding)
+        len(tables.read_table(summary, ["mean"], ["mean"], binding)) == 40
+    )  # 4 curves x 10 checkpoints
+    _cut_at_a_line(summary)
+    with pytest.raises(tables.CorruptTableError, match=f"{summary} is corrupt or truncated"):
+        tables.read_table(summary, ["mean"], ["mean"], binding)
 
 
 @pytest.mark.parametrize("name", ["ratios", "leaderboard"])
@@ -196,7 +195,7 @@ def test_a_shard_of_seed_8_over_seed_7s_is_refused_by_every_reader(
 ) -> None:
     shard = run7.figure / "rep0-2.parquet"
     shutil.copy(runs[8].figure / shard.name, shard)  # its checksum is right: it is a good shard
-    for command in ("aggregate", "finals"):
+    for command in ("aggregate", "ratios"):
         out = tmp_path / f"{command}.csv"
         code, err = _main([command, *run7.args(), "--out", str(out), str(shard)])
         assert code == 2, err

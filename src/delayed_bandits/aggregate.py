@@ -112,16 +112,3 @@ def ratio_of_means(
                 )
             )
     return pd.concat(out, ignore_index=True)[RATIO_COLUMNS]
-
-
-FINAL_COLUMNS = ["setting", "algorithm", "replication", "regret"]
-
-
-def finals(raw: pd.DataFrame) -> pd.DataFrame:
-    """Every run's regret at its setting's last checkpoint (T), with columns ``FINAL_COLUMNS``,
-    sorted: what a paired statistic across curves or settings needs (the summary keeps only the
-    mean and SE of each curve)."""
-    last = raw[raw.t == raw.groupby("setting").t.transform("max")]
-    return last.sort_values(["setting", "algorithm", "replication"])[FINAL_COLUMNS].reset_index(
-        drop=True
-    )

@@ -224,8 +224,8 @@ def word(holds: bool | None) -> str:
 
 
 # (tables, figure config) -> claims; tables hold "summary" and "runs" (every run: per_run) for
-# every simulated figure but the arena's (kinds.reads_runs), and "ratios", "finals",
-# "leaderboard" or "events" where the figure's kind reads them.
+# every simulated figure but the arena's (kinds.reads_runs), and "ratios", "leaderboard"
+# or "events" where the figure's kind reads them.
 Checker = Callable[[Mapping[str, pd.DataFrame], Mapping[str, Any]], list[Claim]]
 
 

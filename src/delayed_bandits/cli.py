@@ -147,11 +147,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("shards", nargs="+", type=Path)
 
-    p = sub.add_parser("finals", help="every run's regret at T, for paired statistics")
-    _figure_args(p)
-    p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
-    p.add_argument("shards", nargs="+", type=Path)
-
     p = sub.add_parser(
         "claims", help="check a figure's claims against its summary, tables and runs"
     )
@@ -164,7 +159,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
     p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
-    p.add_argument("--finals", type=Path, help="every run's regret at T, for figures that have it")
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument(
         "--shards",
@@ -220,7 +214,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
     p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
-    p.add_argument("--finals", type=Path, help="every run's regret at T, for figures that have it")
     p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
     p.add_argument("--out", required=True, type=Path, nargs="+", help=".pdf and/or .png paths")
     p.add_argument(
@@ -345,7 +338,7 @@ def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[st
             f"--summary: required, {args.paper} {args.figure} is a simulated figure "
             f"(kind {kinds.of(fig)})"
         )
-    names = ("summary", "ratios", "leaderboard", "finals", "events")
+    names = ("summary", "ratios", "leaderboard", "events")
     if not any(getattr(args, name, None) for name in names):
         return out  # a figure drawn from the configuration alone: nothing was made by a run
     curves = cfg.curves(args.paper, args.figure, fig)
@@ -360,10 +353,6 @@ def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[st
         out["leaderboard"] = tb.read_table(
             args.leaderboard, COLUMNS, ["horizon", "field", "setting", "algorithm"], made_by
         )
-    if getattr(args, "finals", None):
-        from delayed_bandits.aggregate import FINAL_COLUMNS
-
-        out["finals"] = tb.read_table(args.finals, FINAL_COLUMNS, FINAL_COLUMNS, made_by)
     if getattr(args, "events", None):
         out["events"] = pd.concat(
             [tb.read_events(p, made_by) for p in args.events], ignore_index=True
@@ -470,7 +459,7 @@ def _aggregate(args: argparse.Namespace) -> None:
 
 
 def _shards_to_table(args: argparse.Namespace, make: Any) -> tuple[Any, Mapping[str, Any]]:
-    """A table made from a figure's shards (ratios, finals, the leaderboard): the shards read as
+    """A table made from a figure's shards (ratios, the leaderboard): the shards read as
     made by this config, ``make(shards, config, fig)`` written with its record
     (``tables.write_table``); the table and the figure's config."""
     from delayed_bandits import provenance, tables
@@ -497,12 +486,6 @@ def _ratios(args: argparse.Namespace) -> None:
         return ratio_of_means(raw, fig["baseline"], int(fig.get("bootstrap", 1000)), seed)
 
     _shards_to_table(args, ratios)
-
-
-def _finals(args: argparse.Namespace) -> None:
-    from delayed_bandits.aggregate import finals
-
-    _shards_to_table(args, lambda raw, config, fig: finals(raw))
 
 
 def _claims(args: argparse.Namespace) -> None:
@@ -730,7 +713,6 @@ COMMANDS = {
     "simulate": _simulate,
     "aggregate": _aggregate,
     "ratios": _ratios,
-    "finals": _finals,
     "claims": _claims,
     "leaderboard": _leaderboard,
     "replay": _replay,

@@ -15,12 +15,10 @@ GENERIC = "regret"
 
 PSEUDO_REGRET = "pseudo-regret (sum of the mean gaps of the arms played)"
 
-TABLES = ("ratios", "leaderboard", "finals")
+TABLES = ("ratios", "leaderboard")
 """The tables a kind may need besides the summary. Each is made from the figure's shards by the
 workflow rule and the CLI command of the same name (``delayed-bandits ratios``), into
-``results/<paper>/<figure>/<table>.csv``. ``finals`` holds every run's regret at T, for
-statistics over paired runs that a summary's means and SEs cannot give (a slope across settings
-that share their draws).
+``results/<paper>/<figure>/<table>.csv``.
 
 Besides these tables, the claims of a kind that ``reads_runs`` (every simulated kind but the
 arena's) get the figure's shards as one table, ``tables["runs"]`` (columns ``SHARD_COLUMNS``:

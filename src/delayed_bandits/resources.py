@@ -111,7 +111,7 @@ def auto_shard_size(paper: str, steps: int, replications: int) -> int:
 
 
 def analysis(values: int = 0) -> Request:
-    """Request of the jobs that read a figure's tables: summaries, ratios, finals, leaderboards,
+    """Request of the jobs that read a figure's tables: summaries, ratios, leaderboards,
     claims and plots, which hold the figure's ``values`` recorded values at once
     (``config.recorded_values``). At paper scale the largest of the papers' took 12 s (a
     Pike-Burke et al. plot) and 413 MB (Thune et al.'s plot, which evaluates the regret bounds);

@@ -4,7 +4,7 @@ another config; and writing the CSV tables with the record that lets them be che
 A shard or summary cut short by a full disk, a killed copy or a bad sector can still parse (a CSV
 that ends on a line boundary does), and a flipped bit in a parquet page often still decodes. So
 every table carries the sha256 of its content, checked before it is parsed: a shard in its parquet
-metadata (``outputs.read_parquet``), a CSV table (summary, ratios, finals, leaderboard) in its
+metadata (``outputs.read_parquet``), a CSV table (summary, ratios, leaderboard) in its
 record beside it, ``<name>.provenance.json`` (``write_table``). Each reader also checks the
 table's shape: the columns it must have, no missing values in them, and for shards the
 replications their file name promises.
@@ -289,7 +289,7 @@ def read_summary(
 def read_table(
     path: str | Path, columns: Iterable[str], complete: Iterable[str], binding: Binding | None
 ) -> pd.DataFrame:
-    """A CSV table of a figure written by ``write_table`` (summary, ratios, finals, the arena's
+    """A CSV table of a figure written by ``write_table`` (summary, ratios, the arena's
     leaderboard): its bytes those its record gives the sha256 of, made by ``binding`` (None:
     whatever made it), its ``columns``, no missing value in ``complete``."""
     table = _checked_csv(path, binding)

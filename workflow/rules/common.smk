@@ -267,7 +267,7 @@ def run_files(wildcards):
 
 
 def table_options(wildcards, input):
-    """The claims and plot commands' --summary, --ratios, --leaderboard, --finals, --events and
+    """The claims and plot commands' --summary, --ratios, --leaderboard, --events and
     (claims) --shards options, for the tables the figure has: a list of arguments, each quoted in
     the shell command."""
     names = ("summary", *dbkinds.TABLES)

@@ -158,30 +158,6 @@ rule ratios:
         " --figure {wildcards.figure:q} --out {output.ratios:q} {input.shards:q} > {log:q} 2>&1"
 
 
-rule finals:
-    input:
-        shards=shard_files,
-    output:
-        finals=out("results/{paper}/{figure}/finals.csv"),
-        record=out("results/{paper}/{figure}/finals.provenance.json"),
-    log:
-        out("logs/{paper}/{figure}/finals.log"),
-    benchmark:
-        out("benchmarks/{paper}/{figure}/finals.tsv")
-    conda:
-        ENV
-    threads: 1
-    resources:
-        mem_mb=lambda wc: analysis_request(wc).mem_mb,
-        runtime=lambda wc: analysis_request(wc).runtime,
-    params:
-        code=SOURCE_SHA256,
-        config=CONFIG,
-    shell:
-        "delayed-bandits finals --config {params.config:q} --paper {wildcards.paper:q}"
-        " --figure {wildcards.figure:q} --out {output.finals:q} {input.shards:q} > {log:q} 2>&1"
-
-
 rule leaderboard:
     input:
         shards=shard_files,

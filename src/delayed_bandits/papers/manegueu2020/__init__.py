@@ -19,7 +19,6 @@ PAPER = Paper(
             "alpha_sweep",
             shows=f"Mean {PSEUDO_REGRET} at the horizon T, with a ±2 SE band over runs, against "
             "the swept α, one curve per listed setting.",
-            tables=("finals",),
         ),
         Kind(
             "gap_sweep",

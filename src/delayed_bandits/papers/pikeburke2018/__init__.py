@@ -24,7 +24,6 @@ PAPER = Paper(
             "delay_sweep",
             shows=f"Mean {PSEUDO_REGRET} at the horizon T, with a ±2 SE band over runs, against "
             "the expected delay E[τ], with a least-squares line per algorithm.",
-            tables=("finals",),
         ),
     ),
 )
