@@ -155,6 +155,7 @@ REFUSED: dict[str, tuple[Any, list[str]]] = {
 
 
 @pytest.mark.parametrize("name", list(REFUSED))
+@pytest.mark.probe("config values")
 def test_a_value_that_would_fail_in_a_job_is_refused_by_name(tmp_path: Path, capsys, name: str):
     overlay, parts = REFUSED[name]
     code, err, _ = _validate(capsys, tmp_path, overlay)
@@ -163,6 +164,7 @@ def test_a_value_that_would_fail_in_a_job_is_refused_by_name(tmp_path: Path, cap
         assert part in err, (name, part, err)
 
 
+@pytest.mark.probe("config values")
 def test_recorded_values_beyond_the_memory_are_refused(tmp_path: Path, capsys) -> None:
     """Many replications of a short horizon: cheap to simulate in few jobs, but the jobs that read
     the figure's tables would hold more values than the machine has memory for."""
@@ -244,6 +246,7 @@ def _alias_bomb(of_mappings: bool) -> str:
 
 
 @pytest.mark.parametrize("of_mappings", [False, True])
+@pytest.mark.probe("config values")
 def test_an_alias_bomb_is_refused_at_once(tmp_path: Path, capsys, of_mappings: bool) -> None:
     text = _alias_bomb(of_mappings)
     assert len(text) < 800
@@ -253,6 +256,7 @@ def test_an_alias_bomb_is_refused_at_once(tmp_path: Path, capsys, of_mappings: b
 
 
 @pytest.mark.parametrize("text", ["a: &a [1, *a]\n", "a: &a {b: {c: *a}}\n"])
+@pytest.mark.probe("config values")
 def test_a_self_referencing_anchor_is_refused_by_name(tmp_path: Path, capsys, text: str) -> None:
     code, err, _ = _validate(capsys, tmp_path, text)
     assert code == 2 and "Traceback" not in err and "RecursionError" not in err, err
@@ -276,6 +280,7 @@ def _snakemake(work: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.probe("config values, through the workflow")
 def test_the_workflow_refuses_an_alias_bomb_and_a_cycle_at_once(tmp_path: Path) -> None:
     """Under ``snakemake -n``, a bomb of lists and a list holding itself (Snakemake's own reading
     of a --configfile passes lists through; a bomb of mappings stops in Snakemake's own merge
@@ -374,6 +379,7 @@ def _simulate(out: Path, events: Path | None = None) -> list[str]:
 
 
 @pytest.mark.parametrize("target", ["/dev/full", "directory"])
+@pytest.mark.probe("files and arguments")
 def test_simulate_refuses_an_output_that_is_not_a_file(tmp_path: Path, capsys, target: str):
     out = Path(target) if target.startswith("/") else tmp_path / target
     if target == "directory":
@@ -389,6 +395,7 @@ def test_simulate_refuses_an_output_that_is_not_a_file(tmp_path: Path, capsys, t
     assert time.perf_counter() - start < 30  # refused before the job, not after it
 
 
+@pytest.mark.probe("files and arguments")
 def test_simulate_refuses_events_at_its_output(tmp_path: Path, capsys) -> None:
     out = tmp_path / "shard.parquet"
     assert main(_simulate(out, events=tmp_path / "." / "shard.parquet")) == 2

@@ -120,6 +120,7 @@ def test_each_table_records_its_sha256_and_binding(runs: dict[int, Run]) -> None
     assert seven["binding"]["curves"] != eight["binding"]["curves"]
 
 
+@pytest.mark.probe("faults")
 def test_a_flipped_bit_in_a_summary_is_refused(run7: Run, tmp_path: Path) -> None:
     """One bit turns a digit 1 into a 9 (17.41 into 97.41): the summary still parses, and was
     read before; now claims and plot refuse it, naming it and how to regenerate it."""
@@ -142,6 +143,7 @@ def _cut_at_a_line(path: Path) -> None:
     path.write_bytes(b"".join(lines[:-1]))
 
 
+@pytest.mark.probe("faults")
 def test_a_table_cut_at_a_line_boundary_is_refused(run7: Run) -> None:
     summary = run7.figure / "summary.csv"
     binding = Binding.from_dict(
@@ -156,6 +158,7 @@ def test_a_table_cut_at_a_line_boundary_is_refused(run7: Run) -> None:
 
 
 @pytest.mark.parametrize("name", ["ratios", "leaderboard"])
+@pytest.mark.probe("faults")
 def test_ratios_and_leaderboards_cut_at_a_line_boundary_are_refused(
     tmp_path: Path, name: str
 ) -> None:
@@ -178,6 +181,7 @@ def test_ratios_and_leaderboards_cut_at_a_line_boundary_are_refused(
         tables.read_table(path, columns, [], binding)
 
 
+@pytest.mark.probe("faults")
 def test_a_table_without_its_record_is_refused(run7: Run) -> None:
     summary = run7.figure / "summary.csv"
     tables.sidecar_path(summary).unlink()
@@ -190,6 +194,7 @@ def test_a_table_without_its_record_is_refused(run7: Run) -> None:
 # 2. Results bound to their config -------------------------------------------------------------
 
 
+@pytest.mark.probe("faults")
 def test_a_shard_of_seed_8_over_seed_7s_is_refused_by_every_reader(
     run7: Run, runs: dict[int, Run], tmp_path: Path
 ) -> None:
@@ -220,6 +225,7 @@ def test_a_shard_of_seed_8_over_seed_7s_is_refused_by_every_reader(
     assert code == 2 and f"{events} was made by a different config (seed 8" in err, err
 
 
+@pytest.mark.probe("faults")
 def test_a_summary_of_seed_8_is_refused_by_claims_and_plot(
     run7: Run, runs: dict[int, Run], tmp_path: Path
 ) -> None:
@@ -232,6 +238,7 @@ def test_a_summary_of_seed_8_is_refused_by_claims_and_plot(
     assert not (tmp_path / "c.json").exists() and not (tmp_path / "f.png").exists()
 
 
+@pytest.mark.probe("faults")
 def test_a_shard_of_another_horizon_or_other_sources_is_refused(run7: Run) -> None:
     shard = run7.figure / "rep0-2.parquet"
     made = tables._parquet_binding(shard)
@@ -245,6 +252,7 @@ def test_a_shard_of_another_horizon_or_other_sources_is_refused(run7: Run) -> No
     tables.read_shard(shard, made)  # its own binding: read
 
 
+@pytest.mark.probe("faults")
 def test_a_shard_without_a_binding_is_refused(run7: Run) -> None:
     from delayed_bandits.outputs import write_parquet
 
@@ -265,6 +273,7 @@ def _verify(run: Run, *extra: str) -> tuple[int, str]:
     return code, out.getvalue() + err
 
 
+@pytest.mark.probe("faults")
 def test_verify_finds_a_deleted_shard_without_a_manifest(run7: Run) -> None:
     shard = FIG_DIR / "rep0-2.parquet"
     code, out = _verify(run7)
@@ -276,6 +285,7 @@ def test_verify_finds_a_deleted_shard_without_a_manifest(run7: Run) -> None:
 
 
 @pytest.mark.parametrize("target", ["dangling", "/dev/zero", "copy"])
+@pytest.mark.probe("files and arguments")
 def test_verify_refuses_links_and_devices(run7: Run, tmp_path: Path, target: str) -> None:
     shard = run7.figure / "rep0-2.parquet"
     if target == "copy":  # a link to a good copy: still not the file a job wrote
@@ -289,6 +299,7 @@ def test_verify_refuses_links_and_devices(run7: Run, tmp_path: Path, target: str
         tables.read_shard(shard, None)
 
 
+@pytest.mark.probe("files and arguments")
 def test_a_device_is_no_table(tmp_path: Path) -> None:
     with pytest.raises(tables.CorruptTableError, match="not a regular file"):
         tables.read_table("/dev/zero", [], [], None)
@@ -298,6 +309,7 @@ def test_a_device_is_no_table(tmp_path: Path) -> None:
         tables.read_summary(path, [], None)
 
 
+@pytest.mark.probe("files and arguments")
 def test_a_manifest_that_is_a_directory_is_refused(run7: Run) -> None:
     (run7.top / "checksums.sha256").mkdir()
     code, out = _verify(run7)
@@ -307,6 +319,7 @@ def test_a_manifest_that_is_a_directory_is_refused(run7: Run) -> None:
 
 
 @pytest.mark.parametrize("name", ["/etc/passwd", "../outside.csv", "results/../../outside.csv"])
+@pytest.mark.probe("files and arguments")
 def test_manifest_lines_that_leave_the_run_are_refused(run7: Run, name: str) -> None:
     (run7.top.parent / "outside.csv").write_text("x\n")
     code, _ = _verify(run7, "--record")
