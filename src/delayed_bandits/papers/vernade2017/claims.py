@@ -20,8 +20,10 @@ from delayed_bandits.claims import (
     Paired,
     Z,
     every,
+    needed,
     paired,
     per_run,
+    ratio,
     runs_needed,
     verdict,
     within,
@@ -46,19 +48,6 @@ def _round(runs: pd.DataFrame, setting: str, algorithm: str, t: int | None = Non
     """The checkpoint ``per_run`` reads for ``t``: the last one <= t (T when t is None)."""
     ts = runs.t[(runs.setting == setting) & (runs.algorithm == algorithm)]
     return int(ts.max() if t is None else ts[ts <= t].max())
-
-
-def _ratio(x: pd.Series, y: pd.Series) -> Paired:
-    """mean(x) / mean(y) over the same runs, with its delta-method SE from the per-run residuals
-    x - r y (which carry the runs' correlation): sd(x - r y) / (sqrt(n) mean(y))."""
-    r = float(x.mean() / y.mean())
-    residual = paired(x, r * y, scale=1.0 / float(y.mean()))
-    return Paired(r, residual.se, residual.n)
-
-
-def _power(holds: bool | None, effect: Paired) -> int | None:
-    """Runs that would resolve an inconclusive claim on ``effect`` (``claims.runs_needed``)."""
-    return runs_needed(effect.mean, effect.se, effect.n) if holds is None else None
 
 
 def _below(
@@ -87,7 +76,7 @@ def _below(
         f"{high} - {low} > 2 SE, per run (fails: < -2 SE)",
         holds,
         "" if holds else why,
-        runs_needed=_power(holds, d),
+        runs_needed=needed(holds, [d]),
     )
 
 
@@ -116,13 +105,13 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             KL_WHY,
         ),
     ]
-    ratio = {
-        s: _ratio(per_run(runs, s, "d-ucb"), per_run(runs, s, "d-klucb"))
+    ratios = {
+        s: ratio(per_run(runs, s, "d-ucb"), per_run(runs, s, "d-klucb"))
         for s in ("thetaH", "thetaL")
     }
     # the two problems draw from seeds of their own: their ratios are independent
-    spread = math.hypot(ratio["thetaH"].se, ratio["thetaL"].se)
-    effect = ratio["thetaL"].mean - ratio["thetaH"].mean
+    spread = math.hypot(ratios["thetaH"].se, ratios["thetaL"].se)
+    effect = ratios["thetaL"].mean - ratios["thetaH"].mean
     central = verdict(effect, spread)
     claims.append(
         Claim(
@@ -130,16 +119,16 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             "UCB is satisfactory for central rates (theta_H) but clearly sub-optimal for low rates "
             "(theta_L): the UCB/KLUCB regret ratio at T is larger for theta_L",
             ref,
-            f"d-UCB/d-KLUCB at T, per-run delta method: theta_H {ratio['thetaH'].mean:.2f} ± "
-            f"{ratio['thetaH'].se:.2f}, theta_L {ratio['thetaL'].mean:.2f} ± "
-            f"{ratio['thetaL'].se:.2f} ({ratio['thetaL'].n} runs)",
+            f"d-UCB/d-KLUCB at T, per-run delta method: theta_H {ratios['thetaH'].mean:.2f} ± "
+            f"{ratios['thetaH'].se:.2f}, theta_L {ratios['thetaL'].mean:.2f} ± "
+            f"{ratios['thetaL'].se:.2f} ({ratios['thetaL'].n} runs)",
             "ratio(theta_L) - ratio(theta_H) > 2 SE (fails: < -2 SE)",
             central,
             ""
             if central
             else "the confidence width sqrt(log t / N) of UCB is loosest relative to the "
             "means when they are small, but here KL-UCB's advantage is not larger for theta_L",
-            runs_needed=_power(central, Paired(effect, spread, ratio["thetaL"].n)),
+            runs_needed=needed(central, [Paired(effect, spread, ratios["thetaL"].n)]),
         )
     )
     # Theorem 11: DelayedKLUCB's regret grows at most like LB / (1 - theta*) log T, LB of Thm 3.
@@ -185,7 +174,7 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                 if optimal
                 else "the bound is asymptotic: over [T/2, T] the regret still carries the "
                 "delay's transient (mean delay 500 against T = 10000)",
-                runs_needed=_power(optimal, margin),
+                runs_needed=needed(optimal, [margin]),
             )
         )
     return claims
@@ -385,8 +374,8 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     for name in fig_cfg["settings"]:
         for known in ("d-klucb", "ud-klucb"):
             a, b = per_run(runs, name, known), per_run(runs, name, f"{known}-est")
-            ratio = _ratio(b, a)  # both policies face the same draws: the ratio is per run
-            rel = Paired(ratio.mean - 1.0, ratio.se, ratio.n)
+            both = ratio(b, a)  # both policies face the same draws: the ratio is per run
+            rel = Paired(both.mean - 1.0, both.se, both.n)
             margin = Paired(LITTLE - rel.mean, rel.se, rel.n)
             little = verdict(margin.mean, margin.se)
             claims.append(
@@ -402,7 +391,7 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     if little
                     else "the estimated CDF is poor early on (few observed delays), and the "
                     "index's correction 1 / tau(d) magnifies its error",
-                    runs_needed=_power(little, margin),
+                    runs_needed=needed(little, [margin]),
                 )
             )
     return claims
