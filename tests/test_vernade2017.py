@@ -125,43 +125,6 @@ def test_curves_of_the_same_runs_are_compared_per_run() -> None:
     assert se == pytest.approx(math.sqrt(2.0) / 10.0, rel=0.21)
 
 
-def test_ratio_se_is_the_spread_of_the_ratio_over_repeated_experiments() -> None:
-    """Correlated per-run regrets x = 2 y + e: the per-run delta-method SE of mean(x) / mean(y)
-    must match the ratio's SD over 2000 repeated experiments (SD of an SD over 2000: 1.6 %; 5 %
-    is 3 of those), while the independent-means delta method overstates it several times."""
-    rng = np.random.default_rng(2017)
-    n, reps = 100, 2000
-    y = 50.0 + rng.normal(0.0, 20.0, (reps, n))
-    x = 2.0 * y + rng.normal(0.0, 5.0, (reps, n))
-    ratios = x.mean(axis=1) / y.mean(axis=1)
-    ses = np.array(
-        [c17._ratio(pd.Series(x[i]), pd.Series(y[i])).se for i in range(200)]
-    )  # the SE of one experiment, averaged over 200 of them
-    assert ses.mean() == pytest.approx(ratios.std(ddof=1), rel=0.05)
-    r = ratios[0]
-    independent = r * math.hypot(x[0].std(ddof=1) / x[0].mean(), y[0].std(ddof=1) / y[0].mean())
-    assert independent / math.sqrt(n) > 3 * ratios.std(ddof=1)
-
-
-def _fig2_world(above: bool) -> Curve:
-    """Discarding plays round robin (uniform play, rate 0.04 on theta_L) up to m = 1000, then
-    grows like 10 log t; d-X grows like 5 log t, or with ``above`` rises over Discarding by about
-    30 between t = 1000 and 3500 and ends above it. Each run's level is shared by its curves."""
-    uniform = np.mean(0.1 - np.array([0.1, 0.05, 0.03]))
-
-    def curve(setting: str, alg: str, t: np.ndarray, r: int) -> np.ndarray:
-        rng = np.random.default_rng((r, len(alg), len(setting)))
-        level = np.random.default_rng(r).normal(0.0, 3.0)
-        if alg.startswith("discarding"):
-            return np.where(t <= 1000, uniform * t, 40.0 + 10.0 * np.log(t / 1000.0))
-        base = 20.0 + 5.0 * np.log(t / 50.0) + level + rng.normal(0.0, 0.5, t.size)
-        if above:
-            base = base + np.where((t >= 1000) & (t <= 3500), 35.0, 0.0) + (t == HORIZON) * 60.0
-        return base
-
-    return curve
-
-
 def test_fig2_window_where_d_ucb_is_above_discarding() -> None:
     """The gap claim reads every checkpoint from m on, per run: d-X above Discarding X by more
     than 2 SE anywhere fails it, and the measurement names the window and its peak."""
