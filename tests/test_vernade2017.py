@@ -125,6 +125,25 @@ def test_curves_of_the_same_runs_are_compared_per_run() -> None:
     assert se == pytest.approx(math.sqrt(2.0) / 10.0, rel=0.21)
 
 
+def _fig2_world(above: bool) -> Curve:
+    """Discarding plays round robin (uniform play, rate 0.04 on theta_L) up to m = 1000, then
+    grows like 10 log t; d-X grows like 5 log t, or with ``above`` rises over Discarding by about
+    30 between t = 1000 and 3500 and ends above it. Each run's level is shared by its curves."""
+    uniform = np.mean(0.1 - np.array([0.1, 0.05, 0.03]))
+
+    def curve(setting: str, alg: str, t: np.ndarray, r: int) -> np.ndarray:
+        rng = np.random.default_rng((r, len(alg), len(setting)))
+        level = np.random.default_rng(r).normal(0.0, 3.0)
+        if alg.startswith("discarding"):
+            return np.where(t <= 1000, uniform * t, 40.0 + 10.0 * np.log(t / 1000.0))
+        base = 20.0 + 5.0 * np.log(t / 50.0) + level + rng.normal(0.0, 0.5, t.size)
+        if above:
+            base = base + np.where((t >= 1000) & (t <= 3500), 35.0, 0.0) + (t == HORIZON) * 60.0
+        return base
+
+    return curve
+
+
 def test_fig2_window_where_d_ucb_is_above_discarding() -> None:
     """The gap claim reads every checkpoint from m on, per run: d-X above Discarding X by more
     than 2 SE anywhere fails it, and the measurement names the window and its peak."""
