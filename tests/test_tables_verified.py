@@ -3,8 +3,8 @@ a changed digit or a lost row of a CSV table is refused, naming the file and how
 by every reader; ``verify`` finds a missing file without a manifest, and refuses links, devices,
 a manifest that is a directory and manifest lines that leave the run.
 
-One tiny figure (Vernade et al. 2017, Figure 2, one setting, horizon 300, 3 runs) is simulated in
-process, once per seed, for the module."""
+One tiny figure (Vernade et al. 2017, Figure 2: its two settings, the two arrival conventions of
+config/smoke.yaml, horizon 300, 3 runs) is simulated in process, once per seed, for the module."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from delayed_bandits.tables import Binding
 PAPER, FIGURE = "vernade2017", "fig2"
 FIG_DIR = Path("results") / PAPER / FIGURE
 ALGORITHMS = ["d-ucb", "d-klucb", "discarding-ucb", "discarding-klucb"]  # config/config.yaml's
+SETTINGS = ["thetaL", "thetaL-same-round"]  # config/smoke.yaml's: a summary's record binds both
 TINY = {
     "shard_size": 3,
     "papers": {
@@ -72,7 +73,7 @@ def _run(top: Path, seed: int) -> Run:
     run = Run(top, [str(CONFIG), str(SMOKE), str(overlay)])
     shard, events = run.figure / "rep0-2.parquet", run.figure / "rep0-2.events.parquet"
     code, err = _main(
-        ["simulate", *run.args(), "--setting", "thetaL", "--algorithm", *ALGORITHMS]
+        ["simulate", *run.args(), "--setting", *SETTINGS, "--algorithm", *ALGORITHMS]
         + ["--reps", "0-2", "--out", str(shard), "--events", str(events)]
     )
     assert code == 0, err
@@ -98,9 +99,14 @@ def run7(runs: dict[int, Run], tmp_path: Path) -> Run:
 
 
 def _claims_and_plot(run: Run, tmp_path: Path) -> list[tuple[int, str]]:
+    """Claims (which read every run besides the summary: ``--shards``) and plot, on the run's
+    summary."""
     tables_given = ["--summary", str(run.figure / "summary.csv")]
+    runs_given = ["--shards", str(run.figure / "rep0-2.parquet")]
     return [
-        _main(["claims", *run.args(), *tables_given, "--out", str(tmp_path / "c.json")]),
+        _main(
+            ["claims", *run.args(), *tables_given, *runs_given, "--out", str(tmp_path / "c.json")]
+        ),
         _main(["plot", *run.args(), *tables_given, "--out", str(tmp_path / "f.png")]),
     ]
 
@@ -111,7 +117,7 @@ def _claims_and_plot(run: Run, tmp_path: Path) -> list[tuple[int, str]]:
 def test_each_table_records_its_sha256_and_binding(runs: dict[int, Run]) -> None:
     record = yaml.safe_load(tables.sidecar_path(runs[7].figure / "summary.csv").read_text())
     assert record["binding"]["seed"] == 7 and sorted(record["binding"]["curves"]) == sorted(
-        f"thetaL/{a}" for a in ALGORITHMS
+        f"{s}/{a}" for s in SETTINGS for a in ALGORITHMS
     )
     seven, eight = (
         yaml.safe_load(tables.sidecar_path(r.figure / "summary.csv").read_text())
@@ -150,8 +156,8 @@ def test_a_table_cut_at_a_line_boundary_is_refused(run7: Run) -> None:
         yaml.safe_load(tables.sidecar_path(summary).read_text())["binding"], summary
     )
     assert (
-        len(tables.read_table(summary, ["mean"], ["mean"], binding)) == 40
-    )  # 4 curves x 10 checkpoints
+        len(tables.read_table(summary, ["mean"], ["mean"], binding)) == 80
+    )  # 8 curves (2 settings x 4 algorithms) x 10 checkpoints
     _cut_at_a_line(summary)
     with pytest.raises(tables.CorruptTableError, match=f"{summary} is corrupt or truncated"):
         tables.read_table(summary, ["mean"], ["mean"], binding)
@@ -209,20 +215,31 @@ def test_a_shard_of_seed_8_over_seed_7s_is_refused_by_every_reader(
         )
         assert "regenerate it" in err and not out.exists()
     events = run7.figure / "rep0-2.events.parquet"
+
+    def claims(shards: Path) -> tuple[int, str]:
+        """Claims on the seed-7 summary, the run's events and ``shards`` (every run)."""
+        return _main(
+            [
+                "claims",
+                *run7.args(),
+                "--summary",
+                str(run7.figure / "summary.csv"),
+                "--events",
+                str(events),
+                "--shards",
+                str(shards),
+                "--out",
+                str(tmp_path / "c.json"),
+            ]
+        )
+
+    code, err = claims(shard)  # the claims read every run: the seed-8 shard too
+    assert code == 2, err
+    assert f"{shard} was made by a different config (seed 8, where this config has seed 7)" in err
     shutil.copy(runs[8].figure / events.name, events)
-    code, err = _main(
-        [
-            "claims",
-            *run7.args(),
-            "--summary",
-            str(run7.figure / "summary.csv"),
-            "--events",
-            str(events),
-            "--out",
-            str(tmp_path / "c.json"),
-        ]
-    )
+    code, err = claims(runs[7].figure / shard.name)  # seed 7's own shard: only the events foreign
     assert code == 2 and f"{events} was made by a different config (seed 8" in err, err
+    assert not (tmp_path / "c.json").exists()
 
 
 @pytest.mark.probe("faults")
@@ -242,7 +259,8 @@ def test_a_summary_of_seed_8_is_refused_by_claims_and_plot(
 def test_a_shard_of_another_horizon_or_other_sources_is_refused(run7: Run) -> None:
     shard = run7.figure / "rep0-2.parquet"
     made = tables._parquet_binding(shard)
-    curves = {k: "f" * 64 for k in made.curves}
+    # one curve of the 8 made by another horizon or checkpoints: the one named
+    curves = {**made.curves, "thetaL/d-klucb": "f" * 64}
     with pytest.raises(
         tables.ForeignTableError, match="curve thetaL/d-klucb: its setting, algorithm"
     ):
