@@ -40,7 +40,11 @@ FIG = ["--config", str(CONFIG), str(SMOKE), "--paper", "vernade2017", "--figure"
 
 
 def _simulate(
-    out: Path, reps: str = "0-2", algorithm: str = "d-ucb", config: Path | None = None
+    out: Path,
+    reps: str = "0-2",
+    algorithm: str = "d-ucb",
+    config: Path | None = None,
+    settings: tuple[str, ...] = ("thetaL",),
 ) -> int:
     return main(
         [
@@ -52,7 +56,7 @@ def _simulate(
             "--figure",
             "fig2",
             "--setting",
-            "thetaL",
+            *settings,
             "--algorithm",
             algorithm,
             "--reps",
@@ -67,11 +71,13 @@ def _simulate(
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory) -> Path:
-    """One figure's shards (every algorithm, replications 0-2) and their summary."""
+    """One figure's shards (a shard per algorithm, of every setting: its summary's record binds
+    every curve of the figure; replications 0-2) and their summary."""
     work = tmp_path_factory.mktemp("tables")
     fig = smoke_config()["papers"]["vernade2017"]["fig2"]
     for algorithm in fig["algorithms"]:
-        assert _simulate(work / f"{algorithm}/rep0-2.parquet", algorithm=algorithm) == 0
+        shard = work / f"{algorithm}/rep0-2.parquet"
+        assert _simulate(shard, algorithm=algorithm, settings=tuple(fig["settings"])) == 0
     assert (
         main(
             [
@@ -225,7 +231,8 @@ def test_claims_without_every_curve_are_refused(tables: Path, tmp_path: Path, ca
     assert code == 2
     assert (
         "the shards given hold no runs of thetaL/d-klucb, thetaL/discarding-klucb, "
-        "thetaL/discarding-ucb" in capsys.readouterr().err
+        "thetaL/discarding-ucb, thetaL-same-round/d-klucb, thetaL-same-round/discarding-klucb, "
+        "thetaL-same-round/discarding-ucb\n" in capsys.readouterr().err
     )
     assert not out.exists()
 
