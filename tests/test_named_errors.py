@@ -87,14 +87,16 @@ def test_quote_with_a_digest_that_is_not_json(tmp_path: Path, capsys, probe) -> 
 def test_claims_of_a_figure_that_reads_events_without_them(
     tmp_path: Path, capsys, monkeypatch, probe
 ) -> None:
-    """Pike-Burke et al.'s Figure 3a reads the shards' events besides its ratios: without
-    ``--events`` its claims name the option (the tables read are stubbed: this is about the one
-    that was not given)."""
-    from delayed_bandits import tables
+    """Pike-Burke et al.'s Figure 3a reads the shards' events besides its ratios and runs: without
+    ``--events`` its claims name the option (the tables read, the runs of ``--shards`` among
+    them, are stubbed: this is about the one that was not given)."""
+    from delayed_bandits import aggregate, tables
 
     monkeypatch.setattr(tables, "read_summary", lambda *args, **kwargs: pd.DataFrame())
+    monkeypatch.setattr(aggregate, "read_runs", lambda *args, **kwargs: pd.DataFrame())
     out = tmp_path / "claims.json"
-    given = ["--summary", "summary.csv", "--ratios", "ratios.csv", "--out", str(out)]
+    given = ["--summary", "summary.csv", "--ratios", "ratios.csv", "--shards", "rep0-2.parquet"]
+    given += ["--out", str(out)]
     _refused(probe, capsys, ["claims", *FIG3A, *given], "--events: required, pikeburke2018 fig3a")
     assert not out.exists()
 
