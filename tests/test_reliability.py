@@ -18,7 +18,7 @@ import yaml
 
 from conftest import BIN, CONFIG, SMOKE, arena_draw, copy_workflow, plugin, smoke_config
 from delayed_bandits import config as cfg
-from delayed_bandits import delays, tables
+from delayed_bandits import delays, provenance, tables
 from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena.entrants import from_policy
@@ -449,9 +449,12 @@ def test_every_flipped_bit_of_a_shard_is_found_or_harmless(tmp_path: Path) -> No
     """One bit flipped in every seventh byte of a shard (about 600 bytes, spread over the whole
     file: pages, footer, metadata), in turn: each read either refuses the file (naming it) or
     gives exactly the original numbers (a flip in metadata nobody reads); no flip changes a
-    number without a word."""
+    number without a word. Read as every reader reads it, against the binding of the config that
+    made it, so a flip in the recorded binding is refused too."""
     shard = _shard(tmp_path)
-    original = tables.read_shard(shard, None)
+    curves = [("thetaL", "d-ucb"), ("thetaL", "d-klucb")]
+    made_by = provenance.binding(cfg.load([CONFIG, SMOKE]), "vernade2017", "fig2", curves)
+    original = tables.read_shard(shard, made_by)
     data = shard.read_bytes()
     bad = tmp_path / "flipped" / shard.name
     bad.parent.mkdir()
@@ -460,7 +463,7 @@ def test_every_flipped_bit_of_a_shard_is_found_or_harmless(tmp_path: Path) -> No
     for i in flipped:
         bad.write_bytes(data[:i] + bytes([data[i] ^ (1 << (i % 8))]) + data[i + 1 :])
         try:
-            found = tables.read_shard(bad, None)
+            found = tables.read_shard(bad, made_by)
         except tables.CorruptTableError as exc:
             assert str(bad) in str(exc)
             refused += 1
