@@ -114,13 +114,21 @@ def _table(path: Path, run: Path) -> str | None:
     return None
 
 
+# What a summary's provenance records of the whole run's config; the rest (the figure's own hash)
+# differs from figure to figure of one run.
+_RUN_CONFIG = ("paths", "file_sha256", "overrides", "sha256")
+
+
 def run_config(run: Path) -> tuple[dict[str, Any], Path]:
     """The config a run was made with, as its summaries' provenance records it (the config files,
     relative to the folder the workflow ran in, and the overrides), and that folder: the run
     itself at the paper scale, the folder above ``<scale>/`` at another. ``ConfigError`` when no
     record names one, the records disagree, or the files are gone."""
     made = {
-        json.dumps(json.loads(p.read_bytes()).get("config", {}), sort_keys=True)
+        json.dumps(
+            {k: json.loads(p.read_bytes()).get("config", {}).get(k) for k in _RUN_CONFIG},
+            sort_keys=True,
+        )
         for p in sorted((run / "results").rglob("summary.provenance.json"))
         if p.is_file() and not p.is_symlink()
     }
