@@ -141,12 +141,6 @@ def ratio(x: pd.Series, y: pd.Series) -> Paired:
     return Paired(r, paired(x, r * y, scale=1.0 / float(y.mean())).se, len(x))
 
 
-def diff_se(a: Point, b: Point) -> float:
-    """Standard error of a difference of two curves' means, treating them as independent
-    (conservative: the curves share environments, which only makes the true se smaller)."""
-    return float((a.se**2 + b.se**2) ** 0.5)
-
-
 Z = 2.0
 """Standard errors that establish a statistic's sign (the module's rule)."""
 
@@ -183,11 +177,6 @@ def needed(holds: bool | None, parts: Iterable[Paired]) -> int | None:
     if not found or None in found:
         return None
     return max(n for n in found if n is not None)
-
-
-def below(a: Point, b: Point) -> bool | None:
-    """The rule for "curve a ends below curve b": b - a against the se of the difference."""
-    return verdict(b.mean - a.mean, diff_se(a, b))
 
 
 def within(value: float, se: float, low: float, high: float) -> bool | None:
