@@ -88,7 +88,11 @@ def test_the_guard_finds_a_typed_verdict_count(typed: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "doc", ["README.md", *sorted(p.name for p in (ROOT / "docs").glob("*.md"))]
+    "doc",
+    [
+        "README.md",
+        *sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")),
+    ],
 )
 def test_no_verdict_count_is_typed_outside_a_quoted_block(doc: str) -> None:
     path = ROOT / doc if doc == "README.md" else ROOT / "docs" / doc
