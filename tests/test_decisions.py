@@ -35,7 +35,7 @@ def anchors_of(text: str) -> list[str]:
 def citation_errors(name: str, text: str, pages: dict[str, set[str]], code: bool) -> list[str]:
     """``name:line: ...`` for each citation in ``text`` that leads nowhere: the old single file,
     a page or anchor that does not exist, or (in code, which a reader cannot click through) a
-    page without an anchor or a path not from the top of the checkout."""
+    page but the index without an anchor, or a path not from the top of the checkout."""
     errors = []
     for number, line in enumerate(text.splitlines(), 1):
         where = f"{name}:{number}"
@@ -47,6 +47,8 @@ def citation_errors(name: str, text: str, pages: dict[str, set[str]], code: bool
                 errors.append(f"{where}: {cited}: no page docs/decisions/{page}.md")
             elif anchor and anchor not in pages[page]:
                 errors.append(f"{where}: {cited}: no anchor '{anchor}' in docs/decisions/{page}.md")
+            elif code and page == INDEX:
+                continue  # the index names the pages: cited as a whole, it is a path
             elif code and not anchor:
                 errors.append(f"{where}: {cited}: name the entry, {cited}#<anchor>")
             elif code and prefix != "docs/decisions/":
@@ -149,7 +151,10 @@ def test_a_citation_of_a_missing_anchor_or_page_is_named_with_its_line() -> None
 
 
 def test_code_names_the_entry_and_the_docs_may_name_the_page() -> None:
-    text = "the arena (docs/decisions/arena.md), or [its ties](decisions/arena.md#ties)"
+    text = (
+        "the arena (docs/decisions/arena.md), or [its ties](decisions/arena.md#ties), all of"
+        " them in docs/decisions/README.md"
+    )
     assert citation_errors("docs/x.md", text, _MADE_UP_PAGES, code=False) == []
     assert citation_errors("src/x.py", text, _MADE_UP_PAGES, code=True) == [
         "src/x.py:1: docs/decisions/arena.md: name the entry, docs/decisions/arena.md#<anchor>",
