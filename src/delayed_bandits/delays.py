@@ -5,7 +5,7 @@ Every distribution offers the same four things the papers use: ``sample`` (draws
 ``variance`` (Pike-Burke et al. 2018 eqs. (6)-(7) use E[tau] and V(tau)).
 
 A delay of ``d`` means: a reward generated at round ``s`` becomes usable at round ``s + d + 1``
-(see ``docs/decisions.md``, "arrival convention").
+(see ``docs/decisions/cross-cutting.md#arrival``).
 """
 
 from __future__ import annotations
@@ -118,7 +118,8 @@ class Uniform:
 @dataclass(frozen=True)
 class Geometric:
     """Geometric on {0, 1, ...} with mean ``mu``: P(D > d) = q^(d+1), q = mu / (mu + 1)
-    (Vernade et al. 2017, Section 7; the paper's "lambda = 1/mu" is this q, see decisions)."""
+    (Vernade et al. 2017, Section 7; the paper's "lambda = 1/mu" is this q, see
+    docs/decisions/vernade2017.md#geometric-lambda)."""
 
     mu: float
 
@@ -518,7 +519,7 @@ class PerArm:
 class Pooled:
     """The law of a delay whose arm is drawn uniformly: tau(d) is the mean of the arms' CDFs. What
     a learner that assumes one law for all arms would estimate from arm-dependent delays (the
-    arena, docs/decisions.md)."""
+    arena, docs/decisions/arena.md#knows)."""
 
     arms: tuple[DelayDistribution, ...]
 

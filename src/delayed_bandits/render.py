@@ -1,6 +1,6 @@
 """Notebooks rendered as HTML pages: each analysis notebook of ``notebooks/`` is executed on the
-workflow's results and written as ``reports/<notebook>.html`` (``docs/decisions.md``, "Notebooks
-in the workflow").
+workflow's results and written as ``reports/<notebook>.html``
+(``docs/decisions/engineering.md#notebook-rule``).
 
 The notebook runs unchanged, as a reader runs it in JupyterLab: from its own folder, reading the
 results directory named by ``$DELAYED_BANDITS_RESULTS``. A cell that fails fails the render with

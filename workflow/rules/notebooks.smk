@@ -2,7 +2,7 @@
 # reads (a paper's notebook on that paper's tables and claims; one named after no paper on none)
 # and is written with its outputs as reports/<notebook>.html, which the Snakemake report shows.
 # A failing cell fails the job, and its log holds the cell and the error. Why an nbclient rule and
-# not Snakemake's notebook directive: docs/decisions.md, "Notebooks in the workflow".
+# not Snakemake's notebook directive: docs/decisions/engineering.md#notebook-rule.
 
 
 rule notebook:

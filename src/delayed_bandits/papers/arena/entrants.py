@@ -57,9 +57,10 @@ INFORMATION = {
     "the adversarial model's feedback, which also announces the 0s",
     NONE: "nothing",
 }
-"""What an entrant observes, its information model (``docs/decisions.md``, "The arena"), in the
-order the leaderboard and the heatmap group them. An entrant is compared with the others of its
-model; ``LABELLED`` is marked as an oracle."""
+"""What an entrant observes, its information model
+(``docs/decisions/arena.md#information-models``), in the order the leaderboard and the heatmap
+group them. An entrant is compared with the others of its model; ``LABELLED`` is marked as an
+oracle."""
 
 MATCHED, PUBLISHED = "matched", "published"
 FIELDS = (MATCHED, PUBLISHED)

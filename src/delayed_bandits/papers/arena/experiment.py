@@ -5,7 +5,7 @@ Each algorithm is one ``Entrant`` (``entrants``), with its information model
 (``entrants.INFORMATION``). The papers' algorithms run through their own paper's kernel and
 reference, on inputs translated from the replication's draw (the arms in the replication's
 order, and a uniform and a delay per (round, arm)). Where a paper's model differs from the
-arena's problem, the translation says how (``docs/decisions.md``, "The arena"):
+arena's problem, the translation says how (``docs/decisions/arena.md#information-models``):
 
 - conversions (Vernade 2017's d-UCB family, Manegueu 2020, the baselines that ignore delays):
   the realisation as it is; under censoring a conversion with D > m is removed (its uniform set
@@ -104,7 +104,7 @@ def _translated(
 
 def _vernade2017(st: Setting) -> v17.Setting:
     """epsilon = 0: beta(t) = log t, the common exploration function, as in our reproduction of
-    Vernade et al. 2017 (docs/decisions.md)."""
+    Vernade et al. 2017 (docs/decisions/vernade2017.md#exploration)."""
     return v17.Setting(st.mu, st.pooled, st.window, 0.0, 1.0)
 
 

@@ -19,10 +19,10 @@ keeps f defined (and >= 0) for t < e, where log log t is negative or undefined. 
 first play each arm once (rounds 1..K play arm t - 1); TS has no initial round robin. Ties go to
 the lowest index.
 
-Timing convention (``docs/decisions.md``): a pull of arm k at round s converts iff
-uniforms[s-1, k] < mu[k], and its conversion is usable from the start of round s + D + 1,
-D = delays[s-1, k], if that round is <= T. Censoring, when a setting has it, is applied to the
-realisation before these policies see it, so they take no window.
+Timing convention (``docs/decisions/cross-cutting.md#arrival``): a pull of arm k at round s
+converts iff uniforms[s-1, k] < mu[k], and its conversion is usable from the start of round
+s + D + 1, D = delays[s-1, k], if that round is <= T. Censoring, when a setting has it, is
+applied to the realisation before these policies see it, so they take no window.
 
 Runs use the compiled kernel of ``delayed_bandits.papers.arena.kernels``; the tests hold it to the
 actions of these references, step for step. The index functions are shared

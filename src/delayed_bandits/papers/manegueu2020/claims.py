@@ -28,7 +28,7 @@ from delayed_bandits.claims import (
 from delayed_bandits.papers.manegueu2020.analysis import sweep_table
 from delayed_bandits.papers.manegueu2020.policies import AdaptParams
 
-# Our quantifications of the paper's words (docs/decisions.md):
+# Our quantifications of the paper's words (docs/decisions/manegueu2020.md#claim-thresholds):
 COMPARABLE = 1.5  # "comparable": within this factor of the best D-UCB at T
 LINEAR, SUBLINEAR = 0.8, 0.6  # growth over [T/2, T] relative to the regret at T/2
 NEAR_ALPHA = 0.1  # "alpha_t approaches 0.3": within this of 0.3 at T
@@ -118,7 +118,7 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
 def _peak_positions(runs: pd.DataFrame, rows: pd.DataFrame) -> tuple[pd.Series, list[float]]:
     """A curve's highest point, and every gap tied with it: the gaps whose regret at T is below
     the maximum's by at most 2 SE of the paired difference (a curve's gaps share their draws,
-    ``sweep.environment: false``; docs/decisions.md)."""
+    ``sweep.environment: false``; docs/decisions/manegueu2020.md#fig3-peaks)."""
     top = rows.loc[rows["mean"].idxmax()]
     peak = per_run(runs, top.setting, top.algorithm)
     diffs = [paired(peak, per_run(runs, s, a)) for s, a in zip(rows.setting, rows.algorithm)]
@@ -602,9 +602,11 @@ def fig7(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                 note = (
                     "d_t = max(1, floor((c/2)^(1/alpha) D_t)) with alpha = alpha_low = 0.1 is 1 "
                     "until T_bar is about 145 000, so m_{t,D} - m_{t,d} is not the tail "
-                    "difference whose exponent is alpha (docs/decisions.md)"
+                    "difference whose exponent is alpha "
+                    "(docs/decisions/manegueu2020.md#reading-effect)"
                     if params.window_alpha < 0.3
-                    else "alpha_hat_t is biased at this horizon (docs/decisions.md)"
+                    else "alpha_hat_t is biased at this horizon "
+                    "(docs/decisions/manegueu2020.md#fig7-claims)"
                 )
             claims.append(
                 Claim(

@@ -27,7 +27,8 @@ def patient_index(mean_hat: float, pulls: float, alpha: float, log_term: float) 
 @dataclass(frozen=True)
 class AdaptParams:
     """Inputs of Adapt-Patient (Algorithm 2) and the constants of our reading of Section 6.3
-    (docs/decisions.md): (alpha_low, c, mu_low) = (0.1, 0.7, 0.6) in Section 8.3."""
+    (docs/decisions/manegueu2020.md#adapt-patient): (alpha_low, c, mu_low) = (0.1, 0.7, 0.6) in
+    Section 8.3."""
 
     alpha_low: float = 0.1
     c: float = 0.7
@@ -36,7 +37,7 @@ class AdaptParams:
     window_alpha: float = 0.1  # the alpha in d_t = floor((c/2)^(1/alpha) D_t); alpha_low by default
     # True: play the lower confidence value alpha_t that Section 6.3 defines; False: the raw
     # estimate alpha_hat_t (floored at alpha_low), the reading under which Figure 7's curve
-    # approaches alpha (docs/decisions.md)
+    # approaches alpha (docs/decisions/manegueu2020.md#raw-estimate)
     lower_confidence: bool = True
 
 

@@ -28,11 +28,13 @@ from delayed_bandits.papers.pikeburke2018.analysis import at_horizon
 from delayed_bandits.papers.pikeburke2018.experiment import Setting, coefficient_band
 
 # "The ratios converge to a constant": we call a ratio converged when it moves by at most this
-# relative amount over the last quarter of the horizon, by 2 SE (docs/decisions.md).
+# relative amount over the last quarter of the horizon, by 2 SE
+# (docs/decisions/pikeburke2018.md#claim-thresholds).
 CONVERGED = 0.10
 # Appendix E's "increase linearly in E[tau]": the sagitta of each run's quadratic fit over the
 # range of E[tau] (how far the curve bends away from a straight line) is at most this share of
-# the rise of its straight line over the range, by 2 SE (docs/decisions.md).
+# the rise of its straight line over the range, by 2 SE
+# (docs/decisions/pikeburke2018.md#appe-linear-claim).
 LINEAR_BEND = 0.10
 # "ODAAF-V had only just eliminated the suboptimal arm at time T": elimination after this
 # fraction of the horizon counts as "only just".
@@ -268,7 +270,8 @@ def ratio_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any])
                 holds,
                 ""
                 if holds
-                else "eq. (7)'s constants (calibrated, docs/decisions.md) set where ODAAF-V's "
+                else "eq. (7)'s constants (calibrated, "
+                "docs/decisions/pikeburke2018.md#eq7-calibration) set where ODAAF-V's "
                 "phases end against ODAAF's eq. (2) phases",
                 runs_needed=needed,
             )
@@ -297,7 +300,8 @@ def ratio_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any])
                     f"eliminated in most runs, at a median after {LATE:.2f} T",
                     holds,
                     "a check, not a reproduction: eq. (7)'s constants are calibrated to this "
-                    "statement (docs/decisions.md), so the claim checks the runs against the "
+                    "statement (docs/decisions/pikeburke2018.md#eq7-calibration), so the claim "
+                    "checks the runs against the "
                     "closed form, not the paper's appendix constants: phase 4, the first whose "
                     "tolerance 2^-4 is below the gap 0.1, ends its Step 1 at N_3 + 2 N_4",
                     kind=CHECK,

@@ -172,7 +172,8 @@ ALGORITHMS: list[Algorithm] = [
     Algorithm(
         "qpm-d", "QPM-D", "QPM-D with UCB1, non-anonymous feedback (Joulani et al. 2013)", *_qpmd()
     ),
-    # not in the paper: QPM-D over the arena's other base learners (docs/decisions.md, "The arena")
+    # not in the paper: QPM-D over the arena's other base learners
+    # (docs/decisions/arena.md#qpmd-any-base)
     Algorithm(
         "qpm-d-klucb", "QPM-D over KL-UCB", "QPM-D with Bernoulli KL-UCB at log n", *_qpmd("klucb")
     ),

@@ -24,13 +24,15 @@ VARIANTS = ("odaaf", "odaaf-b", "odaaf-v")
 @dataclass(frozen=True)
 class PhaseConstants:
     """Constants of n_m (eqs. 2, 6, 7). The paper defers their exact values to appendices we do
-    not have; the defaults are a public reimplementation's closed forms (docs/decisions.md):
+    not have; the defaults are a public reimplementation's closed forms
+    (docs/decisions/pikeburke2018.md#phase-constants):
     n_m = (sqrt(a L) + sqrt(a L + b Delta_m L + delay term))^2 / Delta_m^2, L = log(T Delta_m^2),
     with delay term ``odaaf`` * Delta_m m E[tau] (eq. 2), ``bounded`` * Delta_m E[tau] (eq. 6) or
     ``variance`` * Delta_m (E[tau] + ``variance_weight`` V(tau)) (eq. 7).
 
     Eq. (7)'s pair is calibrated instead to Section 5's "ODAAF-V had only just eliminated the
-    suboptimal arm at time T" under exponential delays (docs/decisions.md); the
+    suboptimal arm at time T" under exponential delays
+    (docs/decisions/pikeburke2018.md#eq7-calibration); the
     reimplementation's pair (4, 2) stays reachable as the config variant ``odaaf-v-reimpl``."""
 
     a: float = 2.0

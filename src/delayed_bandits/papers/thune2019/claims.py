@@ -100,7 +100,10 @@ def _example8_quantities(table: pd.DataFrame) -> list[Claim]:
     ratio = table.D / (table["T"] * threshold)
     assumed = table["T"] >= table.K * np.log(table.K)  # Example 8's "assuming T >= K ln K"
     # exact quantities: a failure is our reading of Example 8 against its text
-    why = "our reading of Example 8's delays (docs/decisions.md) disagrees with its text here"
+    why = (
+        "our reading of Example 8's delays (docs/decisions/thune2019.md#example8-delays) "
+        "disagrees with its text here"
+    )
     return [
         Claim(
             "example8-skipped",
@@ -144,7 +147,8 @@ def _regret_bounds(last: pd.DataFrame, points: list[GridPoint]) -> list[Claim]:
     claims = []
     why = (
         "the bound holds for the expected regret; a mean above it by more than 2 SE means our "
-        "tuning or reading of the bound differs from the paper's (docs/decisions.md)"
+        "tuning or reading of the bound differs from the paper's "
+        "(docs/decisions/thune2019.md#checks)"
     )
     for alg, ref, name in (
         ("dew", "Theorem 1", "DEW's"),

@@ -62,7 +62,7 @@ class Losses:
 @dataclass(frozen=True)
 class Setting:
     """One problem of the figure: K arms, the loss sequence, Example 8's delays, and the reading
-    of Corollary 4's threshold (docs/decisions.md)."""
+    of Corollary 4's threshold (docs/decisions/thune2019.md#corollary4-beta)."""
 
     n_arms: int
     losses: Losses

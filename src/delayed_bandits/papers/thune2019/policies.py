@@ -45,7 +45,8 @@ def corollary4_beta(n_arms: int, horizon: int, total_delay: float, skip_term: bo
     the minimiser of the bound in the corollary's proof (|S_beta| <= D / beta substituted in (3)),
     the only beta for which that proof gives the stated 2 sqrt((KTe/2 + (1 + 4e) D) ln K).
     Otherwise beta = sqrt((eKT/2 + D) / ln K) / (4e), the other reading of our garbled copy
-    (docs/decisions.md). The learning rate is eta = 1 / (4 e beta) in both."""
+    (docs/decisions/thune2019.md#corollary4-beta). The learning rate is eta = 1 / (4 e beta) in
+    both."""
     weight = 1.0 + 4.0 * math.e if skip_term else 1.0
     return math.sqrt(
         (math.e * n_arms * horizon / 2.0 + weight * total_delay) / math.log(n_arms)
@@ -161,7 +162,8 @@ class Doubling:
     to |S^m| if d_t >= beta_m, else to D^m) and keeps the epoch if condition (6) still holds.
     Otherwise round t opens epoch m + 1 with a fresh DEW; if (6) fails even for round t alone,
     the epoch is left empty and the next one tried. Feedback of a round reaching the learner
-    after its epoch ended is dropped: the algorithm has been restarted (docs/decisions.md).
+    after its epoch ended is dropped: the algorithm has been restarted
+    (docs/decisions/thune2019.md#doubling).
     The epochs depend on the delays and K only, not on the losses or the actions."""
 
     n_arms: int

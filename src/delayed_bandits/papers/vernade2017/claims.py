@@ -32,7 +32,7 @@ from delayed_bandits.papers.vernade2017 import lower_bounds
 from delayed_bandits.papers.vernade2017.experiment import Setting
 
 # "Costs little": the paper shows no number; we call a relative increase of regret at T of at
-# most this much "little" (docs/decisions.md, Vernade 2017 Figure 3).
+# most this much "little" (docs/decisions/vernade2017.md#costs-little).
 LITTLE = 0.25
 KL_WHY = (
     "the KL index's advantage is largest when the means are near 0; with theta_L's means and "
@@ -181,7 +181,7 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
 
 
 def _sticky(st: Setting, kind: str) -> str:
-    """What may explain d-X above Discarding X (docs/decisions.md, "Figure 2's gap")."""
+    """What may explain d-X above Discarding X (docs/decisions/vernade2017.md#fig2-gap)."""
     fresh = float(st.delay.cdf(1 - st.lag))  # a pull's weight in N~ at the next round
     return (
         f"A pull adds 1 to N but only tau({1 - st.lag}) = {fresh:.4f} to N~, so it raises the "

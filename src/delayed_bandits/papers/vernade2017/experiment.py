@@ -209,7 +209,7 @@ ALGORITHMS: list[Algorithm] = [
         *_discarding(True),
     ),
     # not in the paper: Thompson sampling on N~ and on the settled pulls, the arena's crossing of
-    # the delay correction and of discarding with a TS base (docs/decisions.md, "The arena")
+    # the delay correction and of discarding with a TS base (docs/decisions/arena.md#handling-base)
     Algorithm(
         "d-ts",
         "d-TS",

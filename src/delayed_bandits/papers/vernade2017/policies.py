@@ -3,7 +3,7 @@
 Written straight from the paper, for auditing; runs use the compiled kernels of
 ``delayed_bandits.papers.vernade2017.kernels`` and the tests hold both to the same actions.
 
-Timing convention (``docs/decisions.md``, "Arrival convention"): Section 2 has the conversion of
+Timing convention (``docs/decisions/vernade2017.md#arrival``): Section 2 has the conversion of
 the pull at round s observed "at time s + D", without saying whether before or after A_{s+D} is
 chosen. ``ARRIVALS`` names both readings by their lag L: the conversion is usable from round
 s + max(D + L, 1) (``usable``); L = 1 ("next-round", the default) or L = 0 ("same-round"; a D = 0
@@ -100,10 +100,11 @@ class DelayedIndexPolicy:
     initialisation (each arm once); ``wait`` = m is the D-UCB of Manegueu et al. 2020, which
     "has to wait until m + K time steps before it starts exploiting" (their Section 8.2).
 
-    With ``rng`` (not in the paper: the arena's Thompson sampling on N~, ``docs/decisions.md``)
-    the index is a posterior draw instead, theta_k ~ Beta(1 + S_k, 1 + max(N~_k - S_k, 0)), for
-    k = 0..K-1 in order: N~ stands for the number of pulls whose outcome is known, S of which
-    converted, so the posterior mean is near S / N~, the estimate the indices use.
+    With ``rng`` (not in the paper: the arena's Thompson sampling on N~,
+    ``docs/decisions/arena.md#ts-on-n-tilde``) the index is a posterior draw instead,
+    theta_k ~ Beta(1 + S_k, 1 + max(N~_k - S_k, 0)), for k = 0..K-1 in order: N~ stands for the
+    number of pulls whose outcome is known, S of which converted, so the posterior mean is near
+    S / N~, the estimate the indices use.
 
     ``lag`` is the arrival convention's (``ARRIVALS``): N~ weighs the pull at s by
     tau(min(t - lag - s, m)), the probability that its conversion has been seen by round t."""
@@ -199,9 +200,10 @@ class DiscardingPolicy:
     undefined and the least-pulled arm is played (round robin), the linear phase of Figure 2.
 
     With ``rng`` (not in the paper: the arena's Thompson sampling on the settled pulls,
-    ``docs/decisions.md``) the index is a draw from Beta(1 + S_k(t-m), 1 + N_k(t-m) - S_k(t-m)),
-    the posterior of the settled outcomes' rate theta tau_m, for k = 0..K-1 in order: tau_m is
-    common to the arms, so it does not change which is largest in expectation.
+    ``docs/decisions/arena.md#discarding-klucb-ts``) the index is a draw from
+    Beta(1 + S_k(t-m), 1 + N_k(t-m) - S_k(t-m)), the posterior of the settled outcomes' rate
+    theta tau_m, for k = 0..K-1 in order: tau_m is common to the arms, so it does not change which
+    is largest in expectation.
 
     ``lag`` is the arrival convention's (``ARRIVALS``): the pull at s is complete (any conversion
     with D <= m has arrived) from round s + m + lag on."""

@@ -37,7 +37,7 @@ from delayed_bandits.claims import (
 )
 from delayed_bandits.papers.vernade2020.experiment import Setting, draw_action_sets, heavy_law
 
-# Our quantifications of the paper's words (docs/decisions.md):
+# Our quantifications of the paper's words (docs/decisions/vernade2020.md#claim-thresholds):
 LINEAR, BENT = 0.8, 0.6  # growth (R(T) - R(T/2)) / R(T/2): 1 when linear, 0.41 for sqrt(t)
 ABOUT = 100.0  # "roughly R(T) = 100"; the band around it is the figure's `roughly_band`
 MANY = 0.1  # "many rewards will not be observed within the horizon": at least 10% of them

@@ -5,12 +5,13 @@ and the tests hold both to the same actions.
 Model (Sections 3-4). Each round t the learner receives K actions and plays A_t; the reward
 X_t ~ B(<A_t, θ>), if it is 1, converts after a delay D_t. With the window m the learner only uses
 Ỹ_{s,t} = X_s 1{D_s <= min(m, t - s)}, observed at the end of round t, so the conversion of round s
-is usable from round s + D_s + 1 if D_s <= m (the project's arrival convention, docs/decisions.md).
+is usable from round s + D_s + 1 if D_s <= m (the project's arrival convention,
+docs/decisions/vernade2020.md#timing).
 The estimator is eq. (2): θ̂_t = V_t(λ)^-1 B_t with V_t(λ) = Σ_{s<t} A_s A_sᵀ + λI and
 B_t = Σ_{s<t} Ỹ_{s,t} A_s; V_t^-1 is kept by Sherman-Morrison rank-one updates (Section 5,
 "Implementation details").
 
-Two readings of the confidence widths (docs/decisions.md):
+Two readings of the confidence widths (docs/decisions/vernade2020.md#widths):
 
 * ``paper``: Algorithm 1, U_t(a) = <a, θ̂> + (2 f_{t,δ} + S_t) ||a||_{V_t^-1} (eqs. 3 and 6), with
   f_{t,δ} = √λ + √(2 log(1/δ) + d log((dλ + t)/(dλ))) (Theorem 1) and the window sum
