@@ -2,7 +2,7 @@
 D-UCB baseline under arm-dependent heavy-tailed delays.
 
 What is checked, against the paper (Sections 2, 4, 6.3, 8), our reading of it in
-``docs/decisions.md`` and independent re-derivations written here:
+``docs/decisions/manegueu2020.md#manegueu2020`` and independent re-derivations written here:
 
 1. the Pareto and scaled-Pareto delay samplers against their CDFs;
 2. the UCB index, the alpha estimates and the windows (D_t, d_t) against hand computations;
@@ -122,9 +122,10 @@ def patient_independent(mu, uniforms, delay_table, alphas, initial: int) -> np.n
 
 def alpha_trace_independent(mu, uniforms, delay_table, actions, p: pmg.AdaptParams) -> pd.DataFrame:
     """(t, alpha_hat_t, alpha_t, difference) at every round t, recomputed with numpy from the
-    played arms, following docs/decisions.md: the most pulled arm (lowest index on ties) with
-    T_bar >= 2 pulls, D_t = T_bar // 2, d_t = max(1, floor((c/2)^(1/window_alpha) D_t)), both
-    counts over its converted pulls s <= t - D_t, and the lower confidence value of Section 6.3
+    played arms, following docs/decisions/manegueu2020.md#adapt-patient: the most pulled arm
+    (lowest index on ties) with T_bar >= 2 pulls, D_t = T_bar // 2,
+    d_t = max(1, floor((c/2)^(1/window_alpha) D_t)), both counts over its converted pulls
+    s <= t - D_t, and the lower confidence value of Section 6.3
     (or the raw estimate floored at alpha_low, without ``lower_confidence``)."""
     mu = np.asarray(mu, dtype=np.float64)
     horizon, n_arms = uniforms.shape
@@ -521,7 +522,8 @@ def test_alpha_hat_of_the_expected_counts_tends_to_alpha(law_name: str) -> None:
 
 
 def test_default_window_makes_alpha_hat_slow() -> None:
-    """Our default reading (d_t from alpha_low = 0.1, docs/decisions.md) keeps d_t = 1 while
+    """Our default reading (d_t from alpha_low = 0.1,
+    docs/decisions/manegueu2020.md#reading-effect) keeps d_t = 1 while
     (c/2)^10 D_t < 2, i.e. for T_bar < 4 (2/c)^10 = 145,004: on Pareto(0.3) the expected
     alpha_hat then stays well below alpha (by 0.1-0.2), which is why Figure 7's raw estimate is
     biased down at T = 10^4."""

@@ -563,11 +563,11 @@ def _ends(constants: ppb.PhaseConstants, variant: int = 2, law=EXP50, horizon=PA
 
 
 def test_eq7_calibration_of_docs_decisions() -> None:
-    """docs/decisions.md's arithmetic: with E[tau] = 49.5, V = 2499.9 (the floored exponential
-    the algorithms are given), Step 1 of phase 4 (the first phase whose tolerance 2^-4 is below
-    the gap 0.1) ends in [0.75 T, T] for an effective k Delta (E + V) with k in about [1.07, 1.58];
-    the default k = 1.5 puts it at 0.968 T. The reimplementation's 4 (E + 2 V) cannot end phase 3
-    by T."""
+    """The arithmetic of docs/decisions/pikeburke2018.md#eq7-calibration: with E[tau] = 49.5,
+    V = 2499.9 (the floored exponential the algorithms are given), Step 1 of phase 4 (the first
+    phase whose tolerance 2^-4 is below the gap 0.1) ends in [0.75 T, T] for an effective
+    k Delta (E + V) with k in about [1.07, 1.58]; the default k = 1.5 puts it at 0.968 T. The
+    reimplementation's 4 (E + 2 V) cannot end phase 3 by T."""
     assert EXP50.mean == pytest.approx(49.5017, abs=1e-4)
     assert EXP50.variance == pytest.approx(2499.92, abs=1e-2)
     n, step1 = _ends(ppb.PhaseConstants())
