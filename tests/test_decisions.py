@@ -19,8 +19,10 @@ INDEX = "README"
 _ANCHOR = re.compile(r'<a id="([^"]*)"></a>')
 _ANCHOR_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _CITATION = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*decisions/)([\w.-]+?)\.md(?:#([\w-]*))?")
-# the single file the pages replaced: its section names no longer lead anywhere
-_OLD_FILE = re.compile(r"(?<![\w-])decisions\.md\b")
+# the single file the pages replaced: its section names no longer lead anywhere (spelled in two
+# parts here, so that a search of the checkout for the old name finds only real citations)
+OLD = "decisions" + ".md"
+_OLD_FILE = re.compile(rf"(?<![\w-]){re.escape(OLD)}\b")
 _HEADING = re.compile(r"^(#+) ")
 # an entry is a top-level item or a paragraph opening with its bold label
 _ENTRY = re.compile(r'^(?:- )?(<a id="[^"]*"></a>)?\*\*')
@@ -40,7 +42,7 @@ def citation_errors(name: str, text: str, pages: dict[str, set[str]], code: bool
     for number, line in enumerate(text.splitlines(), 1):
         where = f"{name}:{number}"
         if _OLD_FILE.search(line):
-            errors.append(f"{where}: cites decisions.md; cite docs/decisions/<page>.md#<anchor>")
+            errors.append(f"{where}: cites {OLD}; cite docs/decisions/<page>.md#<anchor>")
         for prefix, page, anchor in _CITATION.findall(line):
             cited = f"{prefix}{page}.md" + (f"#{anchor}" if anchor else "")
             if page not in pages:
@@ -139,14 +141,14 @@ def test_a_citation_of_a_missing_anchor_or_page_is_named_with_its_line() -> None
             "fine: docs/decisions/arena.md#ties-odaaf",
             "typo: see docs/decisions/arena.md#ties-odaf.",
             "no page: docs/decisions/arenas.md#ties",
-            "the old file: (docs/" + 'decisions.md, "The arena")',
+            f'the old file: (docs/{OLD}, "The arena")',
         ]
     )
     assert citation_errors("src/x.py", text, _MADE_UP_PAGES, code=True) == [
         "src/x.py:2: docs/decisions/arena.md#ties-odaf: no anchor 'ties-odaf' in"
         " docs/decisions/arena.md",
         "src/x.py:3: docs/decisions/arenas.md#ties: no page docs/decisions/arenas.md",
-        "src/x.py:4: cites decisions.md; cite docs/decisions/<page>.md#<anchor>",
+        f"src/x.py:4: cites {OLD}; cite docs/decisions/<page>.md#<anchor>",
     ]
 
 
