@@ -128,9 +128,10 @@ class Tally:
         """Whether every probe test ran: each test file that marks a probe was collected, and
         every probe collected was reported, none deselected."""
         files = {nodeid.partition("::")[0] for nodeid in self.collected}
+        tests = Path(__file__).parent
         marking = {
-            f"tests/{path.name}"
-            for path in Path(__file__).parent.glob("test_*.py")
+            f"tests/{path.relative_to(tests).as_posix()}"
+            for path in tests.rglob("test_*.py")
             if MARK in path.read_text(encoding="utf-8")
         }
         return marking <= files and not self.deselected and self.collected <= self.reported

@@ -1,5 +1,6 @@
 """Rendered notebooks read the same offline: formulas typeset as MathML when the page is made, and
-a page template that loads nothing from the network (the browser's view: tests/test_browser.py)."""
+a page template that loads nothing from the network (the browser's view:
+tests/workflow/test_browser.py)."""
 
 from __future__ import annotations
 

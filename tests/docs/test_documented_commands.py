@@ -1,6 +1,6 @@
 """Every command the README and docs/ give runs verbatim, at the scale it names: the `snakemake`
 and `delayed-bandits` commands of sh blocks, and those in code spans of prose and tables; and
-`make report` after either scale. Apart from tests/test_docs.py (the text alone), so that the
+`make report` after either scale. Apart from tests/docs/test_docs.py (the text alone), so that the
 workers of `make test` share the dry runs out."""
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ import nbformat
 import pytest
 from tornado.websocket import websocket_connect
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
+
 NOTEBOOKS = ROOT / "notebooks"
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 """Requests to the loopback address bypass any http_proxy."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
+from conftest import CONFIG
 from delayed_bandits import delays
 from delayed_bandits.papers.vernade2017 import claims as c17
 from delayed_bandits.papers.vernade2017 import experiment as e17
@@ -67,10 +67,7 @@ def test_lower_bound_constants() -> None:
 
 
 def _figure1() -> dict:
-    root = Path(__file__).resolve().parents[1]
-    return yaml.safe_load((root / "config" / "config.yaml").read_text())["papers"]["vernade2017"][
-        "fig1"
-    ]
+    return yaml.safe_load(CONFIG.read_text())["papers"]["vernade2017"]["fig1"]
 
 
 def test_censored_lower_bound_on_the_pseudo_regret_scale() -> None:

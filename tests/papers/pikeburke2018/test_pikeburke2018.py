@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import json
 import math
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -37,7 +36,6 @@ from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
 
 PAPER = "pikeburke2018"
-ROOT = Path(__file__).resolve().parents[1]
 VARIANT = {"odaaf": 0, "odaaf-b": 1, "odaaf-v": 2}
 BRIDGED = {"odaaf": False, "odaaf-b": True, "odaaf-v": True}  # Section 5: ODAAF runs without
 

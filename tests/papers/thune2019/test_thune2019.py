@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import smoke_config
+from conftest import ROOT, smoke_config
 from delayed_bandits import algorithms, environment, seeds
 from delayed_bandits import config as cfg
 from delayed_bandits.aggregate import summarise
@@ -39,7 +39,6 @@ from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
 
 PAPER = "thune2019"
-ROOT = Path(__file__).resolve().parents[1]
 E = math.e
 HUGE = 10**9  # a delay no threshold of these tests reaches
 

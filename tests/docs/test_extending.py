@@ -7,17 +7,16 @@ import dataclasses
 import importlib
 import inspect
 import re
-from pathlib import Path
 
 import pytest
 import yaml
 
+from conftest import ROOT
 from delayed_bandits import papers, references
 from delayed_bandits.papers.arena import entrants
 from delayed_bandits.papers.arena import experiment as arena_experiment
 from delayed_bandits.papers.pikeburke2018 import policies as pb_policies
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
 PACKAGE = ROOT / "src" / "delayed_bandits" / "papers"
 BUILT_IN = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file())

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import SMOKE_FILES
+from conftest import CONFIG, SMOKE_FILES
 from delayed_bandits import config as cfg
 from delayed_bandits.environment import checkpoint_grid
 from delayed_bandits.errors import ConfigError
@@ -21,9 +21,8 @@ from delayed_bandits.papers.arena import leaderboard
 from delayed_bandits.papers.arena.entrants import FIELDS, LABELLED, MATCHED, PUBLISHED
 from delayed_bandits.papers.arena.problem import conversions, per_round
 
-REPO = Path(__file__).resolve().parents[1]
 SMOKE = cfg.load(SMOKE_FILES, "arena")["papers"]["arena"]["regret"]
-FULL = cfg.load(REPO / "config" / "config.yaml", "arena")["papers"]["arena"]["regret"]
+FULL = cfg.load(CONFIG, "arena")["papers"]["arena"]["regret"]
 ENTRANTS = {a.id: a for a in arena.ALGORITHMS}
 
 

@@ -25,14 +25,13 @@ from __future__ import annotations
 import copy
 import functools
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
-from conftest import smoke_config
+from conftest import ROOT, smoke_config
 from delayed_bandits import algorithms, config, delays, environment, seeds
 from delayed_bandits.aggregate import summarise
 from delayed_bandits.errors import ConfigError
@@ -43,7 +42,6 @@ from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
 
 PAPER = "manegueu2020"
-ROOT = Path(__file__).resolve().parents[1]
 Z = 5.0  # standard errors allowed in statistical checks
 EPS = 1e-12
 R, N = 0.0, 0.9  # uniforms: a conversion (R < mu) or none (N >= mu), for mu = 0.5

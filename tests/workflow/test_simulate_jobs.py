@@ -25,8 +25,6 @@ from delayed_bandits.outputs import write_parquet
 from delayed_bandits.simulate import run_curves, run_job, run_shard
 from delayed_bandits.tables import BINDING_KEY
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _smoke() -> dict[str, Any]:
     return smoke_config()

@@ -5,7 +5,6 @@ measured numbers."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -13,6 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from conftest import CONFIG
 from delayed_bandits.claims import CHECK, REPRODUCTION
 from delayed_bandits.papers.vernade2017 import claims as c17
 
@@ -23,10 +23,7 @@ Curve = Callable[[str, str, np.ndarray, int], np.ndarray]
 
 
 def _figure(name: str) -> dict:
-    root = Path(__file__).resolve().parents[1]
-    return yaml.safe_load((root / "config" / "config.yaml").read_text())["papers"]["vernade2017"][
-        name
-    ]
+    return yaml.safe_load(CONFIG.read_text())["papers"]["vernade2017"][name]
 
 
 def _runs(fig: dict, curve: Curve, n: int) -> pd.DataFrame:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conftest import ROOT
 from delayed_bandits import config as dbconfig
 from delayed_bandits import papers
 
-ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 DECISIONS = sorted((ROOT / "docs" / "decisions").glob("*.md"))  # linked from its own index

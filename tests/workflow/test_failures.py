@@ -35,7 +35,6 @@ from delayed_bandits.cli import main
 from delayed_bandits.outputs import write_parquet
 from delayed_bandits.tables import BINDING_KEY, sidecar_path
 
-ROOT = Path(__file__).resolve().parents[1]
 FIG = ["--config", str(CONFIG), str(SMOKE), "--paper", "vernade2017", "--figure", "fig2"]
 
 

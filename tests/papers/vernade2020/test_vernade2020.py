@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import SMOKE_FILES, smoke_config
+from conftest import ROOT, SMOKE_FILES, smoke_config
 from delayed_bandits import algorithms, config, delays, environment, seeds
 from delayed_bandits.aggregate import summarise
 from delayed_bandits.claims import CHECK, REPRODUCTION
@@ -42,7 +42,6 @@ from delayed_bandits.simulate import run_shard
 from kernel_check import same_run
 
 PAPER = "vernade2020"
-ROOT = Path(__file__).resolve().parents[1]
 THETA = np.full(5, 1.0 / math.sqrt(5.0))
 
 
