@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, smoke_config, snakemake
-from delayed_bandits import config, kinds
+from delayed_bandits import grid, kinds
 from delayed_bandits.claims import count
 from delayed_bandits.cli import main
 
@@ -55,7 +55,7 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
         ]
         assert (summary.n_runs == cfg["replications"]).all()
         assert summary.t.max() == cfg["horizon"]
-        assert set(summary.setting) == set(config.settings(cfg))
+        assert set(summary.setting) == set(grid.settings(cfg))
         assert set(summary.algorithm) == set(cfg["algorithms"])
         sidecar = json.loads(
             (smoke_run / f"smoke/results/{paper}/{fig}/summary.provenance.json").read_text()

@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from delayed_bandits import algorithms, kinds
 from delayed_bandits import config as cfg
+from delayed_bandits import curves as cv
 from delayed_bandits import papers as registry
 from delayed_bandits.errors import ConfigError, TimeLimitError
 from delayed_bandits.outputs import atomic_path, check_target, write_parquet
@@ -319,7 +320,7 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Mapping[str, Any]]:
     """The config of a figure's command, checked for that figure (the workflow has checked the
     rest), and the figure's own section; ConfigError when the figure is not in it."""
     config = cfg.load(args.config, args.paper, args.override, args.figure)
-    return config, cfg.figure(config, args.paper, args.figure)
+    return config, cv.figure(config, args.paper, args.figure)
 
 
 def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[str, Any]) -> _Given:
@@ -341,7 +342,7 @@ def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[st
     names = ("summary", "ratios", "leaderboard", "events")
     if not any(getattr(args, name, None) for name in names):
         return out  # a figure drawn from the configuration alone: nothing was made by a run
-    curves = cfg.curves(args.paper, args.figure, fig)
+    curves = cv.curves(args.paper, args.figure, fig)
     made_by = provenance.binding(config, args.paper, args.figure, curves)
     if args.summary is not None:
         out["summary"] = tb.read_summary(args.summary, SUMMARY_COLUMNS, made_by, curves)
@@ -502,7 +503,7 @@ def _claims(args: argparse.Namespace) -> None:
         from delayed_bandits import provenance
         from delayed_bandits.aggregate import read_runs
 
-        curves = cfg.curves(args.paper, args.figure, fig)
+        curves = cv.curves(args.paper, args.figure, fig)
         made_by = provenance.binding(config, args.paper, args.figure, curves)
         tables["runs"] = read_runs(args.shards, curves, made_by)
     found = claims.check(args.paper, args.figure, tables, fig)

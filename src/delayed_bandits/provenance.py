@@ -24,8 +24,8 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 import pyarrow.parquet as pq
 
-from delayed_bandits import __version__, seeds, software
-from delayed_bandits import config as cfg
+from delayed_bandits import __version__, grid, seeds, software
+from delayed_bandits import curves as cv
 from delayed_bandits.config import canonical_json, config_hash
 from delayed_bandits.outputs import html_page, write_parquet
 from delayed_bandits.tables import BINDING_KEY, Binding, curve_key
@@ -62,21 +62,21 @@ def curve_specs(
     """Everything the numbers of each curve (setting, algorithm) depend on, by ``curve_key``:
     the seeds' ids (root seed, paper, figure, the setting's ``seed_name``), the setting's horizon,
     the figure's checkpoints, and the algorithm's registry id with the setting config it runs on
-    (``config.resolve``). Not what only splits or places the work (``replications``,
+    (``curves.resolve``). Not what only splits or places the work (``replications``,
     ``shard_size``, ``simulate_jobs``, ``scale``), nor what is drawn from the numbers afterwards
     (captions, claims' thresholds). The workflow reruns a shard when its curves' specs change
     (the rules' ``spec``), and ``binding`` hashes them."""
-    fig = cfg.figure(config, paper, figure)
-    all_settings = cfg.settings(fig)
+    fig = cv.figure(config, paper, figure)
+    all_settings = grid.settings(fig)
     specs = {}
     for setting, algorithm in curves:
-        registry_id, resolved = cfg.resolve(fig, all_settings[setting], algorithm)
+        registry_id, resolved = cv.resolve(fig, all_settings[setting], algorithm)
         specs[curve_key(setting, algorithm)] = {
             "paper": paper,
             "figure": figure,
             "seed": config["seed"],
-            "seed_setting": cfg.seed_name(fig, setting),
-            "horizon": cfg.horizon(fig, all_settings[setting]),
+            "seed_setting": seeds.seed_name(fig, setting),
+            "horizon": grid.horizon(fig, all_settings[setting]),
             "checkpoints": fig["checkpoints"],
             "algorithm": registry_id,
             "setting": resolved,
@@ -91,9 +91,9 @@ def binding(
     curves: Sequence[tuple[str, str]] | None = None,
 ) -> Binding:
     """What the tables of a figure made from ``config`` by these sources record, and what their
-    readers expect: of ``curves``, or every curve of the figure (``config.curves``)."""
+    readers expect: of ``curves``, or every curve of the figure (``curves.curves``)."""
     if curves is None:
-        curves = cfg.curves(paper, figure, cfg.figure(config, paper, figure))
+        curves = cv.curves(paper, figure, cv.figure(config, paper, figure))
     specs = curve_specs(config, paper, figure, curves)
     return Binding(
         int(config["seed"]),
@@ -153,11 +153,11 @@ def seed_record(
     config: Mapping[str, Any], paper: str, figure: str, settings: Sequence[str]
 ) -> dict[str, Any]:
     """The root seed and, per setting, the entropy its replications' seeds extend."""
-    fig = cfg.figure(config, paper, figure)
+    fig = cv.figure(config, paper, figure)
     root = int(config["seed"])
 
     def entry(setting: str) -> dict[str, Any]:
-        seed_setting = cfg.seed_name(fig, setting)
+        seed_setting = seeds.seed_name(fig, setting)
         return {
             "seed_setting": seed_setting,
             "entropy": seeds.setting_entropy(root, paper, figure, seed_setting),
@@ -229,7 +229,7 @@ def build(
             "file_sha256": [hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in config_paths],
             "overrides": dict(overrides or {}),
             "sha256": config_hash(config),
-            "figure_sha256": config_hash(cfg.figure(config, paper, figure)),
+            "figure_sha256": config_hash(cv.figure(config, paper, figure)),
         },
         "seeds": seed_record(config, paper, figure, list(replications)),
         "replications": {s: dict(by_algorithm) for s, by_algorithm in replications.items()},

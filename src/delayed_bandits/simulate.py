@@ -13,8 +13,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import algorithms, environment, seeds
-from delayed_bandits import config as cfg
+from delayed_bandits import algorithms, environment, grid, seeds
+from delayed_bandits import curves as cv
 from delayed_bandits.errors import ConfigError, TimeLimitError
 from delayed_bandits.provenance import canonical_json
 
@@ -135,8 +135,8 @@ def run_job(
     with the replication's policy seed, as it would alone. ``progress`` is called after each
     replication of every setting, with agent-steps counted as horizon x algorithms run."""
     fig = config["papers"][paper][figure]
-    all_settings = cfg.settings(fig)
-    cfg.check_curves(paper, figure, fig, settings, names)
+    all_settings = grid.settings(fig)
+    cv.check_curves(paper, figure, fig, settings, names)
     if not 0 <= first <= last < fig["replications"]:
         raise ConfigError(
             f"--reps {first}-{last}: need 0 <= first <= last < "
@@ -151,7 +151,7 @@ def run_job(
     steps = 0
     for r in range(first, last + 1):
         for job in jobs:
-            env_seed, policy_seed = cfg.replication_seeds(config, paper, figure, job.setting, r)
+            env_seed, policy_seed = seeds.setting_seeds(config, paper, figure, job.setting, r)
             for st, members in job.groups:
                 env = plugin.draw_environment(env_seed, job.horizon, st)
                 for name, algo in members:
@@ -223,7 +223,7 @@ class _Curves:
                 f"no algorithm of {', '.join(names)} applies to setting {setting} "
                 f"of papers.{paper}.{figure} ({reasons})"
             )
-        horizon = cfg.horizon(fig, all_settings[setting])
+        horizon = grid.horizon(fig, all_settings[setting])
         return cls(
             setting,
             [name for name in names if name not in skipped],
@@ -247,7 +247,7 @@ def _groups(
     groups: dict[bytes, Group] = {}
     skipped: dict[str, str] = {}
     for name in names:
-        registry_id, resolved = cfg.resolve(fig, setting_cfg, name)
+        registry_id, resolved = cv.resolve(fig, setting_cfg, name)
         key = canonical_json(resolved)
         if key not in groups:
             groups[key] = (plugin.Setting.from_config(resolved, where), [])

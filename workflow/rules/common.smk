@@ -10,7 +10,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from delayed_bandits import config as dbconfig
+from delayed_bandits import curves as dbcurves
 from delayed_bandits import delays as dbdelays
+from delayed_bandits import grid as dbgrid
 from delayed_bandits import kinds as dbkinds
 from delayed_bandits import layout as dblayout
 from delayed_bandits import papers as dbpapers
@@ -88,14 +90,14 @@ wildcard_constraints:
 
 
 def figure_config(paper, figure):
-    return dbconfig.figure(config, paper, figure)
+    return dbcurves.figure(config, paper, figure)
 
 
 @functools.cache
 def figure_curves(paper, figure):
-    """The figure's (setting, algorithm) pairs that have results (config.curves), worked out once:
+    """The figure's (setting, algorithm) pairs that have results (curves.curves), worked out once:
     unless the figure is per_curve, that builds every setting to ask which algorithms apply."""
-    return dbconfig.curves(paper, figure, figure_config(paper, figure))
+    return dbcurves.curves(paper, figure, figure_config(paper, figure))
 
 
 def job_curves(wildcards):
@@ -137,7 +139,7 @@ def delay_files(wildcards):
     """The files the job's delay laws read (a `sample` law's path): inputs, so that a change of
     the sample reruns the shards that drew from it."""
     fig = figure_config(wildcards.paper, wildcards.figure)
-    all_settings = dbconfig.settings(fig)
+    all_settings = dbgrid.settings(fig)
     names = [wildcards.setting] if "setting" in wildcards.keys() else list(all_settings)
     specs = [all_settings[name].get("delay") for name in names if name in all_settings]
     found = [f for spec in specs if isinstance(spec, dict) for f in dbdelays.files(spec)]
@@ -168,10 +170,10 @@ def hashed(param):
 
 def simulation_request(wildcards):
     """Memory and run time of one shard, from its replication count and the horizons of the
-    curves it runs, one after another (config.job_steps counts them the same way)."""
+    curves it runs, one after another (layout.job_steps counts them the same way)."""
     fig = figure_config(wildcards.paper, wildcards.figure)
-    all_settings = dbconfig.settings(fig)
-    horizons = [dbconfig.horizon(fig, all_settings[s]) for s, _ in job_curves(wildcards)]
+    all_settings = dbgrid.settings(fig)
+    horizons = [dbgrid.horizon(fig, all_settings[s]) for s, _ in job_curves(wildcards)]
     reps = int(wildcards.last) - int(wildcards.first) + 1
     # a job with no curve (asked for by path) has no request of its own: its command says why
     if not horizons:
@@ -191,7 +193,7 @@ def analysis_request(wildcards):
 
 
 def figure_analysis(paper, figure):
-    return dbresources.analysis(dbconfig.recorded_values(figure_config(paper, figure)))
+    return dbresources.analysis(dblayout.recorded_values(figure_config(paper, figure)))
 
 
 def figure_caption(wildcards):
