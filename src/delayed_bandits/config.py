@@ -9,8 +9,6 @@ config fails before any job runs, with a message naming the key and what is allo
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import sys
 from functools import cache
@@ -27,6 +25,7 @@ from delayed_bandits import algorithms, delays, grid, kinds, layout, papers
 from delayed_bandits import curves as cv
 from delayed_bandits import resources as rs
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.tables import config_hash
 from delayed_bandits.yamlio import read_yaml
 
 
@@ -521,17 +520,6 @@ def _computed(config: Mapping[str, Any]) -> dict[str, Any]:
             for paper, figures in papers.items()
         }
     return out
-
-
-def canonical_json(value: Any) -> bytes:
-    """UTF-8 JSON with sorted keys and no spaces: equal configs give equal bytes, whatever the
-    YAML's key order, comments or anchors."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def config_hash(config: Any) -> str:
-    """sha256 (hex) of the canonical JSON of a config, or of any part of it."""
-    return hashlib.sha256(canonical_json(config)).hexdigest()
 
 
 def load(

@@ -26,9 +26,8 @@ import pyarrow.parquet as pq
 
 from delayed_bandits import __version__, grid, seeds, software
 from delayed_bandits import curves as cv
-from delayed_bandits.config import canonical_json, config_hash
 from delayed_bandits.outputs import html_page, write_parquet
-from delayed_bandits.tables import BINDING_KEY, Binding, curve_key
+from delayed_bandits.tables import BINDING_KEY, Binding, canonical_json, config_hash, curve_key
 
 UNKNOWN = "unknown"
 # The key of a shard's parquet key-value metadata that holds its provenance (JSON).
