@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -541,10 +542,10 @@ def test_snakemake_hands_command_line_overrides_to_the_jobs(tmp_path: Path) -> N
     )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
-    assert (
-        "delayed-bandits simulate --config config/config.yaml config/smoke.yaml "
-        """--override '{"seed": 3}' --paper vernade2017"""
-    ) in output
+    command = re.search(r"delayed-bandits simulate --merged (\S+) --paper vernade2017", output)
+    assert command is not None, output
+    merged, made_from = cfg.read_merged(root / command[1])
+    assert made_from["overrides"] == {"seed": 3} and merged["seed"] == 3
     _no_outputs(root)
 
 

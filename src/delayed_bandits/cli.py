@@ -56,15 +56,25 @@ def _override(text: str) -> dict[str, Any]:
     return value
 
 
-def _config_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
+def _config_args(p: argparse.ArgumentParser, merged: bool = False) -> None:
+    """--config and --override; with ``merged``, --merged instead of both (a figure's command,
+    as the workflow runs it)."""
+    given = p.add_mutually_exclusive_group(required=True) if merged else p
+    given.add_argument(
         "--config",
-        required=True,
         nargs="+",
         type=Path,
         help="experiment config files (YAML), each an overlay of those before it, "
         "e.g. config/config.yaml config/smoke.yaml",
+        **({} if merged else {"required": True}),
     )
+    if merged:
+        given.add_argument(
+            "--merged",
+            type=Path,
+            help="the config the workflow merged from its config files and validated when it "
+            "built its jobs (.snakemake/delayed-bandits/config-<hash>.json), read as it is",
+        )
     p.add_argument(
         "--override",
         type=_override,
@@ -74,7 +84,7 @@ def _config_args(p: argparse.ArgumentParser) -> None:
 
 
 def _figure_args(p: argparse.ArgumentParser) -> None:
-    _config_args(p)
+    _config_args(p, merged=True)
     p.add_argument("--paper", required=True, help="paper id, e.g. vernade2017")
     p.add_argument("--figure", required=True, help="figure id, e.g. fig2")
 
@@ -318,9 +328,25 @@ def _parser() -> argparse.ArgumentParser:
 
 def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Mapping[str, Any]]:
     """The config of a figure's command, checked for that figure (the workflow has checked the
-    rest), and the figure's own section; ConfigError when the figure is not in it."""
-    config = cfg.load(args.config, args.paper, args.override, args.figure)
+    rest), and the figure's own section; ConfigError when the figure is not in it. The config is
+    the workflow's, merged once when it built the jobs (--merged), or that of the config files
+    given (--config, --override)."""
+    if args.merged is None:
+        config = cfg.load(args.config, args.paper, args.override, args.figure)
+    else:
+        config = _merged(args)[0]
+        cfg.validate(config, args.paper, args.figure)
     return config, cv.figure(config, args.paper, args.figure)
+
+
+def _merged(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The merged config of --merged and what it was made from (``config.read_merged``)."""
+    if args.override is not None:
+        raise ConfigError(
+            "--override: the merged config (--merged) holds the overrides it was made with; "
+            "give config files (--config) to override values"
+        )
+    return cfg.read_merged(args.merged)
 
 
 def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[str, Any]) -> _Given:
@@ -438,12 +464,12 @@ def _aggregate(args: argparse.Namespace) -> None:
     config, _ = _load(args)
     made_by = provenance.binding(config, args.paper, args.figure)
     raw = read_shards(args.shards, made_by)
+    made_from = cfg.sources(args.config, args.override) if args.merged is None else _merged(args)[1]
     record = provenance.build(
         paper=args.paper,
         figure=args.figure,
         config=config,
-        config_paths=[str(p) for p in args.config],
-        overrides=args.override,
+        made_from=made_from,
         git=provenance.git_state(Path.cwd()),
         replications=provenance.replication_counts(raw),
         shards=[provenance.read_shard_metadata(p) for p in args.shards],

@@ -9,6 +9,8 @@ config fails before any job runs, with a message naming the key and what is allo
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import sys
 from functools import cache
@@ -25,6 +27,7 @@ from delayed_bandits import algorithms, delays, grid, kinds, layout, papers
 from delayed_bandits import curves as cv
 from delayed_bandits import resources as rs
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.outputs import atomic_path
 from delayed_bandits.tables import config_hash
 from delayed_bandits.yamlio import read_yaml
 
@@ -533,3 +536,51 @@ def load(
     config = merged(paths, overrides)
     validate(config, paper, figure)
     return config
+
+
+def sources(
+    paths: str | Path | Sequence[str | Path], overrides: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """What ``merged(paths, overrides)`` is made from, as a summary's provenance records it: the
+    config files in order (``paths``), the sha256 of each file's bytes (``file_sha256``: an overlay
+    outside git is recorded by its content) and the overrides."""
+    files = [str(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    return {
+        "paths": files,
+        "file_sha256": [hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in files],
+        "overrides": dict(overrides or {}),
+    }
+
+
+def write_merged(path: Path, config: Mapping[str, Any], made_from: Mapping[str, Any]) -> None:
+    """Write a merged, validated ``config`` and what it was made from (``sources``) to ``path``,
+    for the workflow's jobs to read (``read_merged``) instead of merging the files again. JSON in
+    the config's own key order: the order of the listed settings is that of the curves, and the
+    first one seeds every setting of a figure with ``shared_draws``. Written atomically, and left
+    as it is when it already holds the same, so that jobs reading it never see it change."""
+    text = json.dumps({"sources": made_from, "config": config}, indent=1, ensure_ascii=False)
+    if path.is_file() and path.read_text(encoding="utf-8") == text + "\n":
+        return
+    with atomic_path(path) as tmp:
+        tmp.write_text(text + "\n", encoding="utf-8")
+
+
+def read_merged(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The config ``write_merged`` wrote to ``path``, and what it was made from (``sources``);
+    ``ConfigError`` naming the file when it is missing or not what ``write_merged`` writes."""
+    if not path.is_file():
+        raise ConfigError(
+            f"merged config {str(path)!r} does not exist; the workflow writes it when it builds "
+            "its jobs (workflow/rules/common.smk): run snakemake again, or give the config files "
+            "with --config"
+        )
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"merged config {str(path)!r} is not JSON: {exc}") from None
+    if not (isinstance(doc, dict) and isinstance(doc.get("config"), dict) and "sources" in doc):
+        raise ConfigError(
+            f"merged config {str(path)!r} must hold a mapping with the keys sources and config "
+            "(config.write_merged)"
+        )
+    return doc["config"], doc["sources"]

@@ -13,7 +13,6 @@ that made the shards and the summary."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 from datetime import datetime
@@ -199,8 +198,7 @@ def build(
     paper: str,
     figure: str,
     config: Mapping[str, Any],
-    config_paths: Sequence[str],
-    overrides: Mapping[str, Any] | None,
+    made_from: Mapping[str, Any],
     git: Mapping[str, Any],
     replications: Mapping[str, Mapping[str, int]],
     shards: Sequence[Mapping[str, Any] | None],
@@ -209,7 +207,8 @@ def build(
     hostname: str,
 ) -> dict[str, Any]:
     """The sidecar of a figure's summary (``tables.write_table`` adds the summary's sha256 and
-    binding): ``replications`` from ``replication_counts``, ``shards`` the shards'
+    binding): ``made_from`` the config's files and overrides (``config.sources``),
+    ``replications`` from ``replication_counts``, ``shards`` the shards'
     ``read_shard_metadata``, ``created`` an aware UTC time."""
     shard = _shard_record(shards)
     return {
@@ -222,11 +221,11 @@ def build(
         "environment": software.environment(),
         "shard_environments": shard_environments(shards),
         "config": {
-            "paths": list(config_paths),
+            "paths": list(made_from["paths"]),
             # the files' own content, in the same order: an overlay outside git (or edited since
             # the commit) is recorded, which git_commit and git_dirty cannot say
-            "file_sha256": [hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in config_paths],
-            "overrides": dict(overrides or {}),
+            "file_sha256": list(made_from["file_sha256"]),
+            "overrides": dict(made_from["overrides"]),
             "sha256": config_hash(config),
             "figure_sha256": config_hash(cv.figure(config, paper, figure)),
         },

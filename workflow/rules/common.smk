@@ -1,4 +1,4 @@
-# Shared helpers: the validated config, wildcard constraints, and the functions that list a
+# Shared helpers: the merged, validated config, wildcard constraints, and the functions that list a
 # figure's shards and the workflow's targets. The rules are in pipeline.smk (every figure's
 # stages), papers.smk (one target per paper) and arena.smk (the arena's own outputs).
 import functools
@@ -19,29 +19,36 @@ from delayed_bandits import papers as dbpapers
 from delayed_bandits import provenance as dbprovenance
 from delayed_bandits import resources as dbresources
 from delayed_bandits import software as dbsoftware
+from delayed_bandits import tables as dbtables
 
-# What every job is told of the config: the files Snakemake merged, in order (config/config.yaml,
-# then each --configfile, an overlay of those before it, e.g. config/smoke.yaml), and the
-# --config KEY=VALUE overrides on top, as JSON. A job merges them the same way
-# (delayed_bandits.config.load) and checks its own figure, so it sees the config validated here.
-# CONFIG is a list of arguments, each quoted where a rule's shell command uses it
-# ({params.config:q}): a config path may hold a space or a shell's $(...).
+# The config, merged here once: the files Snakemake was given, in order (config/config.yaml, then
+# each --configfile, an overlay of those before it, e.g. config/smoke.yaml), with the --config
+# KEY=VALUE overrides on top. Snakemake merges mappings key by key; our merge
+# (delayed_bandits.config.merge) also replaces a tagged mapping whose overlay names another kind
+# (a geometric delay law made Pareto), so the workflow takes that one. It is validated before
+# any job runs, and written to MERGED with the files and overrides it was made from (which a
+# summary's provenance records); every job reads it there (delayed-bandits <command> --merged),
+# so a job runs the config its DAG was built from, not the files as they are when it starts.
+# MERGED is named by the files and overrides, not by their content: a rule's params (a rerun
+# trigger) change with them alone, so an edit reruns only the jobs whose numbers it changes
+# (their spec) or what they show (a plot's caption). Cluster jobs re-parse the workflow (twice
+# per job on SLURM): they read MERGED, which the submitting process wrote and validated.
 CONFIG_FILES = list(
     dict.fromkeys(["config/config.yaml", *map(os.path.relpath, workflow.overwrite_configfiles)])
 )
 CONFIG_OVERRIDES = dict(workflow.config_settings.config)
-CONFIG = CONFIG_FILES + (
-    ["--override", json.dumps(CONFIG_OVERRIDES, sort_keys=True)] if CONFIG_OVERRIDES else []
-)
-# Snakemake merges mappings key by key; our merge (delayed_bandits.config.merge) also replaces a
-# tagged mapping whose overlay names another kind (a geometric delay law made Pareto), so the
-# workflow takes the config the jobs will read. Cluster jobs re-parse the workflow (twice per job
-# on SLURM); the submitting process has already validated it, and validation builds every
-# setting of every paper.
+MERGED_NAME = dbtables.config_hash({"paths": CONFIG_FILES, "overrides": CONFIG_OVERRIDES})[:16]
+MERGED = f".snakemake/delayed-bandits/config-{MERGED_NAME}.json"
+if workflow.remote_exec or workflow.subprocess_exec:
+    MERGED_CONFIG, _ = dbconfig.read_merged(Path(MERGED))
+else:
+    MERGED_CONFIG = dbconfig.merged(CONFIG_FILES, CONFIG_OVERRIDES)
+    dbconfig.validate(MERGED_CONFIG)
+    dbconfig.write_merged(
+        Path(MERGED), MERGED_CONFIG, dbconfig.sources(CONFIG_FILES, CONFIG_OVERRIDES)
+    )
 config.clear()
-config.update(dbconfig.merged(CONFIG_FILES, CONFIG_OVERRIDES))
-if not (workflow.remote_exec or workflow.subprocess_exec):
-    dbconfig.validate(config)
+config.update(MERGED_CONFIG)
 
 # Where this run writes: results/, figures/, reports/, logs/ and benchmarks/ at the top at the
 # paper scale, under <scale>/ at any other (config/smoke.yaml: smoke/), so that a smaller run
