@@ -57,8 +57,8 @@ def _override(text: str) -> dict[str, Any]:
 
 
 def _config_args(p: argparse.ArgumentParser, merged: bool = False) -> None:
-    """--config and --override; with ``merged``, --merged instead of both (a figure's command,
-    as the workflow runs it)."""
+    """--config and --override; with ``merged`` (a figure's command), --merged as the alternative
+    to both, which the workflow gives."""
     given = p.add_mutually_exclusive_group(required=True) if merged else p
     given.add_argument(
         "--config",
@@ -66,7 +66,7 @@ def _config_args(p: argparse.ArgumentParser, merged: bool = False) -> None:
         type=Path,
         help="experiment config files (YAML), each an overlay of those before it, "
         "e.g. config/config.yaml config/smoke.yaml",
-        **({} if merged else {"required": True}),
+        required=not merged,
     )
     if merged:
         given.add_argument(
