@@ -26,7 +26,7 @@ import pytest
 
 from conftest import smoke_config
 from delayed_bandits import aggregate, claims, kinds, kindtype, provenance, seeds
-from delayed_bandits import config as cfg
+from delayed_bandits import curves as cv
 from delayed_bandits.tables import read_events
 
 SMOKE = smoke_config()
@@ -126,7 +126,7 @@ def _read_runs(results: Path, paper: str, figure: str) -> Runs:
     command reads them."""
     where = results / paper / figure
     shards = sorted(p for p in where.rglob("rep*.parquet") if ".events." not in p.name)
-    curves = cfg.curves(paper, figure, cfg.figure(SMOKE, paper, figure))
+    curves = cv.curves(paper, figure, cv.figure(SMOKE, paper, figure))
     made_by = provenance.binding(SMOKE, paper, figure, curves)
     events = [read_events(p, made_by) for p in sorted(where.rglob("rep*.events.parquet"))]
     return aggregate.read_runs(shards, curves, made_by), (
@@ -138,7 +138,7 @@ def _claims(
     runs: pd.DataFrame, events: pd.DataFrame, paper: str, figure: str
 ) -> list[claims.Claim]:
     """The figure's claims from these runs."""
-    fig = cfg.figure(SMOKE, paper, figure)
+    fig = cv.figure(SMOKE, paper, figure)
     tables = {"summary": aggregate.summarise(runs)}
     tables |= {name: MAKE[name](runs, fig, paper, figure) for name in kinds.tables(fig)}
     if kinds.reads_runs(fig):
@@ -154,7 +154,7 @@ AS_RUN = "as run"
 def outcomes(results: Path, paper: str, figure: str) -> dict[str, list[claims.Claim]]:
     """A figure's claims from the runs under ``results`` (``AS_RUN``) and from each perturbation
     of them its checker can read, by perturbation (only ``AS_RUN`` for a figure with no runs)."""
-    fig = cfg.figure(SMOKE, paper, figure)
+    fig = cv.figure(SMOKE, paper, figure)
     if not kinds.simulated(fig):
         return {AS_RUN: claims.check(paper, figure, {}, fig)}
     runs, events = _read_runs(results, paper, figure)

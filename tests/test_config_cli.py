@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,8 +20,9 @@ import pytest
 import yaml
 
 from conftest import CONFIG, SMOKE, SMOKE_FILES, smoke_config
-from delayed_bandits import algorithms, kinds
+from delayed_bandits import algorithms, grid, kinds, layout
 from delayed_bandits import config as cfg
+from delayed_bandits import curves as cv
 from delayed_bandits.cli import main
 from delayed_bandits.delays import KINDS
 from delayed_bandits.errors import ConfigError
@@ -107,7 +109,7 @@ def test_smoke_shards_split_every_figure() -> None:
     smoke = _smoke()
     for fig in smoke["papers"][PAPER].values():
         # More than one shard per (setting, algorithm), so the smoke run exercises aggregation.
-        assert len(cfg.shards(fig["replications"], smoke["shard_size"])) >= 2
+        assert len(layout.shards(fig["replications"], smoke["shard_size"])) >= 2
 
 
 # --------------------------------------------------------------------------------------------
@@ -262,8 +264,8 @@ def test_validate_rejects_with_key_and_allowed_values(name: str) -> None:
 
 def test_only_runs_a_subset_with_the_full_figures_settings() -> None:
     fig = _smoke()["papers"]["arena"]["regret"]
-    every = cfg.settings(fig)
-    low = cfg.settings({**fig, "only": ["low_large", "uniform-K3-large"]})
+    every = grid.settings(fig)
+    low = grid.settings({**fig, "only": ["low_large", "uniform-K3-large"]})
     assert set(low) == {s for s in every if s.endswith("-low_large")} | {"uniform-K3-large"}
     assert all(low[s] == every[s] for s in low)  # the same settings, so the same seeds and numbers
 
@@ -303,16 +305,16 @@ def test_load_rejects_missing_invalid_and_non_mapping_files(tmp_path: Path) -> N
 
 def test_figure_lookup_lists_what_the_config_has() -> None:
     config = _smoke()
-    assert cfg.figure(config, PAPER, "fig2") is _fig(config, "fig2")
+    assert cv.figure(config, PAPER, "fig2") is _fig(config, "fig2")
     with pytest.raises(ConfigError, match="'nobody2020'.*vernade2017"):
-        cfg.figure(config, "nobody2020", "fig1")
+        cv.figure(config, "nobody2020", "fig1")
     with pytest.raises(ConfigError, match="'fig9'.*fig1, fig2, fig3"):
-        cfg.figure(config, PAPER, "fig9")
+        cv.figure(config, PAPER, "fig9")
 
 
 @pytest.mark.parametrize("replications,size", [(1, 1), (6, 3), (7, 3), (200, 50), (5, 10)])
 def test_shards_cover_every_replication_once(replications: int, size: int) -> None:
-    ranges = cfg.shards(replications, size)
+    ranges = layout.shards(replications, size)
     covered = [r for a, b in ranges for r in range(a, b + 1)]
     assert covered == list(range(replications))
     assert all(0 <= a <= b and b - a + 1 <= size for a, b in ranges)
@@ -540,10 +542,10 @@ def test_snakemake_hands_command_line_overrides_to_the_jobs(tmp_path: Path) -> N
     )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
-    assert (
-        "delayed-bandits simulate --config config/config.yaml config/smoke.yaml "
-        """--override '{"seed": 3}' --paper vernade2017"""
-    ) in output
+    command = re.search(r"delayed-bandits simulate --merged (\S+) --paper vernade2017", output)
+    assert command is not None, output
+    merged, made_from = cfg.read_merged(root / command[1])
+    assert made_from["overrides"] == {"seed": 3} and merged["seed"] == 3
     _no_outputs(root)
 
 

@@ -15,7 +15,7 @@ import pytest
 from matplotlib.text import Text
 
 from conftest import smoke_config
-from delayed_bandits import config, delays, kinds, plotting
+from delayed_bandits import delays, grid, kinds, plotting
 from delayed_bandits.style import apply_theme, reader
 
 matplotlib.use("Agg")
@@ -53,8 +53,8 @@ def synthetic_tables(fig: dict) -> dict[str, pd.DataFrame]:
     """A summary (every setting and curve, 10 checkpoints, curves far apart), the ratios over the
     figure's baseline, and Adapt-Patient's trace events, shaped as the workflow's."""
     summary, ratios, events = [], [], []
-    for name, scfg in config.settings(fig).items():
-        horizon = config.horizon(fig, scfg)
+    for name, scfg in grid.settings(fig).items():
+        horizon = grid.horizon(fig, scfg)
         t = np.unique(np.linspace(horizon / 10, horizon, 10).astype(int))
         for i, alg in enumerate(fig.get("algorithms", [])):
             mean = 3.0 * (i + 1) * np.sqrt(t)

@@ -46,11 +46,23 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     (
         "model and tables",
-        ("delays", "environment", "indices", "queues", "references", "tables", "aggregate"),
+        (
+            "delays",
+            "environment",
+            "indices",
+            "queues",
+            "references",
+            "tables",
+            "aggregate",
+            "grid",
+        ),
     ),
     ("registry", ("papers", "papers.*")),
-    ("registry lookups", ("kinds", "algorithms", "resources", "seeds", "claims")),
-    ("config", ("config", "provenance", "layout")),
+    (
+        "registry lookups",
+        ("kinds", "algorithms", "resources", "seeds", "claims", "curves", "layout"),
+    ),
+    ("config", ("config", "provenance")),
     ("papers' modules", ("papers.*.*",)),
     ("commands", ("simulate", "plotting", "bench", "render", "verify", "verdicts", "cli")),
 ]

@@ -18,7 +18,7 @@ import yaml
 
 from conftest import BIN, CONFIG, SMOKE, arena_draw, copy_workflow, plugin, smoke_config
 from delayed_bandits import config as cfg
-from delayed_bandits import delays, provenance, tables
+from delayed_bandits import delays, grid, provenance, tables
 from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena.entrants import from_policy
@@ -641,7 +641,7 @@ def _simulate_entrant(tmp_path: Path, env: dict[str, str], limit: int) -> tuple[
         "papers": {"arena": {"regret": {"algorithms": ["stuck", "uniform"]}}},
     }
     probe = _overlay(tmp_path, overlay)
-    setting = next(iter(cfg.settings(smoke_config()["papers"]["arena"]["regret"])))
+    setting = next(iter(grid.settings(smoke_config()["papers"]["arena"]["regret"])))
     out = tmp_path / "out" / "rep0-0.parquet"
     args = [f"{BIN}/delayed-bandits", "simulate", "--config", str(CONFIG), str(SMOKE), str(probe)]
     args += ["--paper", "arena", "--figure", "regret", "--setting", setting]

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from delayed_bandits import config as cfg
-from delayed_bandits import kinds, papers, resources
+from delayed_bandits import curves as cv
+from delayed_bandits import grid, kinds, layout, papers, resources
 from delayed_bandits.errors import ConfigError
 
 
@@ -44,7 +45,7 @@ def test_auto_shard_size_is_the_fewest_even_shards_within_the_target() -> None:
     # 200 runs whose estimate is 2.2 targets: 3 shards of 67, the last of 66
     horizon = int(2.2 * resources.AUTO_SHARD_SECONDS * rate / 200)
     assert resources.auto_shard_size("manegueu2020", horizon, 200) == 67
-    assert cfg.shards(200, 67) == [(0, 66), (67, 133), (134, 199)]
+    assert layout.shards(200, 67) == [(0, 66), (67, 133), (134, 199)]
     # within the target: one shard holds every replication
     assert resources.auto_shard_size("manegueu2020", 1000, 200) == 200
     # a single replication longer than the target still gets a shard
@@ -76,21 +77,23 @@ def test_shard_size_auto_counts_the_curves_a_job_runs() -> None:
     steps = {"per_curve": 10**5, "per_setting": 3 * 10**5, "per_figure": 3 * (10**5 + 10**3)}
     for kind, expected in steps.items():
         cfg_fig = {**fig, "simulate_jobs": kind}
-        assert cfg.job_steps(cfg_fig) == expected, kind
-        assert cfg.shard_size(
+        assert layout.job_steps(cfg_fig) == expected, kind
+        assert layout.shard_size(
             {"shard_size": "auto"}, "manegueu2020", cfg_fig
         ) == resources.auto_shard_size("manegueu2020", expected, 200)
-    assert cfg.simulate_jobs(fig) == "per_figure"
+    assert cv.simulate_jobs(fig) == "per_figure"
 
 
 def test_shard_size_auto_asks_the_resource_model_and_a_figure_may_override() -> None:
     fig = {"horizon": 10**5, "replications": 200, "algorithms": ["a"], "settings": {"s": {}}}
     expected = resources.auto_shard_size("manegueu2020", 10**5, 200)
-    assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020", fig) == expected
-    assert cfg.shard_size({"shard_size": "auto"}, "manegueu2020", {**fig, "shard_size": 30}) == 30
-    assert cfg.shard_size({"shard_size": 50}, "manegueu2020", fig) == 50
+    assert layout.shard_size({"shard_size": "auto"}, "manegueu2020", fig) == expected
     assert (
-        cfg.shard_size({"shard_size": 50}, "manegueu2020", {**fig, "shard_size": "auto"})
+        layout.shard_size({"shard_size": "auto"}, "manegueu2020", {**fig, "shard_size": 30}) == 30
+    )
+    assert layout.shard_size({"shard_size": 50}, "manegueu2020", fig) == 50
+    assert (
+        layout.shard_size({"shard_size": 50}, "manegueu2020", {**fig, "shard_size": "auto"})
         == expected
     )
 
@@ -102,9 +105,9 @@ def test_paper_scale_jobs_fit_short_queues(root) -> None:
         for fig in figures.values():
             if not kinds.simulated(fig):
                 continue
-            size = cfg.shard_size(config, paper, fig)
-            horizon = max(cfg.horizon(fig, s) for s in cfg.settings(fig).values())
-            request = resources.simulation(paper, horizon, size, cfg.job_steps(fig))
+            size = layout.shard_size(config, paper, fig)
+            horizon = max(grid.horizon(fig, s) for s in grid.settings(fig).values())
+            request = resources.simulation(paper, horizon, size, layout.job_steps(fig))
             assert request.mem_mb <= 2048 and request.runtime <= 60, (paper, request)
 
 
@@ -113,11 +116,11 @@ def test_jobs_reading_a_figure_ask_for_its_recorded_values(root) -> None:
     1,646 MB and 75 s (Snakemake's benchmarks of that run): the request covers both with room,
     while a figure drawn from the config alone keeps the base request."""
     full = cfg.load([root / "config/config.yaml", root / "config/arena-full.yaml"])
-    fig = cfg.figure(full, "arena", "regret")
-    values = cfg.recorded_values(fig)
+    fig = cv.figure(full, "arena", "regret")
+    values = layout.recorded_values(fig)
     assert values == 80 * 112 * 28 * 50
     request = resources.analysis(values)
     assert request.mem_mb >= 1.5 * 1927 and request.runtime * 60 >= 3 * 82
     assert resources.analysis(0) == resources.analysis() == resources.Request(1024, 5)
     density = next(f for p in full["papers"].values() for f in p.values() if not kinds.simulated(f))
-    assert cfg.recorded_values(density) == 0
+    assert layout.recorded_values(density) == 0

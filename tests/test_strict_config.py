@@ -22,7 +22,7 @@ import yaml
 
 from conftest import BIN, CONFIG, SMOKE, copy_workflow, smoke_config
 from delayed_bandits import config as cfg
-from delayed_bandits import provenance, resources, yamlio
+from delayed_bandits import grid, provenance, resources, yamlio
 from delayed_bandits.cli import main
 
 SMOKE_CONFIG = smoke_config()
@@ -169,7 +169,7 @@ def test_recorded_values_beyond_the_memory_are_refused(tmp_path: Path, capsys) -
     """Many replications of a short horizon: cheap to simulate in few jobs, but the jobs that read
     the figure's tables would hold more values than the machine has memory for."""
     fig = SMOKE_CONFIG["papers"]["vernade2017"]["fig2"]
-    curves = len(cfg.settings(fig)) * len(fig["algorithms"])
+    curves = len(grid.settings(fig)) * len(fig["algorithms"])
     values = resources.physical_memory_mb() * 1_000_000 // resources.BYTES_PER_VALUE
     reps = values // (curves * fig["checkpoints"]) + 1
     code, err, _ = _validate(capsys, tmp_path, _fig2(replications=reps, shard_size="auto"))
@@ -353,8 +353,7 @@ def test_provenance_records_each_config_files_sha256(tmp_path: Path) -> None:
         paper="vernade2017",
         figure="fig2",
         config=SMOKE_CONFIG,
-        config_paths=paths,
-        overrides=None,
+        made_from=cfg.sources(paths),
         git={"git_commit": "unknown", "git_dirty": False},
         replications={},
         shards=[],

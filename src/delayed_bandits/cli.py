@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from delayed_bandits import algorithms, kinds
 from delayed_bandits import config as cfg
+from delayed_bandits import curves as cv
 from delayed_bandits import papers as registry
 from delayed_bandits.errors import ConfigError, TimeLimitError
 from delayed_bandits.outputs import atomic_path, check_target, write_parquet
@@ -55,15 +56,25 @@ def _override(text: str) -> dict[str, Any]:
     return value
 
 
-def _config_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
+def _config_args(p: argparse.ArgumentParser, merged: bool = False) -> None:
+    """--config and --override; with ``merged`` (a figure's command), --merged as the alternative
+    to both, which the workflow gives."""
+    given = p.add_mutually_exclusive_group(required=True) if merged else p
+    given.add_argument(
         "--config",
-        required=True,
         nargs="+",
         type=Path,
         help="experiment config files (YAML), each an overlay of those before it, "
         "e.g. config/config.yaml config/smoke.yaml",
+        required=not merged,
     )
+    if merged:
+        given.add_argument(
+            "--merged",
+            type=Path,
+            help="the config the workflow merged from its config files and validated when it "
+            "built its jobs (.snakemake/delayed-bandits/config-<hash>.json), read as it is",
+        )
     p.add_argument(
         "--override",
         type=_override,
@@ -73,7 +84,7 @@ def _config_args(p: argparse.ArgumentParser) -> None:
 
 
 def _figure_args(p: argparse.ArgumentParser) -> None:
-    _config_args(p)
+    _config_args(p, merged=True)
     p.add_argument("--paper", required=True, help="paper id, e.g. vernade2017")
     p.add_argument("--figure", required=True, help="figure id, e.g. fig2")
 
@@ -317,9 +328,25 @@ def _parser() -> argparse.ArgumentParser:
 
 def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Mapping[str, Any]]:
     """The config of a figure's command, checked for that figure (the workflow has checked the
-    rest), and the figure's own section; ConfigError when the figure is not in it."""
-    config = cfg.load(args.config, args.paper, args.override, args.figure)
-    return config, cfg.figure(config, args.paper, args.figure)
+    rest), and the figure's own section; ConfigError when the figure is not in it. The config is
+    the workflow's, merged once when it built the jobs (--merged), or that of the config files
+    given (--config, --override)."""
+    if args.merged is None:
+        config = cfg.load(args.config, args.paper, args.override, args.figure)
+    else:
+        config = _merged(args)[0]
+        cfg.validate(config, args.paper, args.figure)
+    return config, cv.figure(config, args.paper, args.figure)
+
+
+def _merged(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The merged config of --merged and what it was made from (``config.read_merged``)."""
+    if args.override is not None:
+        raise ConfigError(
+            "--override: the merged config (--merged) holds the overrides it was made with; "
+            "give config files (--config) to override values"
+        )
+    return cfg.read_merged(args.merged)
 
 
 def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[str, Any]) -> _Given:
@@ -341,7 +368,7 @@ def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[st
     names = ("summary", "ratios", "leaderboard", "events")
     if not any(getattr(args, name, None) for name in names):
         return out  # a figure drawn from the configuration alone: nothing was made by a run
-    curves = cfg.curves(args.paper, args.figure, fig)
+    curves = cv.curves(args.paper, args.figure, fig)
     made_by = provenance.binding(config, args.paper, args.figure, curves)
     if args.summary is not None:
         out["summary"] = tb.read_summary(args.summary, SUMMARY_COLUMNS, made_by, curves)
@@ -437,12 +464,12 @@ def _aggregate(args: argparse.Namespace) -> None:
     config, _ = _load(args)
     made_by = provenance.binding(config, args.paper, args.figure)
     raw = read_shards(args.shards, made_by)
+    made_from = cfg.sources(args.config, args.override) if args.merged is None else _merged(args)[1]
     record = provenance.build(
         paper=args.paper,
         figure=args.figure,
         config=config,
-        config_paths=[str(p) for p in args.config],
-        overrides=args.override,
+        made_from=made_from,
         git=provenance.git_state(Path.cwd()),
         replications=provenance.replication_counts(raw),
         shards=[provenance.read_shard_metadata(p) for p in args.shards],
@@ -502,7 +529,7 @@ def _claims(args: argparse.Namespace) -> None:
         from delayed_bandits import provenance
         from delayed_bandits.aggregate import read_runs
 
-        curves = cfg.curves(args.paper, args.figure, fig)
+        curves = cv.curves(args.paper, args.figure, fig)
         made_by = provenance.binding(config, args.paper, args.figure, curves)
         tables["runs"] = read_runs(args.shards, curves, made_by)
     found = claims.check(args.paper, args.figure, tables, fig)

@@ -1,5 +1,8 @@
-"""Loading and checking experiment configs against ``data/schemas/config.schema.yaml``, which
-refers to one schema per paper (``papers/<paper>/schema.yaml``).
+"""Loading experiment configs (YAML files, each an overlay of those before it) and checking them
+against ``data/schemas/config.schema.yaml``, which refers to one schema per paper
+(``papers/<paper>/schema.yaml``), and against what a schema cannot say. What a figure's config
+describes is read elsewhere: its settings in ``grid``, its curves in ``curves``, its shards in
+``layout``, its seeds in ``seeds``.
 
 The workflow (``workflow/rules/common.smk``) and the CLI call the same ``validate``, so a bad
 config fails before any job runs, with a message naming the key and what is allowed."""
@@ -7,7 +10,6 @@ config fails before any job runs, with a message naming the key and what is allo
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import math
 import sys
@@ -17,15 +19,16 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Mapping, Sequence
 
-import numpy as np
 import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from delayed_bandits import delays, kinds, papers, seeds
+from delayed_bandits import algorithms, delays, grid, kinds, layout, papers
+from delayed_bandits import curves as cv
 from delayed_bandits import resources as rs
-from delayed_bandits.algorithms import Algorithm, experiment, get
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.outputs import atomic_path
+from delayed_bandits.tables import config_hash
 from delayed_bandits.yamlio import read_yaml
 
 
@@ -99,7 +102,7 @@ def _paper_schema(paper: papers.Paper, name: str, with_algorithms: bool) -> dict
     )["enum"] = names
     if with_algorithms:
         ids = [a.id for a in paper.experiment().ALGORITHMS]
-        if "variants" in props:  # ids of variants are allowed too, and checked by ``curve``
+        if "variants" in props:  # ids of variants are allowed too, and checked by ``curves.curve``
             # a paper may narrow the algorithms a variant can vary (tests/test_registry.py checks
             # its list against the registry)
             variant = props["variants"]["additionalProperties"]["properties"]["algorithm"]
@@ -240,15 +243,15 @@ def _check_figure(
     where = f"papers.{paper}.{figure}"
     _check_simulation_keys(fig, where)
     _check_grid(paper, fig, where)
-    check_only(fig, where)
+    grid.check_only(fig, where)
     if kinds.simulated(fig):
         _check_horizons(fig, where)
         _check_resources(config, paper, fig, where)
-    for setting, raw in (settings(fig) if kinds.simulated(fig) else {}).items():
+    for setting, raw in (grid.settings(fig) if kinds.simulated(fig) else {}).items():
         for algorithm in fig["algorithms"]:
             _check_curve(paper, fig, raw, algorithm, f"{where}.settings.{setting}", where)
     # figure-level keys a paper adds (e.g. a band drawn across variants)
-    check_figure = getattr(experiment(paper), "check_figure", None)
+    check_figure = getattr(algorithms.experiment(paper), "check_figure", None)
     if check_figure is not None:
         check_figure(fig, where)
 
@@ -261,9 +264,9 @@ def _check_curve(
     where: str,
     figure_key: str,
 ) -> None:
-    algo, built = curve(paper, fig, raw, algorithm, where)
+    algo, built = cv.curve(paper, fig, raw, algorithm, where)
     reason = algo.applies(built)
-    if reason and simulate_jobs(fig) == "per_curve":
+    if reason and cv.simulate_jobs(fig) == "per_curve":
         raise ConfigError(
             f"config key '{where}': algorithm {algorithm} does not apply ({reason}); "
             f"{figure_key} has simulate_jobs: per_curve, which runs every curve: remove the "
@@ -288,20 +291,20 @@ def _check_horizons(fig: Mapping[str, Any], where: str) -> None:
     """A setting's own horizon is at most its figure's (the largest T the figure shows), and the
     figure asks for no more checkpoints than its shortest setting has rounds (they would be
     dropped without a word)."""
-    all_settings = settings(fig)
-    for name, raw in all_settings.items():
+    selected = grid.selected(fig)
+    for point, raw in selected.items():
         if raw.get("horizon", fig["horizon"]) > fig["horizon"]:
             raise ConfigError(
-                f"config key '{where}.settings.{listed_setting(fig, name)}.horizon': "
+                f"config key '{where}.settings.{point.listed}.horizon': "
                 f"{raw['horizon']} is above the figure's horizon {fig['horizon']} "
                 f"({where}.horizon, the largest T the figure shows); raise that or lower this"
             )
-    shortest = min(all_settings, key=lambda name: horizon(fig, all_settings[name]))
-    rounds = horizon(fig, all_settings[shortest])
+    shortest = min(selected, key=lambda point: grid.horizon(fig, selected[point]))
+    rounds = grid.horizon(fig, selected[shortest])
     if fig["checkpoints"] > rounds:
         raise ConfigError(
             f"config key '{where}.checkpoints': {fig['checkpoints']} checkpoints, but setting "
-            f"{shortest} runs {rounds} rounds; allowed: 1 to {rounds}"
+            f"{shortest.id} runs {rounds} rounds; allowed: 1 to {rounds}"
         )
 
 
@@ -314,9 +317,9 @@ def _check_resources(
     must take at most ``resources.MAX_FIGURE_CPU_HOURS`` and ``resources.MAX_JOBS`` jobs; and
     the jobs that read its tables hold every recorded value, which must fit the memory too."""
     available = rs.physical_memory_mb()
-    all_settings = settings(fig)
+    all_settings = grid.settings(fig)
     sizes = {
-        name: (horizon(fig, raw), arms(paper, fig, raw, f"{where}.settings.{name}"))
+        name: (grid.horizon(fig, raw), arms(paper, fig, raw, f"{where}.settings.{name}"))
         for name, raw in all_settings.items()
     }
     for name, (rounds, k) in sizes.items():
@@ -343,19 +346,19 @@ def _check_resources(
             "replications, settings or rounds"
         )
     groups = {"per_figure": 1, "per_setting": len(all_settings)}.get(
-        simulate_jobs(fig), len(all_settings) * len(fig["algorithms"])
+        cv.simulate_jobs(fig), len(all_settings) * len(fig["algorithms"])
     )
-    n_jobs = groups * len(shards(replications, shard_size(config, paper, fig)))
+    n_jobs = groups * len(layout.shards(replications, layout.shard_size(config, paper, fig)))
     if n_jobs > rs.MAX_JOBS:
         raise ConfigError(
             f"config key '{where}.replications': {replications:,} replications make {n_jobs:,} "
             f"simulation jobs, more than the cap of {rs.MAX_JOBS:,} (resources.MAX_JOBS); use "
             "fewer replications or a larger shard_size (or auto)"
         )
-    reading = rs.analysis(recorded_values(fig))
+    reading = rs.analysis(layout.recorded_values(fig))
     if reading.mem_mb > available:
         raise ConfigError(
-            f"config key '{where}.replications': {recorded_values(fig):,} recorded values "
+            f"config key '{where}.replications': {layout.recorded_values(fig):,} recorded values "
             f"(replications x curves x checkpoints) need about {reading.mem_mb:,} MB in the jobs "
             f"that read them, more than this machine's {available:,} MB "
             "(src/delayed_bandits/resources.py); use fewer replications or checkpoints"
@@ -365,7 +368,7 @@ def _check_resources(
 def arms(paper: str, fig: Mapping[str, Any], raw: Mapping[str, Any], where: str) -> int:
     """K of a setting, as its built setting says (``Setting.n_arms``; 1 for a plug-in's setting
     that does not say), for the resource model."""
-    _, built = curve(paper, fig, raw, fig["algorithms"][0], where)
+    _, built = cv.curve(paper, fig, raw, fig["algorithms"][0], where)
     return int(getattr(built, "n_arms", 1))
 
 
@@ -386,6 +389,44 @@ def _check_simulation_keys(fig: Mapping[str, Any], where: str) -> None:
             f"from the configuration alone and runs no simulation; remove "
             f"{', '.join(present)}"
         )
+
+
+def _check_grid(paper: str, fig: Mapping[str, Any], where: str) -> None:
+    """A grid axis has one name per value, distinct names, and, when its key is a list, one
+    entry per key in every value (zip would otherwise drop the extra values silently); each value
+    is what the paper's schema allows for the setting key it sets (the grid's own schema says
+    only "a number": ``n_arms: 2.5`` would otherwise run as 2)."""
+    for i, axis in enumerate(fig.get("grid") or ()):
+        here = f"{where}.grid.{i}"
+        if len(axis["names"]) != len(axis["values"]) or len(set(axis["names"])) < len(
+            axis["names"]
+        ):
+            raise ConfigError(
+                f"{here}.names: need one distinct name per value ({len(axis['values'])} values), "
+                f"got {axis['names']}"
+            )
+        keys = axis["key"]
+        arity = len(keys) if isinstance(keys, list) else 0
+        for value in axis["values"]:
+            if (len(value) if isinstance(value, list) else 0) != arity:
+                raise ConfigError(
+                    f"{here}.values: {value!r} does not match key {keys!r}; allowed: "
+                    + (f"a list of {arity} numbers" if arity else "a number")
+                )
+        for j, value in enumerate(axis["values"]):
+            for key, item in grid.axis_values(axis, value).items():
+                setting_key = (
+                    f"{SCHEMA_ID}{paper}.schema.yaml#/properties/settings/additionalProperties"
+                    f"/properties/{key}"
+                )
+                error = jsonschema.exceptions.best_match(
+                    _validator((paper,), {"$ref": setting_key}).iter_errors(item)
+                )
+                if error is not None:
+                    raise ConfigError(
+                        f"config key '{here}.values.{j}': {error.message} (the value of the "
+                        f"setting key {key}, papers.{paper}.<figure>.settings.<setting>.{key})"
+                    )
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -484,17 +525,6 @@ def _computed(config: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def canonical_json(value: Any) -> bytes:
-    """UTF-8 JSON with sorted keys and no spaces: equal configs give equal bytes, whatever the
-    YAML's key order, comments or anchors."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def config_hash(config: Any) -> str:
-    """sha256 (hex) of the canonical JSON of a config, or of any part of it."""
-    return hashlib.sha256(canonical_json(config)).hexdigest()
-
-
 def load(
     paths: str | Path | Sequence[str | Path],
     paper: str | None = None,
@@ -508,272 +538,49 @@ def load(
     return config
 
 
-def figure(config: Mapping[str, Any], paper: str, fig: str) -> Mapping[str, Any]:
-    """The experiment of one figure; the error lists the figures the config has."""
-    papers = config["papers"]
-    if paper not in papers:
-        raise ConfigError(f"paper {paper!r} is not in the config; it has {', '.join(papers)}")
-    if fig not in papers[paper]:
-        raise ConfigError(
-            f"figure {fig!r} is not in papers.{paper}; it has {', '.join(papers[paper])}"
-        )
-    return papers[paper][fig]
-
-
-def shard_size(config: Mapping[str, Any], paper: str, fig: Mapping[str, Any]) -> int:
-    """Replications per job: the figure's own ``shard_size`` or the global one; ``auto`` asks the
-    resource model (``resources.auto_shard_size``) for the fewest jobs of bounded length."""
-    size = fig.get("shard_size", config["shard_size"])
-    if size == "auto":
-        return rs.auto_shard_size(paper, job_steps(fig), int(fig["replications"]))
-    return int(size)
-
-
-JOB_KINDS = ("per_figure", "per_setting", "per_curve")
-
-
-def simulate_jobs(fig: Mapping[str, Any]) -> str:
-    """What one simulation job of the figure runs (one of ``JOB_KINDS``): ``per_figure`` (every
-    curve of the figure, the default: the fewest jobs), ``per_setting`` (every algorithm on one
-    setting) or ``per_curve`` (one algorithm on one setting)."""
-    return str(fig.get("simulate_jobs", JOB_KINDS[0]))
-
-
-def job_steps(fig: Mapping[str, Any]) -> int:
-    """Agent-steps of one replication in the figure's largest simulation job: the horizons of the
-    curves it may run (every algorithm counts, whether or not it applies)."""
-    horizons = [horizon(fig, s) for s in settings(fig).values()]
-    kind, algorithms = simulate_jobs(fig), len(fig["algorithms"])
-    if kind == "per_curve":
-        return max(horizons)
-    if kind == "per_setting":
-        return max(horizons) * algorithms
-    return sum(horizons) * algorithms
-
-
-def curve(
-    paper: str, fig: Mapping[str, Any], setting_cfg: Mapping[str, Any], algorithm: str, where: str
-) -> tuple[Algorithm, Any]:
-    """The registry entry and the built setting (the plug-in's ``Setting``) of one curve;
-    ``where`` is the config key that a bad setting's error names."""
-    registry_id, merged = resolve(fig, setting_cfg, algorithm)
-    return get(paper, registry_id), experiment(paper).Setting.from_config(merged, where)
-
-
-def recorded_values(fig: Mapping[str, Any]) -> int:
-    """How many regret values a simulated figure records (every run of every curve at every
-    checkpoint, counting every (setting, algorithm) pair, so an upper bound): what a job reading
-    all its shards holds (``resources.analysis``); 0 for a figure drawn from the config alone."""
-    if not kinds.simulated(fig):
-        return 0
-    n_curves = len(settings(fig)) * len(fig["algorithms"])
-    return int(fig["replications"]) * n_curves * int(fig["checkpoints"])
-
-
-def curves(paper: str, figure: str, fig: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(setting, algorithm) of every curve of the figure that has results, settings first. In a
-    ``per_curve`` figure that is every pair (``validate`` refuses an algorithm that does not
-    apply, so nothing is built here); otherwise, the pairs whose algorithm applies to the setting
-    (``Algorithm.applies``)."""
-    all_settings = settings(fig)
-    pairs = [(s, a) for s in all_settings for a in fig["algorithms"]]
-    if simulate_jobs(fig) == "per_curve":
-        return pairs
-    kept = []
-    for s, a in pairs:
-        algo, built = curve(paper, fig, all_settings[s], a, f"papers.{paper}.{figure}.settings.{s}")
-        if not algo.applies(built):
-            kept.append((s, a))
-    return kept
-
-
-def resolve(
-    fig: Mapping[str, Any], setting_cfg: Mapping[str, Any], algorithm: str
-) -> tuple[str, dict[str, Any]]:
-    """(registry id, setting config) of a curve. A figure's ``variants`` name parameterisations of
-    a registry algorithm ({algorithm, label, ...}); their other keys override the setting's."""
-    variant = fig.get("variants", {}).get(algorithm)
-    if variant is None:
-        return algorithm, dict(setting_cfg)
-    params = {k: v for k, v in variant.items() if k not in ("algorithm", "label")}
-    return variant["algorithm"], {**setting_cfg, **params}
-
-
-def shards(replications: int, shard_size: int) -> list[tuple[int, int]]:
-    """Replication ranges (first, last), both inclusive, of at most ``shard_size`` runs."""
-    return [(a, min(a + shard_size, replications) - 1) for a in range(0, replications, shard_size)]
-
-
-def settings(fig: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The figure's settings by id. A ``sweep`` ({key, values}) repeats every listed setting once
-    per value, with ``key`` set to it, under the id ``<setting>-<index>``. A ``grid`` (a list of
-    {key, values, names}: a list, so that a smoke config's grid replaces the full one rather than
-    being merged into it) repeats it once per combination of values, under
-    ``<setting>-<name>-<name>...``."""
-    sweep, grid = fig.get("sweep"), fig.get("grid")
-    if sweep:
-        return {
-            f"{name}-{i:02d}": {**cfg, sweep["key"]: value}
-            for name, cfg in fig["settings"].items()
-            for i, value in enumerate(sweep["values"])
-        }
-    if grid:
-        axes = [list(zip(axis["names"], axis["values"])) for axis in grid]
-        expanded = {
-            "-".join([name, *(part for part, _ in combo)]): {
-                **cfg,
-                **{
-                    key: value
-                    for axis, (_, value) in zip(grid, combo)
-                    for key, value in _axis_values(axis, value).items()
-                },
-            }
-            for name, cfg in fig["settings"].items()
-            for combo in itertools.product(*axes)
-        }
-    else:
-        expanded = {name: dict(cfg) for name, cfg in fig["settings"].items()}
-    only = fig.get("only")
-    if not only:
-        return expanded
+def sources(
+    paths: str | Path | Sequence[str | Path], overrides: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """What ``merged(paths, overrides)`` is made from, as a summary's provenance records it: the
+    config files in order (``paths``), the sha256 of each file's bytes (``file_sha256``: an overlay
+    outside git is recorded by its content) and the overrides."""
+    files = [str(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
     return {
-        sid: cfg
-        for sid, cfg in expanded.items()
-        if sid in only or listed_setting(fig, sid) in only or _grid_names(fig, sid) & set(only)
+        "paths": files,
+        "file_sha256": [hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in files],
+        "overrides": dict(overrides or {}),
     }
 
 
-def _axis_values(axis: Mapping[str, Any], value: Any) -> dict[str, Any]:
-    """The setting keys one grid value sets: ``{key: value}``, or, for an axis whose ``key`` is a
-    list (values that move together, e.g. a base rate and its gaps), one entry per key."""
-    keys = axis["key"]
-    return dict(zip(keys, value)) if isinstance(keys, list) else {keys: value}
-
-
-def _grid_names(fig: Mapping[str, Any], setting: str) -> set[str]:
-    """The names of the grid values a grid setting id carries (none without a grid)."""
-    return set(setting.split("-")[-len(fig["grid"]) :]) if fig.get("grid") else set()
-
-
-def _check_grid(paper: str, fig: Mapping[str, Any], where: str) -> None:
-    """A grid axis has one name per value, distinct names, and, when its key is a list, one
-    entry per key in every value (zip would otherwise drop the extra values silently); each value
-    is what the paper's schema allows for the setting key it sets (the grid's own schema says
-    only "a number": ``n_arms: 2.5`` would otherwise run as 2)."""
-    for i, axis in enumerate(fig.get("grid") or ()):
-        here = f"{where}.grid.{i}"
-        if len(axis["names"]) != len(axis["values"]) or len(set(axis["names"])) < len(
-            axis["names"]
-        ):
-            raise ConfigError(
-                f"{here}.names: need one distinct name per value ({len(axis['values'])} values), "
-                f"got {axis['names']}"
-            )
-        keys = axis["key"]
-        arity = len(keys) if isinstance(keys, list) else 0
-        for value in axis["values"]:
-            if (len(value) if isinstance(value, list) else 0) != arity:
-                raise ConfigError(
-                    f"{here}.values: {value!r} does not match key {keys!r}; allowed: "
-                    + (f"a list of {arity} numbers" if arity else "a number")
-                )
-        for j, value in enumerate(axis["values"]):
-            for key, item in _axis_values(axis, value).items():
-                setting_key = (
-                    f"{SCHEMA_ID}{paper}.schema.yaml#/properties/settings/additionalProperties"
-                    f"/properties/{key}"
-                )
-                error = jsonschema.exceptions.best_match(
-                    _validator((paper,), {"$ref": setting_key}).iter_errors(item)
-                )
-                if error is not None:
-                    raise ConfigError(
-                        f"config key '{here}.values.{j}': {error.message} (the value of the "
-                        f"setting key {key}, papers.{paper}.<figure>.settings.<setting>.{key})"
-                    )
-
-
-def check_only(fig: Mapping[str, Any], where: str) -> None:
-    """``only`` (an overlay's subset of a figure's settings): each entry names a setting id, a
-    listed setting or a grid value's name, and together they leave at least one setting."""
-    only = fig.get("only")
-    if not only:
+def write_merged(path: Path, config: Mapping[str, Any], made_from: Mapping[str, Any]) -> None:
+    """Write a merged, validated ``config`` and what it was made from (``sources``) to ``path``,
+    for the workflow's jobs to read (``read_merged``) instead of merging the files again. JSON in
+    the config's own key order: the order of the listed settings is that of the curves, and the
+    first one seeds every setting of a figure with ``shared_draws``. Written atomically, and left
+    as it is when it already holds the same, so that jobs reading it never see it change."""
+    text = json.dumps({"sources": made_from, "config": config}, indent=1, ensure_ascii=False)
+    if path.is_file() and path.read_text(encoding="utf-8") == text + "\n":
         return
-    all_settings = settings({**fig, "only": None})
-    known = set(all_settings) | {listed_setting(fig, s) for s in all_settings}
-    known |= {name for s in all_settings for name in _grid_names(fig, s)}
-    unknown = [entry for entry in only if entry not in known]
-    if unknown:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text + "\n", encoding="utf-8")
+
+
+def read_merged(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The config ``write_merged`` wrote to ``path``, and what it was made from (``sources``);
+    ``ConfigError`` naming the file when it is missing or not what ``write_merged`` writes."""
+    if not path.is_file():
         raise ConfigError(
-            f"{where}.only: no setting of the figure is named {', '.join(map(repr, unknown))}; "
-            f"allowed: a setting id, a listed setting ({', '.join(fig['settings'])}) or a grid "
-            f"value's name ({', '.join(sorted(known - set(all_settings) - set(fig['settings'])))})"
+            f"merged config {str(path)!r} does not exist; the workflow writes it when it builds "
+            "its jobs (workflow/rules/common.smk): run snakemake again, or give the config files "
+            "with --config"
         )
-
-
-def listed_setting(fig: Mapping[str, Any], setting: str) -> str:
-    """The id of the listed setting that a sweep or grid setting repeats (``setting`` itself when
-    the figure has neither)."""
-    if fig.get("sweep"):
-        return setting.rsplit("-", 1)[0]
-    if fig.get("grid"):
-        return setting.rsplit("-", len(fig["grid"]))[0]
-    return setting
-
-
-def seed_name(fig: Mapping[str, Any], setting: str) -> str:
-    """The setting id the environment's seed uses. A sweep of an algorithm's parameter
-    (``sweep.environment: false``) keeps the listed setting's id, so every value of the sweep faces
-    the same draws (paired comparison along the sweep); ``shared_draws`` gives every setting the
-    first listed setting's id (common random numbers across settings)."""
-    if fig.get("shared_draws", False):
-        return next(iter(fig["settings"]))
-    sweep = fig.get("sweep")
-    if sweep and not sweep.get("environment", True):
-        return listed_setting(fig, setting)
-    return setting
-
-
-def replication_seeds(
-    config: Mapping[str, Any], paper: str, figure: str, setting: str, replication: int
-) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
-    """(environment, policy) seed sequences of a replication of one of the figure's settings:
-    ``seeds.replication_seeds`` under the setting's ``seed_name``. The simulation and the replay
-    of a run both draw from these."""
-    fig = config["papers"][paper][figure]
-    return seeds.replication_seeds(
-        config["seed"], paper, figure, seed_name(fig, setting), replication
-    )
-
-
-def check_curves(
-    paper: str, figure: str, fig: Mapping[str, Any], given: Sequence[str], names: Sequence[str]
-) -> None:
-    """The ``--setting`` values (``given``) and ``--algorithm`` values (``names``) of a command:
-    each one of the figure's, none twice; the error names the bad one and the allowed."""
-    for what, values, allowed, key in (
-        ("--setting", given, settings(fig), "settings"),
-        ("--algorithm", names, fig["algorithms"], "algorithms"),
-    ):
-        for name in values:
-            if name not in allowed:
-                raise ConfigError(
-                    f"{what} {name!r} is not one of {', '.join(allowed)} "
-                    f"(papers.{paper}.{figure}.{key})"
-                )
-        twice = sorted({name for name in values if list(values).count(name) > 1})
-        if twice:
-            raise ConfigError(f"{what} {', '.join(twice)} given more than once")
-
-
-def horizon(fig: Mapping[str, Any], setting_cfg: Mapping[str, Any]) -> int:
-    """T of a setting: its own ``horizon`` if it has one, else the figure's."""
-    return int(setting_cfg.get("horizon", fig["horizon"]))
-
-
-def label(paper: str, fig: Mapping[str, Any], algorithm: str) -> str:
-    """The name a curve carries on figures: its variant's label, else the paper's name for it."""
-    variant = fig.get("variants", {}).get(algorithm)
-    if variant is not None:
-        return str(variant.get("label", algorithm))
-    return get(paper, algorithm).label
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"merged config {str(path)!r} is not JSON: {exc}") from None
+    if not (isinstance(doc, dict) and isinstance(doc.get("config"), dict) and "sources" in doc):
+        raise ConfigError(
+            f"merged config {str(path)!r} must hold a mapping with the keys sources and config "
+            "(config.write_merged)"
+        )
+    return doc["config"], doc["sources"]

@@ -1,7 +1,8 @@
-"""Where a run of a config puts its results: the paths of a figure's shards and tables, and every
-file a whole run (``snakemake``, rule ``all``) makes under results/, figures/ and reports/. The
-workflow lists its jobs' inputs from here (workflow/rules/common.smk) and ``delayed-bandits
-verify`` checks a run is complete against it, so the two cannot disagree.
+"""How a run of a config splits a figure's replications into shards and where it puts its
+results: the shards' ranges and sizes, the paths of a figure's shards and tables, and every file a
+whole run (``snakemake``, rule ``all``) makes under results/, figures/ and reports/. The workflow
+lists its jobs' inputs from here (workflow/rules/common.smk) and ``delayed-bandits verify`` checks
+a run is complete against it, so the two cannot disagree.
 
 Paths are relative to the run's directory (the top of the repository at the paper scale,
 ``<scale>/`` at another: ``config.output_prefix``)."""
@@ -11,9 +12,46 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from delayed_bandits import config as cfg
-from delayed_bandits import kinds, papers
+from delayed_bandits import curves as cv
+from delayed_bandits import grid, kinds, papers
+from delayed_bandits import resources as rs
 from delayed_bandits.tables import sidecar_path
+
+
+def shards(replications: int, shard_size: int) -> list[tuple[int, int]]:
+    """Replication ranges (first, last), both inclusive, of at most ``shard_size`` runs."""
+    return [(a, min(a + shard_size, replications) - 1) for a in range(0, replications, shard_size)]
+
+
+def shard_size(config: Mapping[str, Any], paper: str, fig: Mapping[str, Any]) -> int:
+    """Replications per job: the figure's own ``shard_size`` or the global one; ``auto`` asks the
+    resource model (``resources.auto_shard_size``) for the fewest jobs of bounded length."""
+    size = fig.get("shard_size", config["shard_size"])
+    if size == "auto":
+        return rs.auto_shard_size(paper, job_steps(fig), int(fig["replications"]))
+    return int(size)
+
+
+def job_steps(fig: Mapping[str, Any]) -> int:
+    """Agent-steps of one replication in the figure's largest simulation job: the horizons of the
+    curves it may run (every algorithm counts, whether or not it applies)."""
+    horizons = [grid.horizon(fig, s) for s in grid.settings(fig).values()]
+    kind, algorithms = cv.simulate_jobs(fig), len(fig["algorithms"])
+    if kind == "per_curve":
+        return max(horizons)
+    if kind == "per_setting":
+        return max(horizons) * algorithms
+    return sum(horizons) * algorithms
+
+
+def recorded_values(fig: Mapping[str, Any]) -> int:
+    """How many regret values a simulated figure records (every run of every curve at every
+    checkpoint, counting every (setting, algorithm) pair, so an upper bound): what a job reading
+    all its shards holds (``resources.analysis``); 0 for a figure drawn from the config alone."""
+    if not kinds.simulated(fig):
+        return 0
+    n_curves = len(grid.settings(fig)) * len(fig["algorithms"])
+    return int(fig["replications"]) * n_curves * int(fig["checkpoints"])
 
 
 def shard_paths(
@@ -26,14 +64,14 @@ def shard_paths(
     """A figure's shards: rep<a>-<b> (per_figure, the default), <setting>/rep<a>-<b> per setting
     that has a curve (per_setting), or <setting>/<algorithm>/rep<a>-<b> per curve (per_curve);
     none for a figure drawn from the configuration alone. ``suffix``: ``events.parquet`` for the
-    side tables beside them; ``curves``: the figure's ``config.curves``, when the caller has them
+    side tables beside them; ``curves``: the figure's ``curves.curves``, when the caller has them
     (working them out builds every setting)."""
-    fig = cfg.figure(config, paper, figure)
+    fig = cv.figure(config, paper, figure)
     if not kinds.simulated(fig):
         return []
     if curves is None:
-        curves = cfg.curves(paper, figure, fig)
-    kind = cfg.simulate_jobs(fig)
+        curves = cv.curves(paper, figure, fig)
+    kind = cv.simulate_jobs(fig)
     if kind == "per_figure":
         jobs = [""]
     elif kind == "per_setting":
@@ -43,14 +81,14 @@ def shard_paths(
     return [
         f"results/{paper}/{figure}/{job}rep{a}-{b}.{suffix}"
         for job in jobs
-        for a, b in cfg.shards(fig["replications"], cfg.shard_size(config, paper, fig))
+        for a, b in shards(fig["replications"], shard_size(config, paper, fig))
     ]
 
 
 def figure_tables(config: Mapping[str, Any], paper: str, figure: str) -> dict[str, str]:
     """The summary, and the tables the figure's kind reads besides (kinds.Kind.tables), by name;
     none for a figure drawn from the configuration alone."""
-    fig = cfg.figure(config, paper, figure)
+    fig = cv.figure(config, paper, figure)
     if not kinds.simulated(fig):
         return {}
     return {

@@ -20,11 +20,12 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from delayed_bandits import (  # noqa: E402
     algorithms,
-    config,
     delays,
+    grid,
     kinds,  # noqa: E402
     papers,
 )
+from delayed_bandits import curves as cv  # noqa: E402
 from delayed_bandits.errors import ConfigError  # noqa: E402
 from delayed_bandits.kinds import GENERIC  # noqa: E402
 from delayed_bandits.outputs import atomic_path  # noqa: E402
@@ -246,9 +247,9 @@ def regret_figure(
     panel's title says so; where the scale of some curves crushes others that a closer look
     separates, a zoom on those follows the panel."""
     summary = tables["summary"]
-    all_settings = config.settings(fig_cfg)
+    all_settings = grid.settings(fig_cfg)
     names = list(fig_cfg["algorithms"])
-    labels = {alg: config.label(paper, fig_cfg, alg) for alg in names}
+    labels = {alg: cv.label(paper, fig_cfg, alg) for alg in names}
     styles = curve_styles(fig_cfg)
     panels = []  # (setting, curves, zoom range)
     for name in all_settings:

@@ -13,7 +13,6 @@ that made the shards and the summary."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 from datetime import datetime
@@ -24,11 +23,10 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 import pyarrow.parquet as pq
 
-from delayed_bandits import __version__, seeds, software
-from delayed_bandits import config as cfg
-from delayed_bandits.config import canonical_json, config_hash
+from delayed_bandits import __version__, grid, seeds, software
+from delayed_bandits import curves as cv
 from delayed_bandits.outputs import html_page, write_parquet
-from delayed_bandits.tables import BINDING_KEY, Binding, curve_key
+from delayed_bandits.tables import BINDING_KEY, Binding, canonical_json, config_hash, curve_key
 
 UNKNOWN = "unknown"
 # The key of a shard's parquet key-value metadata that holds its provenance (JSON).
@@ -62,21 +60,21 @@ def curve_specs(
     """Everything the numbers of each curve (setting, algorithm) depend on, by ``curve_key``:
     the seeds' ids (root seed, paper, figure, the setting's ``seed_name``), the setting's horizon,
     the figure's checkpoints, and the algorithm's registry id with the setting config it runs on
-    (``config.resolve``). Not what only splits or places the work (``replications``,
+    (``curves.resolve``). Not what only splits or places the work (``replications``,
     ``shard_size``, ``simulate_jobs``, ``scale``), nor what is drawn from the numbers afterwards
     (captions, claims' thresholds). The workflow reruns a shard when its curves' specs change
     (the rules' ``spec``), and ``binding`` hashes them."""
-    fig = cfg.figure(config, paper, figure)
-    all_settings = cfg.settings(fig)
+    fig = cv.figure(config, paper, figure)
+    all_settings = grid.settings(fig)
     specs = {}
     for setting, algorithm in curves:
-        registry_id, resolved = cfg.resolve(fig, all_settings[setting], algorithm)
+        registry_id, resolved = cv.resolve(fig, all_settings[setting], algorithm)
         specs[curve_key(setting, algorithm)] = {
             "paper": paper,
             "figure": figure,
             "seed": config["seed"],
-            "seed_setting": cfg.seed_name(fig, setting),
-            "horizon": cfg.horizon(fig, all_settings[setting]),
+            "seed_setting": seeds.seed_name(fig, setting),
+            "horizon": grid.horizon(fig, all_settings[setting]),
             "checkpoints": fig["checkpoints"],
             "algorithm": registry_id,
             "setting": resolved,
@@ -91,9 +89,9 @@ def binding(
     curves: Sequence[tuple[str, str]] | None = None,
 ) -> Binding:
     """What the tables of a figure made from ``config`` by these sources record, and what their
-    readers expect: of ``curves``, or every curve of the figure (``config.curves``)."""
+    readers expect: of ``curves``, or every curve of the figure (``curves.curves``)."""
     if curves is None:
-        curves = cfg.curves(paper, figure, cfg.figure(config, paper, figure))
+        curves = cv.curves(paper, figure, cv.figure(config, paper, figure))
     specs = curve_specs(config, paper, figure, curves)
     return Binding(
         int(config["seed"]),
@@ -153,11 +151,11 @@ def seed_record(
     config: Mapping[str, Any], paper: str, figure: str, settings: Sequence[str]
 ) -> dict[str, Any]:
     """The root seed and, per setting, the entropy its replications' seeds extend."""
-    fig = cfg.figure(config, paper, figure)
+    fig = cv.figure(config, paper, figure)
     root = int(config["seed"])
 
     def entry(setting: str) -> dict[str, Any]:
-        seed_setting = cfg.seed_name(fig, setting)
+        seed_setting = seeds.seed_name(fig, setting)
         return {
             "seed_setting": seed_setting,
             "entropy": seeds.setting_entropy(root, paper, figure, seed_setting),
@@ -200,8 +198,7 @@ def build(
     paper: str,
     figure: str,
     config: Mapping[str, Any],
-    config_paths: Sequence[str],
-    overrides: Mapping[str, Any] | None,
+    made_from: Mapping[str, Any],
     git: Mapping[str, Any],
     replications: Mapping[str, Mapping[str, int]],
     shards: Sequence[Mapping[str, Any] | None],
@@ -210,7 +207,8 @@ def build(
     hostname: str,
 ) -> dict[str, Any]:
     """The sidecar of a figure's summary (``tables.write_table`` adds the summary's sha256 and
-    binding): ``replications`` from ``replication_counts``, ``shards`` the shards'
+    binding): ``made_from`` the config's files and overrides (``config.sources``),
+    ``replications`` from ``replication_counts``, ``shards`` the shards'
     ``read_shard_metadata``, ``created`` an aware UTC time."""
     shard = _shard_record(shards)
     return {
@@ -223,13 +221,13 @@ def build(
         "environment": software.environment(),
         "shard_environments": shard_environments(shards),
         "config": {
-            "paths": list(config_paths),
+            "paths": list(made_from["paths"]),
             # the files' own content, in the same order: an overlay outside git (or edited since
             # the commit) is recorded, which git_commit and git_dirty cannot say
-            "file_sha256": [hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in config_paths],
-            "overrides": dict(overrides or {}),
+            "file_sha256": list(made_from["file_sha256"]),
+            "overrides": dict(made_from["overrides"]),
             "sha256": config_hash(config),
-            "figure_sha256": config_hash(cfg.figure(config, paper, figure)),
+            "figure_sha256": config_hash(cv.figure(config, paper, figure)),
         },
         "seeds": seed_record(config, paper, figure, list(replications)),
         "replications": {s: dict(by_algorithm) for s, by_algorithm in replications.items()},

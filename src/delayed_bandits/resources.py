@@ -102,7 +102,7 @@ def cpu_hours(paper: str, replications: int, curves: Sequence[tuple[int, int]]) 
 
 def auto_shard_size(paper: str, steps: int, replications: int) -> int:
     """Replications per shard for ``shard_size: auto``, for a job of ``steps`` agent-steps per
-    replication (``config.job_steps``): the fewest shards whose estimated run time is at most
+    replication (``layout.job_steps``): the fewest shards whose estimated run time is at most
     ``AUTO_SHARD_SECONDS`` each at the paper's typical rate, sized evenly
     (e.g. 200 runs that take 130 s become 3 shards of 67)."""
     seconds = _seconds(paper, steps, replications, typical=True)
@@ -113,7 +113,7 @@ def auto_shard_size(paper: str, steps: int, replications: int) -> int:
 def analysis(values: int = 0) -> Request:
     """Request of the jobs that read a figure's tables: summaries, ratios, leaderboards,
     claims and plots, which hold the figure's ``values`` recorded values at once
-    (``config.recorded_values``). At paper scale the largest of the papers' took 12 s (a
+    (``layout.recorded_values``). At paper scale the largest of the papers' took 12 s (a
     Pike-Burke et al. plot) and 413 MB (Thune et al.'s plot, which evaluates the regret bounds);
     the arena's full run (12.5 M values) peaked at 1.9 GB in its summary and 1.6 GB in its
     leaderboard, about 130 bytes a value, asked for as ``BYTES_PER_VALUE``."""

@@ -10,10 +10,11 @@ number.
 from __future__ import annotations
 
 import hashlib
+from typing import Any, Mapping
 
 import numpy as np
 
-from delayed_bandits import papers
+from delayed_bandits import grid, papers
 
 
 def paper_id(paper: str) -> int:
@@ -41,6 +42,29 @@ def replication_seeds(
     )
     env, policy = root.spawn(2)
     return env, policy
+
+
+def seed_name(fig: Mapping[str, Any], setting: str) -> str:
+    """The setting id the environment's seed uses. A sweep of an algorithm's parameter
+    (``sweep.environment: false``) keeps the listed setting's id, so every value of the sweep faces
+    the same draws (paired comparison along the sweep); ``shared_draws`` gives every setting the
+    first listed setting's id (common random numbers across settings)."""
+    if fig.get("shared_draws", False):
+        return next(iter(fig["settings"]))
+    sweep = fig.get("sweep")
+    if sweep and not sweep.get("environment", True):
+        return grid.point(fig, setting).listed
+    return setting
+
+
+def setting_seeds(
+    config: Mapping[str, Any], paper: str, figure: str, setting: str, replication: int
+) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
+    """(environment, policy) seed sequences of a replication of one of the figure's settings:
+    ``replication_seeds`` under the config's root seed and the setting's ``seed_name``. The
+    simulation and the replay of a run both draw from these."""
+    fig = config["papers"][paper][figure]
+    return replication_seeds(config["seed"], paper, figure, seed_name(fig, setting), replication)
 
 
 def as_int(seed: np.random.SeedSequence) -> int:

@@ -13,10 +13,10 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import algorithms, environment, seeds
-from delayed_bandits import config as cfg
+from delayed_bandits import algorithms, environment, provenance, seeds
+from delayed_bandits import curves as cv
 from delayed_bandits.errors import ConfigError, TimeLimitError
-from delayed_bandits.provenance import canonical_json
+from delayed_bandits.tables import canonical_json, curve_key
 
 TIME_LIMIT_S = 3600
 """A simulation job's time limit when the config sets none (key ``simulation_time_limit``): about
@@ -132,18 +132,22 @@ def run_job(
 
     A replication draws its environment once per distinct setting config among the algorithms (a
     variant may change the setting), and every algorithm with that config runs on that draw,
-    with the replication's policy seed, as it would alone. ``progress`` is called after each
-    replication of every setting, with agent-steps counted as horizon x algorithms run."""
+    with the replication's policy seed, as it would alone. Everything a curve's numbers depend on
+    is read from its spec (``provenance.curve_specs``), the one whose hash its shard records.
+    ``progress`` is called after each replication of every setting, with agent-steps counted as
+    horizon x algorithms run."""
     fig = config["papers"][paper][figure]
-    all_settings = cfg.settings(fig)
-    cfg.check_curves(paper, figure, fig, settings, names)
+    cv.check_curves(paper, figure, fig, settings, names)
     if not 0 <= first <= last < fig["replications"]:
         raise ConfigError(
             f"--reps {first}-{last}: need 0 <= first <= last < "
             f"{fig['replications']} (papers.{paper}.{figure}.replications)"
         )
     plugin = algorithms.experiment(paper)
-    jobs = [_Curves.of(paper, figure, fig, all_settings, s, names) for s in settings]
+    specs = provenance.curve_specs(config, paper, figure, [(s, n) for s in settings for n in names])
+    jobs = [
+        _Curves.of(paper, figure, s, {n: specs[curve_key(s, n)] for n in names}) for s in settings
+    ]
     frames: dict[tuple[str, str], list[pd.DataFrame]] = {
         (job.setting, name): [] for job in jobs for name in job.ran
     }
@@ -151,7 +155,9 @@ def run_job(
     steps = 0
     for r in range(first, last + 1):
         for job in jobs:
-            env_seed, policy_seed = cfg.replication_seeds(config, paper, figure, job.setting, r)
+            env_seed, policy_seed = seeds.replication_seeds(
+                job.seed, paper, figure, job.seed_setting, r
+            )
             for st, members in job.groups:
                 env = plugin.draw_environment(env_seed, job.horizon, st)
                 for name, algo in members:
@@ -196,62 +202,56 @@ def run_job(
 @dataclass(frozen=True)
 class _Curves:
     """What a job runs on one setting: the algorithms that apply (``ran``), grouped by the
-    setting config they run on, with the setting's horizon and checkpoints."""
+    setting config they run on, with the setting's horizon and checkpoints, and the root seed
+    and setting id its seeds derive from (``seeds.replication_seeds``)."""
 
     setting: str
     ran: list[str]
     groups: list[Group]
     horizon: int
     checkpoints: np.ndarray
+    seed: int
+    seed_setting: str
 
     @classmethod
     def of(
-        cls,
-        paper: str,
-        figure: str,
-        fig: Mapping[str, Any],
-        all_settings: Mapping[str, Mapping[str, Any]],
-        setting: str,
-        names: Sequence[str],
+        cls, paper: str, figure: str, setting: str, specs: Mapping[str, Mapping[str, Any]]
     ) -> _Curves:
-        groups, skipped = _groups(
-            paper, fig, all_settings[setting], names, f"{paper}.{figure}.{setting}"
-        )
-        if len(skipped) == len(names):
+        """The curves of ``specs`` (each algorithm's spec on ``setting``, by algorithm); every
+        spec of one setting has the same horizon, checkpoints and seeds."""
+        groups, skipped = _groups(paper, specs, f"{paper}.{figure}.{setting}")
+        if len(skipped) == len(specs):
             reasons = "; ".join(f"{name}: {why}" for name, why in skipped.items())
             raise ConfigError(
-                f"no algorithm of {', '.join(names)} applies to setting {setting} "
+                f"no algorithm of {', '.join(specs)} applies to setting {setting} "
                 f"of papers.{paper}.{figure} ({reasons})"
             )
-        horizon = cfg.horizon(fig, all_settings[setting])
+        spec = next(iter(specs.values()))
         return cls(
             setting,
-            [name for name in names if name not in skipped],
+            [name for name in specs if name not in skipped],
             groups,
-            horizon,
-            environment.checkpoint_grid(horizon, int(fig["checkpoints"])),
+            spec["horizon"],
+            environment.checkpoint_grid(spec["horizon"], int(spec["checkpoints"])),
+            spec["seed"],
+            spec["seed_setting"],
         )
 
 
 def _groups(
-    paper: str,
-    fig: Mapping[str, Any],
-    setting_cfg: Mapping[str, Any],
-    names: Sequence[str],
-    where: str,
+    paper: str, specs: Mapping[str, Mapping[str, Any]], where: str
 ) -> tuple[list[Group], dict[str, str]]:
-    """The algorithms of ``names`` that apply to the setting, grouped by their resolved setting
-    config (canonical JSON, so equal configs share a group whatever their key order), in the
-    order of their first member; and why each of the others does not apply."""
+    """The algorithms of ``specs`` (by name) that apply to the setting, grouped by the setting
+    config they run on (canonical JSON, so equal configs share a group whatever their key
+    order), in the order of their first member; and why each of the others does not apply."""
     plugin = algorithms.experiment(paper)
     groups: dict[bytes, Group] = {}
     skipped: dict[str, str] = {}
-    for name in names:
-        registry_id, resolved = cfg.resolve(fig, setting_cfg, name)
-        key = canonical_json(resolved)
+    for name, spec in specs.items():
+        key = canonical_json(spec["setting"])
         if key not in groups:
-            groups[key] = (plugin.Setting.from_config(resolved, where), [])
-        algo = algorithms.get(paper, registry_id)
+            groups[key] = (plugin.Setting.from_config(spec["setting"], where), [])
+        algo = algorithms.get(paper, spec["algorithm"])
         reason = algo.applies(groups[key][0])
         if reason:
             skipped[name] = reason

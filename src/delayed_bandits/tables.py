@@ -98,6 +98,17 @@ class Binding:
         return Binding(self.seed, self.source_sha256, {c: self.curves[c] for c in curves})
 
 
+def canonical_json(value: Any) -> bytes:
+    """UTF-8 JSON with sorted keys and no spaces: equal configs give equal bytes, whatever the
+    YAML's key order, comments or anchors."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def config_hash(config: Any) -> str:
+    """sha256 (hex) of the canonical JSON of a config, or of any part of it."""
+    return hashlib.sha256(canonical_json(config)).hexdigest()
+
+
 def curve_key(setting: str, algorithm: str) -> str:
     return f"{setting}/{algorithm}"
 

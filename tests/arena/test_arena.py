@@ -13,6 +13,8 @@ import pytest
 
 from conftest import CONFIG, SMOKE_FILES
 from delayed_bandits import config as cfg
+from delayed_bandits import curves as cv
+from delayed_bandits import grid, seeds
 from delayed_bandits.environment import checkpoint_grid
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena import claims as arena_claims
@@ -27,7 +29,7 @@ ENTRANTS = {a.id: a for a in arena.ALGORITHMS}
 
 
 def _setting(name: str) -> arena.Setting:
-    return arena.Setting.from_config(cfg.settings(SMOKE)[name], name)
+    return arena.Setting.from_config(grid.settings(SMOKE)[name], name)
 
 
 @pytest.mark.parametrize(
@@ -79,7 +81,7 @@ def test_block_scheduled_methods_no_longer_depend_on_the_arm_order() -> None:
     first block outlasts T = 2000, so its regret is set by where the best arm is: 0 when first,
     gap x T otherwise. With the best arm always last every replication had gap x T, SE 0; drawn
     per replication, the cell's mean is gap x T x (K - 1) / K in expectation."""
-    raw = {**cfg.settings(SMOKE)["geometric100-K3-large"], "n_arms": 10, "gap": 0.05}
+    raw = {**grid.settings(SMOKE)["geometric100-K3-large"], "n_arms": 10, "gap": 0.05}
     st = arena.Setting.from_config(raw, "x")
     cp = np.array([2000])
     draws = [arena.draw_environment(np.random.SeedSequence(s), 2000, st) for s in range(40)]
@@ -91,7 +93,7 @@ def test_block_scheduled_methods_no_longer_depend_on_the_arm_order() -> None:
 
 
 def test_grid_expands_every_regime_in_order() -> None:
-    names = list(cfg.settings(FULL))
+    names = list(grid.settings(FULL))
     cells = math.prod(len(axis["values"]) for axis in FULL["grid"])  # K x (base rate, gap)
     assert len(names) == len(FULL["settings"]) * cells
     assert names[:5] == [
@@ -101,15 +103,17 @@ def test_grid_expands_every_regime_in_order() -> None:
         "uniform-K2-low_large",
         "uniform-K10-small",
     ]
-    assert cfg.listed_setting(FULL, "pareto_arm_censored-K10-small") == "pareto_arm_censored"
-    assert cfg.seed_name(FULL, "uniform-K2-small") == "uniform-K2-small"  # own draws per cell
-    st = arena.Setting.from_config(cfg.settings(FULL)["uniform-K10-small"], "x")
+    assert grid.point(FULL, "pareto_arm_censored-K10-small") == grid.Point(
+        "pareto_arm_censored", names=("K10", "small")
+    )
+    assert seeds.seed_name(FULL, "uniform-K2-small") == "uniform-K2-small"  # own draws per cell
+    st = arena.Setting.from_config(grid.settings(FULL)["uniform-K10-small"], "x")
     assert st.n_arms == 10 and st.mu[-1] == pytest.approx(0.45) and st.mu[:-1].max() == 0.4
 
 
 def test_per_arm_law_puts_the_first_entry_on_the_best_arm() -> None:
     raw = {
-        **cfg.settings(SMOKE)["pareto_arm-K3-large"],
+        **grid.settings(SMOKE)["pareto_arm-K3-large"],
         "delay": {"kind": "per_arm", "arms": [{"kind": "pareto", "alpha": 0.3}] * 3},
     }
     with pytest.raises(ConfigError, match="two entries"):
@@ -188,7 +192,7 @@ def test_qpmd_matched_base_explores_a_quarter_as_much() -> None:
     """QPM-D's base bonus sqrt(c log n / N): c = 2 (UCB1) published, 1/2 (f = log n) matched; on
     an easy problem with no delays the matched base pulls the worse arm less."""
     raw = {
-        **cfg.settings(SMOKE)["uniform-K3-large"],
+        **grid.settings(SMOKE)["uniform-K3-large"],
         "delay": {"kind": "uniform", "low": 0, "high": 0},
     }
     st = arena.Setting.from_config(raw, "x")
@@ -351,9 +355,9 @@ def test_leaderboard_horizons_must_be_checkpoints() -> None:
 def test_full_config_is_the_stated_scale() -> None:
     assert FULL["horizon"] == 100_000 and FULL["leaderboard_at"] == [10_000, 100_000]
     # some curves do not apply: a per_curve figure would refuse them
-    assert cfg.simulate_jobs(FULL) == "per_figure"
+    assert cv.simulate_jobs(FULL) == "per_figure"
     assert sorted(FULL["algorithms"]) == sorted(a.id for a in arena.BUILT_IN)
-    laws = {cfg.listed_setting(FULL, s): r["delay"]["kind"] for s, r in cfg.settings(FULL).items()}
+    laws = {p.listed: r["delay"]["kind"] for p, r in grid.selected(FULL).items()}
     assert sorted(set(laws.values())) == ["empirical", "geometric", "pareto", "per_arm", "uniform"]
     assert sum(name.endswith("_censored") for name in laws) == 7
 
@@ -364,7 +368,7 @@ def test_a_regime_can_draw_its_delays_from_a_file_of_samples(tmp_path: Path) -> 
     sample = tmp_path / "delays.txt"
     sample.write_text("\n".join(["0", "3", "3", "250"]) + "\n")
     raw = {
-        **cfg.settings(SMOKE)["geometric100_censored-K3-large"],
+        **grid.settings(SMOKE)["geometric100_censored-K3-large"],
         "delay": {"kind": "sample", "path": str(sample)},
     }
     st = arena.Setting.from_config(raw, "mine")

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from conftest import BIN, CONFIG, SMOKE, arena_draw, plugin, smoke_config
-from delayed_bandits import config as cfg
+from delayed_bandits import grid
 from delayed_bandits.errors import ConfigError, TimeLimitError
 from delayed_bandits.papers.arena.entrants import from_policy
 from delayed_bandits.simulate import time_limit
@@ -182,7 +182,7 @@ def test_simulate_fails_when_a_policy_exits(tmp_path: Path, probe) -> None:
     overlay.write_text(
         yaml.safe_dump({"papers": {"arena": {"regret": {"algorithms": ["quits", "uniform"]}}}})
     )
-    setting = next(iter(cfg.settings(smoke_config()["papers"]["arena"]["regret"])))
+    setting = next(iter(grid.settings(smoke_config()["papers"]["arena"]["regret"])))
     out = tmp_path / "out" / "rep0-0.parquet"
     args = [f"{BIN}/delayed-bandits", "simulate", "--config", str(CONFIG), str(SMOKE)]
     args += [str(overlay), "--paper", "arena", "--figure", "regret", "--setting", setting]

@@ -17,8 +17,9 @@ import yaml
 from pandas.testing import assert_frame_equal
 
 from conftest import CONFIG, SMOKE, copy_workflow, smoke_config, snakemake
-from delayed_bandits import algorithms
+from delayed_bandits import algorithms, grid, layout
 from delayed_bandits import config as cfg
+from delayed_bandits import curves as cv
 from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.outputs import write_parquet
@@ -75,7 +76,7 @@ def test_run_curves_equals_the_curves_run_one_by_one(paper, figure, setting, nam
 def test_a_job_of_several_settings_is_each_settings_curves(paper, figure) -> None:
     config = _smoke()
     fig = config["papers"][paper][figure]
-    settings = list(reversed(cfg.settings(fig)))  # the order given is the rows' order
+    settings = list(reversed(grid.settings(fig)))  # the order given is the rows' order
     frame, events = run_job(config, paper, figure, settings, fig["algorithms"], 1, 3)
     assert list(dict.fromkeys(frame.setting)) == settings
     for setting in settings:
@@ -172,7 +173,7 @@ def test_validate_refuses_a_curve_that_does_not_apply_in_a_per_curve_figure(monk
     config = _smoke()
     cfg.validate(config)  # per_figure, the default, skips that curve
     fig1 = config["papers"]["vernade2017"]["fig1"]
-    curves = cfg.curves("vernade2017", "fig1", fig1)
+    curves = cv.curves("vernade2017", "fig1", fig1)
     assert ("thetaL", "d-klucb") not in curves and ("thetaH", "d-klucb") in curves
     assert len(curves) == 2 * len(fig1["algorithms"]) - 1
     config["papers"]["vernade2017"]["fig1"]["simulate_jobs"] = "per_curve"
@@ -191,7 +192,7 @@ def test_validate_refuses_a_curve_that_does_not_apply_in_a_per_curve_figure(monk
 
 def test_curves_of_a_per_curve_figure_are_every_pair() -> None:
     fig = {**_smoke()["papers"]["pikeburke2018"]["fig3a"], "simulate_jobs": "per_curve"}
-    assert cfg.curves("pikeburke2018", "fig3a", fig) == [
+    assert cv.curves("pikeburke2018", "fig3a", fig) == [
         (s, a) for s in fig["settings"] for a in fig["algorithms"]
     ]
 
@@ -322,7 +323,7 @@ def test_workflow_runs_the_jobs_each_figure_asks_for(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr[-3000:]
     out = run.stdout + run.stderr
     figs = config["papers"]["pikeburke2018"]
-    n_shards = len(cfg.shards(figs["fig3a"]["replications"], config["shard_size"]))
+    n_shards = len(layout.shards(figs["fig3a"]["replications"], config["shard_size"]))
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, re.M))
     assert int(jobs["simulate_setting"]) == len(figs["fig3a"]["settings"]) * n_shards
     assert int(jobs["simulate"]) == (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -12,7 +13,7 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, smoke_config, snakemake
-from delayed_bandits import config, kinds
+from delayed_bandits import config, grid, kinds
 from delayed_bandits.claims import count
 from delayed_bandits.cli import main
 
@@ -55,7 +56,7 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
         ]
         assert (summary.n_runs == cfg["replications"]).all()
         assert summary.t.max() == cfg["horizon"]
-        assert set(summary.setting) == set(config.settings(cfg))
+        assert set(summary.setting) == set(grid.settings(cfg))
         assert set(summary.algorithm) == set(cfg["algorithms"])
         sidecar = json.loads(
             (smoke_run / f"smoke/results/{paper}/{fig}/summary.provenance.json").read_text()
@@ -111,10 +112,13 @@ def test_rerun_has_nothing_to_do_and_single_rule_audit(smoke_run: Path) -> None:
     audit = snakemake(
         smoke_run, "-n", "-p", "smoke/figures/vernade2017-fig2.pdf", "--forcerun", "plot"
     )
-    assert (
-        "delayed-bandits plot --config config/config.yaml config/smoke.yaml --paper "
-        "vernade2017 --figure fig2"
-    ) in audit.stdout + audit.stderr
+    command = re.search(
+        r"delayed-bandits plot --merged (\S+) --paper vernade2017 --figure fig2",
+        audit.stdout + audit.stderr,
+    )
+    assert command is not None, audit.stdout + audit.stderr
+    _, made_from = config.read_merged(smoke_run / command[1])
+    assert made_from["paths"] == ["config/config.yaml", "config/smoke.yaml"]
 
 
 @pytest.mark.slow

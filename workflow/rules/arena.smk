@@ -31,9 +31,9 @@ rule arena_view:
         runtime=lambda wc: figure_analysis("arena", "regret").runtime,
     params:
         code=SOURCE_SHA256,
-        config=CONFIG,
+        config=MERGED,
         shows=lambda wc: dbkinds.shows(f"arena_{wc.view}"),
     shell:
-        "delayed-bandits plot --config {params.config:q} --paper arena --figure regret"
+        "delayed-bandits plot --merged {params.config:q} --paper arena --figure regret"
         " --kind arena_{wildcards.view:q} --summary {input.summary:q}"
         " --leaderboard {input.leaderboard:q} --out {output.pdf:q} {output.png:q} > {log:q} 2>&1"

@@ -1,4 +1,4 @@
-# Shared helpers: the validated config, wildcard constraints, and the functions that list a
+# Shared helpers: the merged, validated config, wildcard constraints, and the functions that list a
 # figure's shards and the workflow's targets. The rules are in pipeline.smk (every figure's
 # stages), papers.smk (one target per paper) and arena.smk (the arena's own outputs).
 import functools
@@ -10,36 +10,45 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from delayed_bandits import config as dbconfig
+from delayed_bandits import curves as dbcurves
 from delayed_bandits import delays as dbdelays
+from delayed_bandits import grid as dbgrid
 from delayed_bandits import kinds as dbkinds
 from delayed_bandits import layout as dblayout
 from delayed_bandits import papers as dbpapers
 from delayed_bandits import provenance as dbprovenance
 from delayed_bandits import resources as dbresources
 from delayed_bandits import software as dbsoftware
+from delayed_bandits import tables as dbtables
 
-# What every job is told of the config: the files Snakemake merged, in order (config/config.yaml,
-# then each --configfile, an overlay of those before it, e.g. config/smoke.yaml), and the
-# --config KEY=VALUE overrides on top, as JSON. A job merges them the same way
-# (delayed_bandits.config.load) and checks its own figure, so it sees the config validated here.
-# CONFIG is a list of arguments, each quoted where a rule's shell command uses it
-# ({params.config:q}): a config path may hold a space or a shell's $(...).
+# The config, merged here once: the files Snakemake was given, in order (config/config.yaml, then
+# each --configfile, an overlay of those before it, e.g. config/smoke.yaml), with the --config
+# KEY=VALUE overrides on top. Snakemake merges mappings key by key; our merge
+# (delayed_bandits.config.merge) also replaces a tagged mapping whose overlay names another kind
+# (a geometric delay law made Pareto), so the workflow takes that one. It is validated before
+# any job runs, and written to MERGED with the files and overrides it was made from (which a
+# summary's provenance records); every job reads it there (delayed-bandits <command> --merged),
+# so a job runs the config its DAG was built from, not the files as they are when it starts.
+# MERGED is named by the files and overrides, not by their content: a rule's params (a rerun
+# trigger) change with them alone, so an edit reruns only the jobs whose numbers it changes
+# (their spec) or what they show (a plot's caption). Cluster jobs re-parse the workflow (twice
+# per job on SLURM): they read MERGED, which the submitting process wrote and validated.
 CONFIG_FILES = list(
     dict.fromkeys(["config/config.yaml", *map(os.path.relpath, workflow.overwrite_configfiles)])
 )
 CONFIG_OVERRIDES = dict(workflow.config_settings.config)
-CONFIG = CONFIG_FILES + (
-    ["--override", json.dumps(CONFIG_OVERRIDES, sort_keys=True)] if CONFIG_OVERRIDES else []
-)
-# Snakemake merges mappings key by key; our merge (delayed_bandits.config.merge) also replaces a
-# tagged mapping whose overlay names another kind (a geometric delay law made Pareto), so the
-# workflow takes the config the jobs will read. Cluster jobs re-parse the workflow (twice per job
-# on SLURM); the submitting process has already validated it, and validation builds every
-# setting of every paper.
+MERGED_NAME = dbtables.config_hash({"paths": CONFIG_FILES, "overrides": CONFIG_OVERRIDES})[:16]
+MERGED = f".snakemake/delayed-bandits/config-{MERGED_NAME}.json"
+if workflow.remote_exec or workflow.subprocess_exec:
+    MERGED_CONFIG, _ = dbconfig.read_merged(Path(MERGED))
+else:
+    MERGED_CONFIG = dbconfig.merged(CONFIG_FILES, CONFIG_OVERRIDES)
+    dbconfig.validate(MERGED_CONFIG)
+    dbconfig.write_merged(
+        Path(MERGED), MERGED_CONFIG, dbconfig.sources(CONFIG_FILES, CONFIG_OVERRIDES)
+    )
 config.clear()
-config.update(dbconfig.merged(CONFIG_FILES, CONFIG_OVERRIDES))
-if not (workflow.remote_exec or workflow.subprocess_exec):
-    dbconfig.validate(config)
+config.update(MERGED_CONFIG)
 
 # Where this run writes: results/, figures/, reports/, logs/ and benchmarks/ at the top at the
 # paper scale, under <scale>/ at any other (config/smoke.yaml: smoke/), so that a smaller run
@@ -88,14 +97,14 @@ wildcard_constraints:
 
 
 def figure_config(paper, figure):
-    return dbconfig.figure(config, paper, figure)
+    return dbcurves.figure(config, paper, figure)
 
 
 @functools.cache
 def figure_curves(paper, figure):
-    """The figure's (setting, algorithm) pairs that have results (config.curves), worked out once:
+    """The figure's (setting, algorithm) pairs that have results (curves.curves), worked out once:
     unless the figure is per_curve, that builds every setting to ask which algorithms apply."""
-    return dbconfig.curves(paper, figure, figure_config(paper, figure))
+    return dbcurves.curves(paper, figure, figure_config(paper, figure))
 
 
 def job_curves(wildcards):
@@ -137,7 +146,7 @@ def delay_files(wildcards):
     """The files the job's delay laws read (a `sample` law's path): inputs, so that a change of
     the sample reruns the shards that drew from it."""
     fig = figure_config(wildcards.paper, wildcards.figure)
-    all_settings = dbconfig.settings(fig)
+    all_settings = dbgrid.settings(fig)
     names = [wildcards.setting] if "setting" in wildcards.keys() else list(all_settings)
     specs = [all_settings[name].get("delay") for name in names if name in all_settings]
     found = [f for spec in specs if isinstance(spec, dict) for f in dbdelays.files(spec)]
@@ -168,10 +177,10 @@ def hashed(param):
 
 def simulation_request(wildcards):
     """Memory and run time of one shard, from its replication count and the horizons of the
-    curves it runs, one after another (config.job_steps counts them the same way)."""
+    curves it runs, one after another (layout.job_steps counts them the same way)."""
     fig = figure_config(wildcards.paper, wildcards.figure)
-    all_settings = dbconfig.settings(fig)
-    horizons = [dbconfig.horizon(fig, all_settings[s]) for s, _ in job_curves(wildcards)]
+    all_settings = dbgrid.settings(fig)
+    horizons = [dbgrid.horizon(fig, all_settings[s]) for s, _ in job_curves(wildcards)]
     reps = int(wildcards.last) - int(wildcards.first) + 1
     # a job with no curve (asked for by path) has no request of its own: its command says why
     if not horizons:
@@ -191,7 +200,7 @@ def analysis_request(wildcards):
 
 
 def figure_analysis(paper, figure):
-    return dbresources.analysis(dbconfig.recorded_values(figure_config(paper, figure)))
+    return dbresources.analysis(dblayout.recorded_values(figure_config(paper, figure)))
 
 
 def figure_caption(wildcards):

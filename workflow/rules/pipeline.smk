@@ -35,10 +35,10 @@ rule simulate:
         runtime=lambda wc: simulation_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=CONFIG,
+        config=MERGED,
         spec=hashed(simulation_spec),
     shell:
-        "delayed-bandits simulate --config {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits simulate --merged {params.config:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --setting {wildcards.setting:q}"
         " --algorithm {wildcards.algorithm:q} --reps {wildcards.first:q}-{wildcards.last:q}"
         " --out {output.raw:q} --events {output.events:q} > {log:q} 2>&1"
@@ -62,11 +62,11 @@ rule simulate_setting:
         runtime=lambda wc: simulation_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=CONFIG,
+        config=MERGED,
         spec=hashed(simulation_spec),
         algorithms=figure_algorithms,
     shell:
-        "delayed-bandits simulate --config {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits simulate --merged {params.config:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --setting {wildcards.setting:q}"
         " --algorithm {params.algorithms:q} --reps {wildcards.first:q}-{wildcards.last:q}"
         " --out {output.raw:q} --events {output.events:q} > {log:q} 2>&1"
@@ -90,12 +90,12 @@ rule simulate_figure:
         runtime=lambda wc: simulation_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=CONFIG,
+        config=MERGED,
         spec=hashed(simulation_spec),
         settings=figure_settings,
         algorithms=figure_algorithms,
     shell:
-        "delayed-bandits simulate --config {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits simulate --merged {params.config:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --setting {params.settings:q}"
         " --algorithm {params.algorithms:q} --reps {wildcards.first:q}-{wildcards.last:q}"
         " --out {output.raw:q} --events {output.events:q} > {log:q} 2>&1"
@@ -126,9 +126,9 @@ rule summarise:
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=CONFIG,
+        config=MERGED,
     shell:
-        "delayed-bandits aggregate --config {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits aggregate --merged {params.config:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --out {output.summary:q}"
         " --provenance-html {output.provenance_page:q}"
         " {input.shards:q} > {log:q} 2>&1"
@@ -152,9 +152,9 @@ rule ratios:
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=CONFIG,
+        config=MERGED,
     shell:
-        "delayed-bandits ratios --config {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits ratios --merged {params.config:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --out {output.ratios:q} {input.shards:q} > {log:q} 2>&1"
 
 
@@ -176,9 +176,9 @@ rule leaderboard:
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=CONFIG,
+        config=MERGED,
     shell:
-        "delayed-bandits leaderboard --config {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits leaderboard --merged {params.config:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --out {output.leaderboard:q} {input.shards:q} > {log:q} 2>&1"
 
 
@@ -208,10 +208,10 @@ rule claims:
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=CONFIG,
+        config=MERGED,
         tables=table_options,
     shell:
-        "delayed-bandits claims --config {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits claims --merged {params.config:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} {params.tables:q} --out {output.claims:q}"
         " --html {output.page:q} > {log:q} 2>&1"
 
@@ -241,12 +241,12 @@ rule plot:
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=CONFIG,
+        config=MERGED,
         caption=figure_caption,
         shows=figure_shows,
         tables=table_options,
     shell:
-        "delayed-bandits plot --config {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits plot --merged {params.config:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} {params.tables:q} --out {output.pdf:q} {output.png:q}"
         " > {log:q} 2>&1"
 

@@ -32,7 +32,8 @@ import pytest
 import yaml
 
 from conftest import ROOT, smoke_config
-from delayed_bandits import algorithms, config, delays, environment, seeds
+from delayed_bandits import algorithms, config, delays, environment, grid, seeds
+from delayed_bandits import curves as cv
 from delayed_bandits.aggregate import summarise
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.manegueu2020 import kernels as kmg
@@ -736,11 +737,11 @@ def test_configs_are_valid(smoke, full) -> None:
 
 
 def test_sweeps_expand_to_setting_ids(smoke, full) -> None:
-    fig2 = config.settings(smoke["papers"][PAPER]["fig2"])
+    fig2 = grid.settings(smoke["papers"][PAPER]["fig2"])
     assert list(fig2) == ["main-00", "main-01", "main-02"]
     assert [fig2[s]["alpha_tilde"] for s in fig2] == [0.05, 0.3, 0.5]
     assert all(fig2[s]["mu"] == [0.5, 0.55] for s in fig2)
-    fig3 = config.settings(smoke["papers"][PAPER]["fig3"])
+    fig3 = grid.settings(smoke["papers"][PAPER]["fig3"])
     assert list(fig3) == [
         f"{a}-{i:02d}" for a in ("a02", "a03", "a04", "a05", "a08") for i in range(3)
     ]
@@ -750,24 +751,24 @@ def test_sweeps_expand_to_setting_ids(smoke, full) -> None:
     np.testing.assert_allclose(st.mu, [0.4, 0.9])
     assert st.alpha_tilde == 0.5 and st.delay.arms[1] == delays.Pareto(0.5)
     # paper scale: 25 alpha_tilde values in [0.02, 0.5], 5 x 12 gap cells
-    big2 = config.settings(full["papers"][PAPER]["fig2"])
+    big2 = grid.settings(full["papers"][PAPER]["fig2"])
     assert len(big2) == 25 and list(big2)[0] == "main-00" and list(big2)[-1] == "main-24"
     values = [c["alpha_tilde"] for c in big2.values()]
     assert values[0] == 0.02 and values[-1] == 0.5 and values == sorted(values)
     assert big2["main-14"]["alpha_tilde"] == 0.3
-    big3 = config.settings(full["papers"][PAPER]["fig3"])
+    big3 = grid.settings(full["papers"][PAPER]["fig3"])
     assert len(big3) == 60 and big3["a02-11"]["gap"] == 0.6
     # without a sweep, the settings are the listed ones
-    assert list(config.settings(smoke["papers"][PAPER]["fig6"])) == ["section83"]
+    assert list(grid.settings(smoke["papers"][PAPER]["fig6"])) == ["section83"]
 
 
 def test_seed_name_of_paired_sweeps(smoke) -> None:
     fig2, fig3 = smoke["papers"][PAPER]["fig2"], smoke["papers"][PAPER]["fig3"]
-    assert config.seed_name(fig2, "main-02") == "main"
-    assert config.seed_name(fig3, "a08-01") == "a08"
-    assert config.seed_name(smoke["papers"][PAPER]["fig6"], "section83") == "section83"
+    assert seeds.seed_name(fig2, "main-02") == "main"
+    assert seeds.seed_name(fig3, "a08-01") == "a08"
+    assert seeds.seed_name(smoke["papers"][PAPER]["fig6"], "section83") == "section83"
     unpaired = {**fig2, "sweep": {**fig2["sweep"], "environment": True}}
-    assert config.seed_name(unpaired, "main-02") == "main-02"
+    assert seeds.seed_name(unpaired, "main-02") == "main-02"
 
 
 def _equal_sweep(smoke: dict, figure: str, value: float, environment: bool) -> dict:
@@ -796,12 +797,12 @@ def test_paired_sweep_cells_share_their_environments(smoke, figure, setting, val
     # the environments themselves: same seeds along a paired sweep
     fig = smoke["papers"][PAPER][figure]
     for r in range(3):
-        s1 = seeds.replication_seeds(smoke["seed"], PAPER, figure, config.seed_name(fig, first), r)[
+        s1 = seeds.replication_seeds(smoke["seed"], PAPER, figure, seeds.seed_name(fig, first), r)[
             0
         ]
-        s2 = seeds.replication_seeds(
-            smoke["seed"], PAPER, figure, config.seed_name(fig, second), r
-        )[0]
+        s2 = seeds.replication_seeds(smoke["seed"], PAPER, figure, seeds.seed_name(fig, second), r)[
+            0
+        ]
         assert s1.entropy == s2.entropy and s1.spawn_key == s2.spawn_key
 
 
@@ -812,7 +813,7 @@ def test_paired_sweep_cells_differ_only_by_the_swept_value(smoke) -> None:
     fig = smoke["papers"][PAPER]["fig2"]
     cp = environment.checkpoint_grid(fig["horizon"], fig["checkpoints"])
     frame = run_shard(smoke, PAPER, "fig2", "main-01", "patient", 0, 2)[0]
-    cells = config.settings(fig)
+    cells = grid.settings(fig)
     st = Setting.from_config({**cells["main-00"], "alpha_tilde": 0.3}, "x")
     for r in range(3):
         env_seed, _ = seeds.replication_seeds(smoke["seed"], PAPER, "fig2", "main", r)
@@ -824,33 +825,33 @@ def test_paired_sweep_cells_differ_only_by_the_swept_value(smoke) -> None:
 def test_variants_resolve_to_registry_ids(smoke) -> None:
     fig4 = smoke["papers"][PAPER]["fig4"]
     setting = fig4["settings"]["homogeneous"]
-    registry_id, merged = config.resolve(fig4, setting, "ducb-50")
+    registry_id, merged = cv.resolve(fig4, setting, "ducb-50")
     assert registry_id == "d-ucb" and merged["window"] == 50
     assert "label" in merged and merged["label"] == setting["label"]  # the setting's own label
     assert "algorithm" not in merged
     st = Setting.from_config(merged, "x")
     assert st.window == 50 and st.assumed_delay == delays.Pareto(0.7)
-    registry_id, merged = config.resolve(fig4, setting, "patient-05")
+    registry_id, merged = cv.resolve(fig4, setting, "patient-05")
     assert registry_id == "patient" and Setting.from_config(merged, "x").alpha_tilde == 0.5
     fig6 = smoke["papers"][PAPER]["fig6"]
-    registry_id, merged = config.resolve(fig6, fig6["settings"]["section83"], "adapt-patient")
+    registry_id, merged = cv.resolve(fig6, fig6["settings"]["section83"], "adapt-patient")
     assert registry_id == "adapt-patient" and merged == fig6["settings"]["section83"]
     adapt = Setting.from_config(merged, "x").adapt
     assert (adapt.alpha_low, adapt.c, adapt.mu_low) == (0.1, 0.7, 0.6)
     assert Setting.from_config(merged, "x").delay.arms[0] == delays.ScaledPareto(0.3, 0.7)
-    assert config.label(PAPER, fig4, "ducb-200") == "D-UCB, m = 200"
-    assert config.label(PAPER, fig6, "patient-03") == "Patient, α̃ = 0.3 (oracle)"
-    assert config.label(PAPER, fig6, "adapt-patient") == "Adapt-Patient, d_t from α_low = 0.1"
+    assert cv.label(PAPER, fig4, "ducb-200") == "D-UCB, m = 200"
+    assert cv.label(PAPER, fig6, "patient-03") == "Patient, α̃ = 0.3 (oracle)"
+    assert cv.label(PAPER, fig6, "adapt-patient") == "Adapt-Patient, d_t from α_low = 0.1"
     # the default D-UCB of Figures 4-5 waits; the earlier reading stays reachable by name
-    assert Setting.from_config(config.resolve(fig4, setting, "ducb-50")[1], "x").ducb_wait
-    registry_id, merged = config.resolve(fig4, setting, "ducb-nowait-50")
+    assert Setting.from_config(cv.resolve(fig4, setting, "ducb-50")[1], "x").ducb_wait
+    registry_id, merged = cv.resolve(fig4, setting, "ducb-nowait-50")
     st = Setting.from_config(merged, "x")
     assert registry_id == "d-ucb" and st.window == 50 and not st.ducb_wait
     # the two readings of d_t in Figures 6-7 differ only by window_alpha
     fig7 = smoke["papers"][PAPER]["fig7"]
     readings = {}
     for name in ("adapt-patient", "adapt-patient-true-alpha"):
-        registry_id, merged = config.resolve(fig7, fig7["settings"]["section83"], name)
+        registry_id, merged = cv.resolve(fig7, fig7["settings"]["section83"], name)
         assert registry_id == "adapt-patient"
         readings[name] = Setting.from_config(merged, "x").adapt
     assert readings["adapt-patient"] == pmg.AdaptParams(window_alpha=0.1)
@@ -1274,7 +1275,7 @@ def test_fig2_ties_with_the_minimum_are_judged_on_paired_runs() -> None:
     rng = np.random.default_rng(1)
     runs = 200
     level = rng.normal(80.0, 30.0, runs)
-    settings = list(config.settings(fig))
+    settings = list(grid.settings(fig))
     every_run = pd.DataFrame(
         [
             (s, "patient", r, fig["horizon"], level[r] + shape[x] + rng.normal(0.0, 0.3))

@@ -20,6 +20,7 @@ import pytest
 
 from conftest import SMOKE_FILES, smoke_config
 from delayed_bandits import algorithms, config, delays, environment, seeds
+from delayed_bandits import curves as cv
 from delayed_bandits.aggregate import ratio_of_means
 from delayed_bandits.claims import CHECK, Claim
 from delayed_bandits.errors import ConfigError
@@ -935,7 +936,7 @@ def test_variants_are_checked(smoke, change, message) -> None:
 def test_reimplementation_variant_keeps_the_old_reading(smoke) -> None:
     """A reviewer regenerates the old eq. (7) reading from config alone."""
     fig = smoke["papers"][PAPER]["fig3b"]
-    registry_id, merged = config.resolve(fig, fig["settings"]["exp50"], "odaaf-v-reimpl")
+    registry_id, merged = cv.resolve(fig, fig["settings"]["exp50"], "odaaf-v-reimpl")
     st = Setting.from_config(merged, "exp50")
     assert registry_id == "odaaf-v"
     assert (st.constants.variance, st.constants.variance_weight) == (4.0, 2.0)
@@ -1017,19 +1018,19 @@ def test_appendix_e_settings_share_their_draws() -> None:
     fig = smoke_config()["papers"][PAPER]["appE"]
     assert fig["shared_draws"] is True
     first = next(iter(fig["settings"]))
-    assert {config.seed_name(fig, s) for s in fig["settings"]} == {first}
+    assert {seeds.seed_name(fig, s) for s in fig["settings"]} == {first}
     horizon = 300
     envs = {}
     for name, raw in fig["settings"].items():
         st = Setting.from_config(raw, name)
-        env_seed, _ = seeds.replication_seeds(7, PAPER, "appE", config.seed_name(fig, name), 0)
+        env_seed, _ = seeds.replication_seeds(7, PAPER, "appE", seeds.seed_name(fig, name), 0)
         envs[st.delay.high] = draw_environment(env_seed, horizon, st)
     widths = sorted(envs)
     for a, b in zip(widths, widths[1:]):
         np.testing.assert_array_equal(envs[a].uniforms, envs[b].uniforms)
         assert (envs[a].delays <= envs[b].delays).all()
     # without the key every setting keeps its own seed
-    assert config.seed_name({**fig, "shared_draws": False}, "mean50") == "mean50"
+    assert seeds.seed_name({**fig, "shared_draws": False}, "mean50") == "mean50"
 
 
 def _figure3b(

@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, smoke_config
-from delayed_bandits import algorithms, environment, seeds
+from delayed_bandits import algorithms, environment, grid, seeds
 from delayed_bandits import config as cfg
 from delayed_bandits.aggregate import summarise
 from delayed_bandits.claims import CHECK, at, verdict
@@ -488,8 +488,8 @@ def test_config_validation_names_the_key(change: Callable[[dict], None], key: st
 @pytest.mark.parametrize("name", ["config.yaml", "smoke.yaml"])
 def test_shipped_configs_sweep_one_problem_over_t(name: str) -> None:
     fig = _yaml(name)["papers"][PAPER]["example8"]
-    settings = cfg.settings(fig)
-    horizons = [cfg.horizon(fig, s) for s in settings.values()]
+    settings = grid.settings(fig)
+    horizons = [grid.horizon(fig, s) for s in settings.values()]
     assert horizons == sorted(horizons) and max(horizons) == fig["horizon"]
     problems = {
         yaml.safe_dump({k: v for k, v in s.items() if k not in ("horizon", "label")})

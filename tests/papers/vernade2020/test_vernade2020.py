@@ -24,6 +24,7 @@ import yaml
 
 from conftest import ROOT, SMOKE_FILES, smoke_config
 from delayed_bandits import algorithms, config, delays, environment, seeds
+from delayed_bandits import curves as cv
 from delayed_bandits.aggregate import summarise
 from delayed_bandits.claims import CHECK, REPRODUCTION
 from delayed_bandits.errors import ConfigError
@@ -837,7 +838,7 @@ def test_shards_are_independent_of_split() -> None:
         expected = "continuous" if curve.endswith("-code") else "binary"
         assert st.action_set == expected, curve
         # the legend names the construction
-        assert claims.ACTIONS[expected] in config.label(PAPER, fig, curve), curve
+        assert claims.ACTIONS[expected] in cv.label(PAPER, fig, curve), curve
     first = envs["otflinucb-paper"]
     for curve, env in envs.items():
         for name in ("uniforms", "delays"):
@@ -854,7 +855,7 @@ def test_every_curve_kernel_matches_reference(smoke) -> None:
         cp = environment.checkpoint_grid(400, 10)
         env_seed, policy_seed = seeds.replication_seeds(smoke["seed"], PAPER, figure, setting_id, 0)
         for curve in fig["algorithms"]:
-            registry_id, _ = config.resolve(fig, fig["settings"][setting_id], curve)
+            registry_id, _ = cv.resolve(fig, fig["settings"][setting_id], curve)
             st = claims.curve_setting(fig, setting_id, curve)
             env = draw_environment(env_seed, 400, st)
             same_run(algorithms.get(PAPER, registry_id), st, env, cp, seeds.as_int(policy_seed))

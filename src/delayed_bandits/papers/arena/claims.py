@@ -31,7 +31,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import config
+from delayed_bandits import grid
 from delayed_bandits.claims import Checker, Claim, Z, every, word
 from delayed_bandits.papers.arena import leaderboard
 from delayed_bandits.papers.arena.entrants import MATCHED
@@ -300,7 +300,8 @@ def window(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> li
     board = leaderboard.display(tables["leaderboard"])
     margin = leaderboard.statistics(fig_cfg)["tie_margin"]
     present = set(fig_cfg["algorithms"])
-    board = board.assign(problem=[config.listed_setting(fig_cfg, s) for s in board.setting])
+    points = grid.points(fig_cfg)
+    board = board.assign(problem=[points[s].listed for s in board.setting])
     problems = board.drop_duplicates(["problem", "n_arms", "base_mean", "gap"])
     ref = "Vernade et al. 2017"
     claims = []

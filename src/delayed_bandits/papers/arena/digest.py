@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import claims, config, provenance
+from delayed_bandits import curves as cv
 from delayed_bandits.papers.arena import claims as arena_claims
 from delayed_bandits.papers.arena import leaderboard
 from delayed_bandits.papers.arena.entrants import CONVERSIONS, INFORMATION, LABELLED, SETTLED
@@ -219,7 +220,7 @@ def _provenance(run: Path, figure: str) -> tuple[Mapping[str, Any], dict[str, An
     overrides), and what the digest records of its provenance (``quoted.information``)."""
     side = json.loads((run / "results" / PAPER / figure / "summary.provenance.json").read_text())
     made = config.load(side["config"]["paths"], PAPER, side["config"]["overrides"], figure)
-    return config.figure(made, PAPER, figure), provenance.digested(side)
+    return cv.figure(made, PAPER, figure), provenance.digested(side)
 
 
 def digest(run: Path) -> dict[str, Any]:

@@ -30,7 +30,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import config, delays, seeds
+from delayed_bandits import curves as cv
+from delayed_bandits import delays, grid, seeds
 from delayed_bandits.algorithms import get
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena.entrants import (
@@ -238,7 +239,8 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> 
     fields = {a: get(PAPER, _registry_id(fig, a)).fields for a in fig["algorithms"]}
     out = []
     for horizon in horizons(fig):
-        for name, raw_setting in config.settings(fig).items():
+        for point, raw_setting in grid.selected(fig).items():
+            name = point.id
             st = Setting.from_config(raw_setting, name)
             regrets = wide.get((horizon, name), pd.DataFrame())
             w = resample_weights(
@@ -248,7 +250,7 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> 
             )
             rows = pd.DataFrame(
                 [
-                    _row(fig, name, raw_setting, st, algorithm, regrets, horizon, w)
+                    _row(fig, point, raw_setting, st, algorithm, regrets, horizon, w)
                     for algorithm in fig["algorithms"]
                 ]
             )
@@ -259,12 +261,12 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> 
 
 
 def _registry_id(fig: Mapping[str, Any], curve: str) -> str:
-    return config.resolve(fig, {}, curve)[0]
+    return cv.resolve(fig, {}, curve)[0]
 
 
 def _row(
     fig: Mapping[str, Any],
-    name: str,
+    point: grid.Point,
     raw_setting: Mapping[str, Any],
     st: Setting,
     algorithm: str,
@@ -272,6 +274,7 @@ def _row(
     horizon: int,
     w: np.ndarray,
 ) -> dict[str, Any]:
+    name = point.id
     entrant = get(PAPER, _registry_id(fig, algorithm))
     reason = entrant.applies(st)
     if not reason and algorithm not in regrets:
@@ -290,8 +293,8 @@ def _row(
     return {
         "horizon": horizon,
         "setting": name,
-        "regime": config.listed_setting(fig, name),
-        "regime_label": raw_setting.get("label", config.listed_setting(fig, name)),
+        "regime": point.listed,
+        "regime_label": raw_setting.get("label", point.listed),
         "delay": delays.describe(raw_setting["delay"]),
         "arm_dependent": st.arm_dependent,
         "censored": st.censored,
@@ -300,7 +303,7 @@ def _row(
         "gap": float(raw_setting["gap"]),
         "base_mean": float(raw_setting["base_mean"]),
         "algorithm": algorithm,
-        "label": config.label(PAPER, fig, algorithm),
+        "label": cv.label(PAPER, fig, algorithm),
         "information": entrant.information,
         "knows": entrant.knows(st),
         "exploration": entrant.bonus,

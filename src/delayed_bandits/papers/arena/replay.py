@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from delayed_bandits import config as cfg
-from delayed_bandits import seeds
+from delayed_bandits import curves as cv
+from delayed_bandits import grid, seeds
 from delayed_bandits.environment import checkpoint_grid
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.arena.entrants import CONVERSIONS, Entrant
@@ -66,26 +66,26 @@ def rebuild(
     config: Mapping[str, Any], figure: str, setting: str, algorithm: str, replication: int
 ) -> Case:
     """Replication ``replication`` of ``algorithm`` on ``setting`` of the arena's ``figure``, drawn
-    as ``simulate.run_job`` draws it: the replication's seeds (``config.replication_seeds``),
-    the entrant's setting (``config.curve``), the draw (``problem.draw_environment``). Bad
+    as ``simulate.run_job`` draws it: the replication's seeds (``seeds.setting_seeds``),
+    the entrant's setting (``curves.curve``), the draw (``problem.draw_environment``). Bad
     arguments raise ``ConfigError`` naming the argument and what is allowed."""
-    fig = cfg.figure(config, PAPER, figure)
-    cfg.check_curves(PAPER, figure, fig, [setting], [algorithm])
+    fig = cv.figure(config, PAPER, figure)
+    cv.check_curves(PAPER, figure, fig, [setting], [algorithm])
     n = int(fig["replications"])
     if not 0 <= replication < n:
         raise ConfigError(
             f"--replication {replication}: need 0 <= R < {n} (papers.{PAPER}.{figure}.replications)"
         )
-    setting_cfg = cfg.settings(fig)[setting]
-    entrant, st = cfg.curve(PAPER, fig, setting_cfg, algorithm, f"{PAPER}.{figure}.{setting}")
+    setting_cfg = grid.settings(fig)[setting]
+    entrant, st = cv.curve(PAPER, fig, setting_cfg, algorithm, f"{PAPER}.{figure}.{setting}")
     reason = entrant.applies(st)
     if reason:
         raise ConfigError(
             f"--algorithm {algorithm!r} does not apply to --setting {setting!r}, so it was not "
             f"run there: {reason}"
         )
-    horizon = cfg.horizon(fig, setting_cfg)
-    env_seed, policy_seed = cfg.replication_seeds(config, PAPER, figure, setting, replication)
+    horizon = grid.horizon(fig, setting_cfg)
+    env_seed, policy_seed = seeds.setting_seeds(config, PAPER, figure, setting, replication)
     return Case(
         setting,
         replication,

@@ -7,13 +7,13 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from delayed_bandits import config
+from delayed_bandits import grid
 
 
 def sweep_table(summary: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> pd.DataFrame:
     """The summary at T, with the listed setting (``base``) and the swept value (``x``)."""
     key = fig_cfg["sweep"]["key"]
-    cells = config.settings(fig_cfg)
+    cells = grid.settings(fig_cfg)
     last = summary[summary.t == summary.t.max()].copy()
     last["x"] = last.setting.map({name: cfg[key] for name, cfg in cells.items()})
     last["base"] = last.setting.str.rsplit("-", n=1).str[0]

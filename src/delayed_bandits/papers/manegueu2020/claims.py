@@ -7,7 +7,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import config, delays
+from delayed_bandits import curves as cv
+from delayed_bandits import delays, grid
 from delayed_bandits.claims import (
     CHECK,
     REPRODUCTION,
@@ -48,7 +49,7 @@ def _paired_gaps(runs: pd.DataFrame, table: pd.DataFrame, best: pd.Series) -> pd
 
 def _uniform_regret(fig_cfg: Mapping[str, Any], setting: str, alg: str) -> float:
     """Pseudo-regret at T of uniform play, T mean_i(max mu - mu_i), from the config."""
-    mu = np.asarray(config.resolve(fig_cfg, config.settings(fig_cfg)[setting], alg)[1]["mu"])
+    mu = np.asarray(cv.resolve(fig_cfg, grid.settings(fig_cfg)[setting], alg)[1]["mu"])
     return float(fig_cfg["horizon"] * np.mean(mu.max() - mu))
 
 
@@ -67,9 +68,7 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     # 1 - R(T) / (T gap), and above uniform play's regret it is below one half
     uniform = _uniform_regret(fig_cfg, best.setting, best.algorithm)
     share = 1.0 - table["mean"] / (2.0 * uniform)
-    arms = len(
-        config.resolve(fig_cfg, config.settings(fig_cfg)[best.setting], best.algorithm)[1]["mu"]
-    )
+    arms = len(cv.resolve(fig_cfg, grid.settings(fig_cfg)[best.setting], best.algorithm)[1]["mu"])
     below_uniform = ""
     if arms == 2 and best["mean"] > uniform:
         below_uniform = (
@@ -238,7 +237,7 @@ def fig4(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     mu = np.asarray(fig_cfg["settings"][setting]["mu"])
     early = at(summary, setting, widest, m + len(mu))
     uniform = float(np.mean(mu.max() - mu))
-    waits = config.resolve(fig_cfg, fig_cfg["settings"][setting], widest)[1].get("ducb_wait", True)
+    waits = cv.resolve(fig_cfg, fig_cfg["settings"][setting], widest)[1].get("ducb_wait", True)
     linear_start = verdict(early.mean / early.t - 0.8 * uniform, early.se / early.t)
     # the curves of a setting share their draws: the ratio's SE from the runs, paired
     times = ratio(
@@ -300,7 +299,7 @@ def fig4(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
 def _ducb_limits(fig_cfg: Mapping[str, Any], setting: str, alg: str) -> str:
     """Where D-UCB's estimates go: mu_i tau_i(m) / tau(m), the arm's censored mean over the CDF
     it is given (a linear regret needs the better arm to look worse)."""
-    cell = config.resolve(fig_cfg, fig_cfg["settings"][setting], alg)[1]
+    cell = cv.resolve(fig_cfg, fig_cfg["settings"][setting], alg)[1]
     mu, m = np.asarray(cell["mu"]), int(cell["window"])
     arms = delays.from_spec(cell["delay"], alg)
     arms = arms.arms if isinstance(arms, delays.PerArm) else (arms,) * len(mu)
@@ -407,7 +406,7 @@ def _adapt_curves(fig_cfg: Mapping[str, Any]) -> list[str]:
 
 def _adapt_params(fig_cfg: Mapping[str, Any], alg: str) -> AdaptParams:
     (setting,) = list(fig_cfg["settings"])
-    merged = config.resolve(fig_cfg, fig_cfg["settings"][setting], alg)[1]
+    merged = cv.resolve(fig_cfg, fig_cfg["settings"][setting], alg)[1]
     return AdaptParams(**merged.get("adapt", {}))
 
 
@@ -423,7 +422,7 @@ def _correction(fig_cfg: Mapping[str, Any], alg: str, horizon: int) -> float:
     exceeds alpha_low plus this."""
     (setting,) = list(fig_cfg["settings"])
     params = _adapt_params(fig_cfg, alg)
-    arms = len(config.resolve(fig_cfg, fig_cfg["settings"][setting], alg)[1]["mu"])
+    arms = len(cv.resolve(fig_cfg, fig_cfg["settings"][setting], alg)[1]["mu"])
     log_term = np.log(2 * arms * float(horizon) ** 3)
     return float(
         np.log(params.lcb_constant * np.sqrt(log_term) / (params.c * params.mu_low))

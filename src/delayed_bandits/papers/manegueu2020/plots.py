@@ -8,7 +8,7 @@ from typing import Any, Mapping
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from delayed_bandits import config
+from delayed_bandits import curves as cv
 from delayed_bandits.papers.manegueu2020.analysis import sweep_table
 from delayed_bandits.style import legend_outside, palette, reader, unique_handles
 
@@ -71,7 +71,7 @@ def alpha_figure(
             ax.plot(stats.index, stats["mean"], color=colour, label=label)
             ax.fill_between(stats.index, stats.lo, stats.hi, color=colour, alpha=0.2, lw=0)
         ax.axhline(0.3, color="black", ls="--", lw=1, label="true α = 0.3")
-        ax.set(xlabel="round t", ylim=(0, 1.05), title=reader(config.label(paper, fig_cfg, alg)))
+        ax.set(xlabel="round t", ylim=(0, 1.05), title=reader(cv.label(paper, fig_cfg, alg)))
     axes[0, 0].set_ylabel(reader("estimate of α"))
     legend_outside(fig, *unique_handles(axes[0]))
     fig.suptitle(

@@ -15,7 +15,7 @@ import pandas as pd
 
 from delayed_bandits import delays
 from delayed_bandits.algorithms import Algorithm, Runner
-from delayed_bandits.config import resolve
+from delayed_bandits.curves import resolve
 from delayed_bandits.environment import Realisation, draw
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.indices import INDEX_CODES

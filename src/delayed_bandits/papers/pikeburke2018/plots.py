@@ -11,7 +11,8 @@ import pandas as pd
 from matplotlib.legend_handler import HandlerTuple
 from matplotlib.ticker import EngFormatter
 
-from delayed_bandits import algorithms, config
+from delayed_bandits import algorithms
+from delayed_bandits import curves as cv
 from delayed_bandits.papers.pikeburke2018.analysis import at_horizon
 from delayed_bandits.papers.pikeburke2018.experiment import coefficient_band
 from delayed_bandits.style import legend_outside, palette, reader, unique_handles
@@ -63,7 +64,7 @@ def ratio_figure(
                     curve[value],
                     STYLES.get(alg, "-."),
                     color=colours[alg],
-                    label=config.label(paper, fig_cfg, alg),
+                    label=cv.label(paper, fig_cfg, alg),
                 )
                 panel.fill_between(curve.t, low, high, color=colours[alg], alpha=0.2, lw=0)
             if band.get(name) and len(band[name]) > 1:
@@ -88,7 +89,7 @@ def ratio_figure(
                     "(hatched)",
                 )
         top.axhline(
-            1.0, color=colours["qpm-d"], ls="--", lw=1, label=config.label(paper, fig_cfg, "qpm-d")
+            1.0, color=colours["qpm-d"], ls="--", lw=1, label=cv.label(paper, fig_cfg, "qpm-d")
         )
         top.set_title(reader(fig_cfg["settings"][name].get("label", name)), fontsize=9)
         bottom.set_xlabel("time t")

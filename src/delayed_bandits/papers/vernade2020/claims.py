@@ -17,7 +17,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import config, delays
+from delayed_bandits import curves as cv
+from delayed_bandits import delays, grid
 from delayed_bandits.claims import (
     CHECK,
     Checker,
@@ -72,18 +73,18 @@ def paired_growth(runs: pd.DataFrame, setting: str, algorithm: str) -> Paired:
 
 def curve_setting(fig_cfg: Mapping[str, Any], setting: str, curve: str) -> Setting:
     """The setting as one curve sees it, its variant's keys (width, action set, ...) applied."""
-    _, merged = config.resolve(fig_cfg, config.settings(fig_cfg)[setting], curve)
+    _, merged = cv.resolve(fig_cfg, grid.settings(fig_cfg)[setting], curve)
     return Setting.from_config(merged, f"{setting}/{curve}")
 
 
 def readings(fig_cfg: Mapping[str, Any]) -> dict[str, tuple[str, dict[str, str]]]:
     """reading id ``<width>-<action set>`` -> (the tag that starts its claims, {registry id: curve
     id}) of the figure's curves, in the order of the config (first setting's view)."""
-    setting = next(iter(config.settings(fig_cfg)))
+    setting = next(iter(grid.settings(fig_cfg)))
     out: dict[str, tuple[str, dict[str, str]]] = {}
     for curve in fig_cfg["algorithms"]:
         st = curve_setting(fig_cfg, setting, curve)
-        registry_id, _ = config.resolve(fig_cfg, config.settings(fig_cfg)[setting], curve)
+        registry_id, _ = cv.resolve(fig_cfg, grid.settings(fig_cfg)[setting], curve)
         tag = f"[{st.width} width, {ACTIONS[st.action_set]} actions]"
         out.setdefault(f"{st.width}-{st.action_set}", (tag, {}))[1][registry_id] = curve
     return out
@@ -92,7 +93,7 @@ def readings(fig_cfg: Mapping[str, Any]) -> dict[str, tuple[str, dict[str, str]]
 def panels(fig_cfg: Mapping[str, Any]) -> dict[tuple[int, int], str]:
     """(m, mean delay) -> setting id, for the settings with geometric delays (Figure 1)."""
     found = {}
-    for name, raw in config.settings(fig_cfg).items():
+    for name, raw in grid.settings(fig_cfg).items():
         st = Setting.from_config(raw, f"setting {name}")
         if isinstance(st.delay, delays.Geometric):
             found[(st.window, int(round(st.delay.mu)))] = name
@@ -139,7 +140,7 @@ def _exploring(
 
 
 def _tau(fig_cfg: Mapping[str, Any], setting: str) -> float:
-    return Setting.from_config(config.settings(fig_cfg)[setting], setting).tau_m
+    return Setting.from_config(grid.settings(fig_cfg)[setting], setting).tau_m
 
 
 def _pair(
@@ -209,7 +210,7 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     for reading, (tag, curves) in readings(fig_cfg).items():
         ucb, ts = curves.get("otflinucb"), curves.get("otflints")
         if ucb and ts:
-            pairs = {s: _pair(tables, s, ucb, ts) for s in config.settings(fig_cfg)}
+            pairs = {s: _pair(tables, s, ucb, ts) for s in grid.settings(fig_cfg)}
             holds = every(p[3] for p in pairs.values())
             claims.append(
                 Claim(
@@ -358,7 +359,7 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
 
 def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
     summary = tables["summary"]
-    (setting,) = list(config.settings(fig_cfg))
+    (setting,) = list(grid.settings(fig_cfg))
     claims = []
     for reading, (tag, curves) in readings(fig_cfg).items():
         ucb, ts = curves.get("otflinucb"), curves.get("otflints")

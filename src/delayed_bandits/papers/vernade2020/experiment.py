@@ -18,7 +18,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import config, delays, kinds
+from delayed_bandits import delays, grid, kinds
 from delayed_bandits.algorithms import Algorithm, Runner
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.vernade2020 import criteo
@@ -135,7 +135,7 @@ class Environment:
 def heavy_law(fig_cfg: Mapping[str, Any]) -> tuple[str, Setting]:
     """Figure 2's single setting, whose delay law must be a quantile table of log10 delays
     (the default table, or a Criteo file)."""
-    items = list(config.settings(fig_cfg).items())
+    items = list(grid.settings(fig_cfg).items())
     if len(items) != 1:
         raise ConfigError(f"a delay_density figure has one setting, got {len(items)}")
     name, raw = items[0]

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import config, delays
+from delayed_bandits import delays, grid
 from delayed_bandits.papers.vernade2020.experiment import heavy_law
 from delayed_bandits.style import legend_outside, reader
 
@@ -43,10 +43,10 @@ def density_figure(
         color="0.6",
         label=f"quantile table ({len(values)} points), exact density",
     )
-    grid = np.linspace(values[0] - 0.5, values[-1] + 0.5, 600)
+    xs = np.linspace(values[0] - 0.5, values[-1] + 0.5, 600)
     ax.plot(
-        grid,
-        gaussian_kde(log10_draws(law, KDE_DRAWS, KDE_SEED))(grid),
+        xs,
+        gaussian_kde(log10_draws(law, KDE_DRAWS, KDE_SEED))(xs),
         color="C0",
         lw=2,
         label=f"Gaussian KDE of {KDE_DRAWS} draws",
@@ -67,7 +67,7 @@ def density_figure(
         ylabel="density",
     )
     legend_outside(fig, *ax.get_legend_handles_labels(), ncol=2)
-    label = config.settings(fig_cfg)[name].get("label", name)
+    label = grid.settings(fig_cfg)[name].get("label", name)
     fig.suptitle(reader(f"{fig_cfg.get('title', f'{paper} {figure}')}\n{label}"), fontsize=10)
     return fig
 
