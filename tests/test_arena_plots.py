@@ -14,9 +14,9 @@ import pytest
 
 from conftest import CONFIG, SMOKE
 from delayed_bandits import plotting
+from delayed_bandits.arena import plots as arena
 from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.arena import plots as arena
 from delayed_bandits.style import reader
 
 FIG_CFG = {"title": "Arena (made up)", "horizon": 1000}

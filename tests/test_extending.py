@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from delayed_bandits import papers, references
-from delayed_bandits.papers.arena import entrants
-from delayed_bandits.papers.arena import experiment as arena_experiment
+from delayed_bandits.arena import entrants
+from delayed_bandits.arena import experiment as arena_experiment
 from delayed_bandits.papers.pikeburke2018 import policies as pb_policies
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,5 +1,5 @@
 """The numbers the docs quote are written by code from a run (``quoted``; the arena's
-``papers.arena.digest``, the papers' verdicts ``verdicts``; ``delayed-bandits quote``): the docs
+``arena.digest``, the papers' verdicts ``verdicts``; ``delayed-bandits quote``): the docs
 hold the committed digests' blocks, no verdict count is typed outside them, and a rerun is held to
 a digest number by number, its provenance and cost reported apart."""
 
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from delayed_bandits import claims, cli, quoted, verdicts
+from delayed_bandits.arena import digest as dg
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.arena import digest as dg
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = "intro\n<!-- quoted: a -->\nold a\n<!-- /quoted: a -->\nmiddle\n<!-- quoted: b -->\n<!-- /quoted: b -->\n"

@@ -348,7 +348,7 @@ def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[st
     if getattr(args, "ratios", None):
         out["ratios"] = tb.read_summary(args.ratios, RATIO_COLUMNS, made_by)
     if getattr(args, "leaderboard", None):
-        from delayed_bandits.papers.arena.leaderboard import COLUMNS
+        from delayed_bandits.arena.leaderboard import COLUMNS
 
         out["leaderboard"] = tb.read_table(
             args.leaderboard, COLUMNS, ["horizon", "field", "setting", "algorithm"], made_by
@@ -514,7 +514,7 @@ def _claims(args: argparse.Namespace) -> None:
 
 
 def _leaderboard(args: argparse.Namespace) -> None:
-    from delayed_bandits.papers.arena import leaderboard
+    from delayed_bandits.arena import leaderboard
 
     if args.paper != leaderboard.PAPER:
         raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a leaderboard")
@@ -527,7 +527,7 @@ def _leaderboard(args: argparse.Namespace) -> None:
 
 
 def _replay(args: argparse.Namespace) -> None:
-    from delayed_bandits.papers.arena import replay
+    from delayed_bandits.arena import replay
 
     if args.paper != replay.PAPER:
         raise ConfigError(f"--paper {args.paper!r}: only {replay.PAPER!r} can be replayed")
@@ -615,7 +615,7 @@ def _bench(args: argparse.Namespace) -> None:
 def _digest(name: str, run: Path) -> dict[str, Any]:
     """The digest ``name`` (of ``QUOTED``) of the run under ``run``."""
     from delayed_bandits import verdicts
-    from delayed_bandits.papers.arena import digest as arena
+    from delayed_bandits.arena import digest as arena
 
     if name == "papers":
         return verdicts.digest(run, leave_out=(arena.PAPER,))
@@ -630,7 +630,7 @@ def _digest(name: str, run: Path) -> dict[str, Any]:
 def _blocks(name: str, digest: Mapping[str, Any]) -> dict[str, str]:
     """The Markdown blocks the digest ``name`` gives, by block name."""
     from delayed_bandits import verdicts
-    from delayed_bandits.papers.arena import digest as arena
+    from delayed_bandits.arena import digest as arena
 
     return (verdicts if name == "papers" else arena).blocks(digest)
 

@@ -18,9 +18,9 @@ from matplotlib.colors import Colormap, LogNorm
 from matplotlib.lines import Line2D
 from matplotlib.ticker import EngFormatter, FixedLocator, LogLocator, NullLocator
 
+from delayed_bandits.arena import leaderboard, ranks
+from delayed_bandits.arena.entrants import ANONYMOUS, INFORMATION, LABELLED, PUBLISHED
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.arena import leaderboard, ranks
-from delayed_bandits.papers.arena.entrants import ANONYMOUS, INFORMATION, LABELLED, PUBLISHED
 from delayed_bandits.style import palette, reader
 
 MARKS = {ANONYMOUS: "†", LABELLED: "‡"}  # information models marked after a row's label
