@@ -9,7 +9,7 @@
   and ``kernels.py`` (the compiled versions the runs use);
 - ``analysis.py`` (optional): what the claims and plots both compute from the tables;
 - ``claims.py``: ``CHECKS``, the claims of each figure; ``plots.py`` (optional): ``PLOTS``, the
-  paper's own kinds of figure;
+  paper's own kinds of figure; ``cli.py`` (optional): its own commands of ``delayed-bandits``;
 - ``schema.yaml``: the keys of its figures in the config.
 
 Every list of papers derives from this registry: the seeds' paper ids, the resource model's
@@ -107,6 +107,12 @@ class Paper:
         """Its own kinds of figure, by kind (``plots.PLOTS``; none when it has no plots module)."""
         module = self._optional("plots")
         return module.PLOTS if module else {}
+
+    def commands(self) -> ModuleType | None:
+        """Its own commands of ``delayed-bandits``, beside the generic ones: its ``cli`` module
+        (``add_commands`` and ``TABLES``, which ``cli._add_package_commands`` describes; none
+        when it has no cli module)."""
+        return self._optional("cli")
 
     def schema(self) -> dict[str, Any]:
         """Its figures' schema (``schema.yaml`` beside its modules)."""
