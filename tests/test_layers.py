@@ -54,7 +54,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("registry lookups", ("kinds", "algorithms", "resources", "seeds", "claims")),
     ("config", ("config", "provenance", "layout")),
     ("papers' modules", ("papers.*.*",)),
-    ("arena", ("arena", "arena.*", "arena.plots.*")),
+    ("arena", ("arena", "arena.*", "arena.views.*")),
     (
         "commands",
         ("simulate", "plotting", "bench", "render", "verify", "verdicts", "cli", "arena.cli"),
@@ -281,7 +281,7 @@ def test_no_module_imports_from_a_higher_layer():
         (f"{PACKAGE}.papers.vernade2017.experiment", "papers' modules"),
         (f"{PACKAGE}.arena", "arena"),
         (f"{PACKAGE}.arena.experiment", "arena"),
-        (f"{PACKAGE}.arena.plots.heatmap", "arena"),
+        (f"{PACKAGE}.arena.views.heatmap", "arena"),
         (f"{PACKAGE}.arena.cli", "commands"),
         (f"{PACKAGE}.cli", "commands"),
     ],
