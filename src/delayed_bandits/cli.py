@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 from delayed_bandits import algorithms, kinds
 from delayed_bandits import config as cfg
 from delayed_bandits import papers as registry
-from delayed_bandits.errors import ConfigError, TimeLimitError
+from delayed_bandits.errors import ConfigError, TimeLimitError, VerifyFailed
 from delayed_bandits.outputs import atomic_path, check_target, write_parquet
 
 
@@ -513,11 +513,6 @@ def _verify(args: argparse.Namespace) -> None:
             f"{len(problems)} problems: result files missing, not regular files, or not matching "
             "their record"
         )
-
-
-class VerifyFailed(Exception):
-    """A check failed (exit code 1): ``verify`` found a file that does not match its record, or
-    ``replay`` a kernel that does not take its reference's actions."""
 
 
 def _bench(args: argparse.Namespace) -> None:

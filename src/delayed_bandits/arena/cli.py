@@ -12,14 +12,8 @@ import argparse
 from pathlib import Path
 from typing import Any, Mapping
 
-from delayed_bandits.cli import (
-    VerifyFailed,
-    figure_args,
-    load_figure,
-    positive,
-    shards_to_table,
-)
-from delayed_bandits.errors import ConfigError
+from delayed_bandits.cli import figure_args, load_figure, positive, shards_to_table
+from delayed_bandits.errors import ConfigError, VerifyFailed
 from delayed_bandits.outputs import atomic_path
 
 QUOTED = {  # what `quote` knows: the digest's committed file, and the run it is made from
