@@ -119,7 +119,7 @@ def arena_draw(seed: int, horizon: int, n_arms: int = 4, window: int = 20, censo
     of it, for tests that play a policy on the arena's problem: (setting, draw)."""
     import numpy as np
 
-    from delayed_bandits.papers.arena import experiment as arena
+    from delayed_bandits.arena import experiment as arena
 
     raw = {
         "n_arms": n_arms,

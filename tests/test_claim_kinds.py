@@ -105,7 +105,7 @@ def _ratios(runs: pd.DataFrame, fig: Mapping[str, Any], paper: str, figure: str)
 def _leaderboard(
     runs: pd.DataFrame, fig: Mapping[str, Any], paper: str, figure: str
 ) -> pd.DataFrame:
-    from delayed_bandits.papers.arena import leaderboard
+    from delayed_bandits.arena import leaderboard
 
     return leaderboard.build(runs, fig, SMOKE["seed"], figure)
 

@@ -5,14 +5,16 @@ Every ``.py`` under ``src/delayed_bandits`` is parsed with ``ast`` and every imp
 (an import deferred into a function to dodge a cycle is still a cycle, only a hidden one). An edge
 goes to the module imported (``from delayed_bandits import config`` imports the module
 ``config``; ``from delayed_bandits.kinds import Kind`` the module ``kinds``) and to every package
-above it, whose ``__init__`` Python runs first: importing ``delayed_bandits.papers.arena.entrants``
-runs ``delayed_bandits.papers`` (the registry) and ``delayed_bandits.papers.arena`` (the arena's
-registration). A package is its ``__init__``.
+above it, whose ``__init__`` Python runs first: importing
+``delayed_bandits.papers.vernade2017.policies`` runs ``delayed_bandits.papers`` (the registry) and
+``delayed_bandits.papers.vernade2017`` (the paper's registration). A package is its ``__init__``.
 
 What is not an edge: the registry's ``importlib.import_module`` calls (``papers.registered``,
-``Paper.experiment``, ``Paper.checks``, ``Paper.plots``), which load the papers' packages and
-modules by name at run time. That is the registry's plug-in mechanism, the one place where a lower
-layer reaches a higher one, on purpose: the registry names no paper, so a new paper is a new folder.
+``Paper.experiment``, ``Paper.checks``, ``Paper.plots``, ``Paper.commands``), which load the
+papers' packages and modules by name at run time, the arena's (``papers.BUILT_IN``) and the
+plug-ins' among them. That is the registry's plug-in mechanism, the one place where a lower layer
+reaches a higher one, on purpose: the registry imports no paper, so a new paper is a new folder,
+and the arena, which imports every paper, sits above them all.
 
 The checks: no cycle; every module in a layer of ``LAYERS``; no import from a higher layer. Each
 is first run on a small synthetic graph, to show it finds what it should."""
@@ -64,20 +66,26 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("config", ("config", "provenance")),
     ("papers' modules", ("papers.*.*",)),
-    ("commands", ("simulate", "plotting", "bench", "render", "verify", "verdicts", "cli")),
+    ("arena", ("arena", "arena.*", "arena.views.*")),
+    (
+        "commands",
+        ("simulate", "plotting", "bench", "render", "verify", "verdicts", "cli", "arena.cli"),
+    ),
 ]
 """Bottom to top: a module imports from its own layer or those below, never from one above.
 Patterns are module names under ``delayed_bandits`` (``PACKAGE`` itself is the package's
 ``__init__``), where ``*`` stands for one part of a dotted name: ``papers.*`` is a paper's
-registration (``papers/<paper>/__init__.py``), ``papers.*.*`` any other module of a paper."""
+registration (``papers/<paper>/__init__.py``), ``papers.*.*`` any other module of a paper. A name
+without ``*`` wins over a pattern with one: ``arena.cli``, the arena's commands, is a command, the
+rest of ``arena.*`` the arena."""
 
 Edge = tuple[str, str]
 Where = tuple[str, int]  # (file relative to the repository, line)
 
 
 def module_of(path: Path, src: Path = SRC) -> str:
-    """``src/delayed_bandits/papers/arena/entrants.py`` ->
-    ``delayed_bandits.papers.arena.entrants``; a package's ``__init__.py`` is the package."""
+    """``src/delayed_bandits/arena/entrants.py`` -> ``delayed_bandits.arena.entrants``; a
+    package's ``__init__.py`` is the package."""
     parts = list(path.relative_to(src.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
@@ -168,14 +176,16 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
 
 
 def layer_of(module: str) -> int | None:
-    """Index in ``LAYERS`` of the module's layer (None: in no layer)."""
+    """Index in ``LAYERS`` of the module's layer (None: in no layer); a name matched exactly wins
+    over a pattern with ``*``."""
     short = module[len(PACKAGE) + 1 :] if module != PACKAGE else PACKAGE
-    for index, (_, patterns) in enumerate(LAYERS):
-        if any(
-            fnmatch.fnmatchcase(short, p) and short.count(".") == p.count(".") for p in patterns
-        ):
-            return index
-    return None
+    matches = [
+        ("*" in p, index)
+        for index, (_, patterns) in enumerate(LAYERS)
+        for p in patterns
+        if fnmatch.fnmatchcase(short, p) and short.count(".") == p.count(".")
+    ]
+    return min(matches)[1] if matches else None
 
 
 def upward(edges: dict[str, set[str]], where: dict[Edge, Where]) -> list[str]:
@@ -279,11 +289,32 @@ def test_no_module_imports_from_a_higher_layer():
     [
         (f"{PACKAGE}.errors", "foundations"),
         (f"{PACKAGE}.papers", "registry"),
-        (f"{PACKAGE}.papers.arena", "registry"),
-        (f"{PACKAGE}.papers.arena.experiment", "papers' modules"),
+        (f"{PACKAGE}.papers.vernade2017", "registry"),
+        (f"{PACKAGE}.papers.vernade2017.experiment", "papers' modules"),
+        (f"{PACKAGE}.arena", "arena"),
+        (f"{PACKAGE}.arena.experiment", "arena"),
+        (f"{PACKAGE}.arena.views.heatmap", "arena"),
+        (f"{PACKAGE}.arena.cli", "commands"),
         (f"{PACKAGE}.cli", "commands"),
     ],
 )
 def test_the_layers_place_packages_and_their_modules_apart(module, layer):
     index = layer_of(module)
     assert index is not None and LAYERS[index][0] == layer
+
+
+def test_the_arena_is_above_the_papers_and_no_paper_imports_it():
+    """The arena runs every paper's algorithms; a paper that imported it would tie the papers to
+    the arena's crossing of them (and close a cycle through it)."""
+    index = {name: i for i, (name, _) in enumerate(LAYERS)}
+    assert index["papers' modules"] < index["arena"] < index["commands"]
+    edges, where = graph()
+    into = [
+        f"{':'.join(map(str, where[(module, target)]))}: {module} imports {target}"
+        for module, targets in sorted(edges.items())
+        if module.startswith(f"{PACKAGE}.papers")
+        for target in sorted(targets)
+        if target == f"{PACKAGE}.arena" or target.startswith(f"{PACKAGE}.arena.")
+    ]
+    assert not into, "paper modules importing the arena:\n  " + "\n  ".join(into)
+    assert any(t.startswith(f"{PACKAGE}.papers.") for t in edges[f"{PACKAGE}.arena.experiment"])

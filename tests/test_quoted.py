@@ -1,5 +1,5 @@
 """The numbers the docs quote are written by code from a run (``quoted``; the arena's
-``papers.arena.digest``, the papers' verdicts ``verdicts``; ``delayed-bandits quote``): the docs
+``arena.digest``, the papers' verdicts ``verdicts``; ``delayed-bandits quote``): the docs
 hold the committed digests' blocks, no verdict count is typed outside them, and a rerun is held to
 a digest number by number, its provenance and cost reported apart."""
 
@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from delayed_bandits import claims, cli, quoted, verdicts
+from delayed_bandits.arena import cli as arena_cli
+from delayed_bandits.arena import digest as dg
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.arena import digest as dg
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = "intro\n<!-- quoted: a -->\nold a\n<!-- /quoted: a -->\nmiddle\n<!-- quoted: b -->\n<!-- /quoted: b -->\n"
@@ -50,7 +51,7 @@ def test_the_docs_quote_the_committed_digests(monkeypatch) -> None:
     arena = json.loads((ROOT / "docs/data/arena-full.json").read_text())
     papers = json.loads((ROOT / "docs/data/papers.json").read_text())
     given = set(dg.blocks(arena)) | set(verdicts.blocks(papers))
-    for doc in cli.QUOTING:
+    for doc in arena_cli.QUOTING:
         assert set(quoted.names((ROOT / doc).read_text())) <= given, doc
     figures = [f"{f['paper']}-{f['figure']}" for f in papers["figures"]]
     for doc in ("README.md", "docs/reproduction.md"):  # every figure's counts, and the headline
@@ -220,8 +221,8 @@ def test_the_papers_verdicts_are_quoted_and_held_to_a_rerun(
 ) -> None:
     monkeypatch.chdir(ROOT)
     run = smoke_run / "smoke"
-    docs = [tmp_path / Path(doc).name for doc in cli.QUOTING]
-    for doc, to in zip(cli.QUOTING, docs):
+    docs = [tmp_path / Path(doc).name for doc in arena_cli.QUOTING]
+    for doc, to in zip(arena_cli.QUOTING, docs):
         shutil.copy(ROOT / doc, to)
     made = tmp_path / "papers.json"
     args = ["quote", "papers", "--digest", str(made), "--docs", *map(str, docs)]

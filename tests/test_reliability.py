@@ -19,9 +19,9 @@ import yaml
 from conftest import BIN, CONFIG, SMOKE, arena_draw, copy_workflow, plugin, smoke_config
 from delayed_bandits import config as cfg
 from delayed_bandits import delays, grid, provenance, tables
+from delayed_bandits.arena.entrants import from_policy
 from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.arena.entrants import from_policy
 from delayed_bandits.references import checked_arm
 from delayed_bandits.resources import BYTES_PER_ROUND, physical_memory_mb
 
@@ -611,7 +611,7 @@ def test_every_arm_is_accepted_and_kept() -> None:
 ENTRANT = """
     import time
 
-    from delayed_bandits.papers.arena.entrants import from_policy
+    from delayed_bandits.arena.entrants import from_policy
 
 
     class Stuck:

@@ -21,8 +21,8 @@ import yaml
 from conftest import CONFIG, SMOKE
 from delayed_bandits import tables
 from delayed_bandits.aggregate import RATIO_COLUMNS
+from delayed_bandits.arena.leaderboard import COLUMNS as LEADERBOARD_COLUMNS
 from delayed_bandits.cli import main
-from delayed_bandits.papers.arena.leaderboard import COLUMNS as LEADERBOARD_COLUMNS
 from delayed_bandits.tables import Binding
 
 PAPER, FIGURE = "vernade2017", "fig2"

@@ -18,7 +18,7 @@ from delayed_bandits import algorithms, kinds
 from delayed_bandits import config as cfg
 from delayed_bandits import curves as cv
 from delayed_bandits import papers as registry
-from delayed_bandits.errors import ConfigError, TimeLimitError
+from delayed_bandits.errors import ConfigError, TimeLimitError, VerifyFailed
 from delayed_bandits.outputs import atomic_path, check_target, write_parquet
 
 
@@ -32,7 +32,7 @@ def _reps(text: str) -> tuple[int, int]:
     return first, last
 
 
-def _positive(text: str) -> int:
+def positive(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -83,23 +83,24 @@ def _config_args(p: argparse.ArgumentParser, merged: bool = False) -> None:
     )
 
 
-def _figure_args(p: argparse.ArgumentParser) -> None:
+def figure_args(p: argparse.ArgumentParser) -> None:
     _config_args(p, merged=True)
     p.add_argument("--paper", required=True, help="paper id, e.g. vernade2017")
     p.add_argument("--figure", required=True, help="figure id, e.g. fig2")
 
 
-QUOTED = {  # what `quote` knows: the digest's committed file, and the run it is made from
-    "arena": (Path("docs/data/arena-full.json"), "full"),
-    "papers": (Path("docs/data/papers.json"), "."),
-}
-QUOTING = (  # the documents with blocks quoted from them
-    Path("README.md"),
-    Path("docs/arena.md"),
-    Path("docs/artifact-evaluation.md"),
-    Path("docs/reproduction.md"),
-)
-QUOTE_SHOWN = 50  # differences a failed check lists by field; the rest it counts
+def _table_args(p: argparse.ArgumentParser) -> None:
+    """The tables a claims or plot command reads: the summary, those of ``kinds.TABLES``, and
+    the shards' event side tables."""
+    p.add_argument(
+        "--summary",
+        type=Path,
+        help="summary table; required unless the figure is "
+        "drawn from the configuration alone (kind delay_density)",
+    )
+    for name in kinds.TABLES:
+        p.add_argument(f"--{name}", type=Path, help=f"{name} table, for figures that have one")
+    p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -108,13 +109,16 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="check config files against the schema")
     _config_args(p)
+    p.set_defaults(handler=_validate)
 
-    sub.add_parser(
+    p = sub.add_parser(
         "schema", help="print the config schema, with what the paper registry fills in (JSON)"
     )
+    p.set_defaults(handler=_schema)
 
     p = sub.add_parser("simulate", help="run a shard of replications with the compiled kernels")
-    _figure_args(p)
+    p.set_defaults(handler=_simulate)
+    figure_args(p)
     p.add_argument("--setting", required=True, nargs="+", help="one or more settings of the figure")
     p.add_argument(
         "--algorithm",
@@ -136,7 +140,8 @@ def _parser() -> argparse.ArgumentParser:
         "aggregate",
         help="summarise shards: mean, se, quantiles per checkpoint, with a provenance sidecar",
     )
-    _figure_args(p)
+    p.set_defaults(handler=_aggregate)
+    figure_args(p)
     p.add_argument(
         "--out",
         required=True,
@@ -154,29 +159,23 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "ratios", help="ratio of mean regrets to the figure's baseline, bootstrap band"
     )
-    _figure_args(p)
+    p.set_defaults(handler=_ratios)
+    figure_args(p)
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("shards", nargs="+", type=Path)
 
     p = sub.add_parser(
         "claims", help="check a figure's claims against its summary, tables and runs"
     )
-    _figure_args(p)
-    p.add_argument(
-        "--summary",
-        type=Path,
-        help="summary table; required unless the figure is "
-        "drawn from the configuration alone (kind delay_density)",
-    )
-    p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
-    p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
-    p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
+    p.set_defaults(handler=_claims)
+    figure_args(p)
+    _table_args(p)
     p.add_argument(
         "--shards",
         type=Path,
         nargs="+",
         help="the figure's shards, every run (its claims' table runs); required for a simulated "
-        "figure, except the arena's",
+        "figure whose kind reads them (kindtype.Kind.reads_runs)",
     )
     p.add_argument("--out", required=True, type=Path)
     p.add_argument(
@@ -185,47 +184,16 @@ def _parser() -> argparse.ArgumentParser:
         help="the claims also as an HTML page, which the Snakemake report shows beside the figure",
     )
 
-    p = sub.add_parser(
-        "leaderboard",
-        help="the arena's regret per (horizon, comparison, "
-        "setting, algorithm), ranked with paired ties, with what each was told",
-    )
-    _figure_args(p)
-    p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
-    p.add_argument("shards", nargs="+", type=Path)
-
-    p = sub.add_parser(
-        "replay",
-        help="replay one run of the arena with the entrant's plain-Python reference and its "
-        "kernel (checked to take the same actions), and summarise what it saw, round by round",
-    )
-    _figure_args(p)
-    p.add_argument("--setting", required=True, help="a setting of the figure")
-    p.add_argument("--algorithm", required=True, help="an algorithm of the figure")
-    p.add_argument(
-        "--replication", required=True, type=int, help="the replication, 0 <= R < replications"
-    )
-    p.add_argument("--out", type=Path, help="the round-by-round trace to write (CSV)")
-    p.add_argument(
-        "--at", nargs="+", type=_positive, default=(), help="rounds to show besides those chosen"
-    )
-
     p = sub.add_parser("gather-claims", help="all claims files as one markdown report")
+    p.set_defaults(handler=_gather_claims)
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--scale", help="the run's scale (config key scale), stated at the top")
     p.add_argument("claims", nargs="+", type=Path)
 
     p = sub.add_parser("plot", help="render a figure from its summary")
-    _figure_args(p)
-    p.add_argument(
-        "--summary",
-        type=Path,
-        help="summary table; required unless the figure is "
-        "drawn from the configuration alone (kind delay_density)",
-    )
-    p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
-    p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
-    p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
+    p.set_defaults(handler=_plot)
+    figure_args(p)
+    _table_args(p)
     p.add_argument("--out", required=True, type=Path, nargs="+", help=".pdf and/or .png paths")
     p.add_argument(
         "--kind",
@@ -234,6 +202,7 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser("render", help="execute a notebook on the results and write it as HTML")
+    p.set_defaults(handler=_render)
     p.add_argument(
         "--notebook",
         required=True,
@@ -254,6 +223,7 @@ def _parser() -> argparse.ArgumentParser:
         "(shards: their content's, summaries: their provenance sidecar's, every file: the "
         "run's checksums.sha256 when it has one)",
     )
+    p.set_defaults(handler=_verify)
     p.add_argument(
         "run",
         type=Path,
@@ -276,57 +246,32 @@ def _parser() -> argparse.ArgumentParser:
         "--override", type=_override, help="the run's config values on top of the files (JSON)"
     )
 
-    p = sub.add_parser(
-        "quote",
-        help="the numbers the docs quote, from a run's results (the arena's, or the papers' "
-        "verdicts): write them (the digest, and the marked blocks of the docs), or check the "
-        "docs against the committed digests and, with --run, the digest against a rerun",
-    )
-    p.add_argument(
-        "digest_of",
-        nargs="?",
-        choices=tuple(QUOTED),
-        default="arena",
-        metavar="{" + ",".join(QUOTED) + "}",
-        help="which digest --run makes: arena (default: the arena's run, full after `make "
-        "arena-full`) or papers (the papers' verdicts, . after `make figures`)",
-    )
-    p.add_argument(
-        "--run",
-        type=Path,
-        help="the run's directory (arena: full, or . after `make figures`; papers: ., or smoke "
-        "after the quick check); without it, check that the docs' blocks are what the committed "
-        "digests give",
-    )
-    p.add_argument(
-        "--digest",
-        type=Path,
-        help="the committed digest of the one chosen (default: "
-        + ", ".join(f"{name}: {path}" for name, (path, _) in QUOTED.items())
-        + ")",
-    )
-    p.add_argument(
-        "--docs",
-        nargs="+",
-        type=Path,
-        default=list(QUOTING),
-        help=f"the documents whose marked blocks quote them (default: {' '.join(map(str, QUOTING))})",
-    )
-    p.add_argument(
-        "--write",
-        action="store_true",
-        help="write the run's digest and the docs' blocks (needs --run) instead of checking",
-    )
-
     p = sub.add_parser("bench", help="agent-steps per second of each kernel and its reference")
-    p.add_argument("--horizon", type=_positive, default=2000)
-    p.add_argument("--replications", type=_positive, default=20, help="kernel runs per algorithm")
-    p.add_argument("--reference-replications", type=_positive, default=1)
+    p.set_defaults(handler=_bench)
+    p.add_argument("--horizon", type=positive, default=2000)
+    p.add_argument("--replications", type=positive, default=20, help="kernel runs per algorithm")
+    p.add_argument("--reference-replications", type=positive, default=1)
     p.add_argument("--paper", action="append", help="only this paper's kernels (repeatable)")
+
+    _add_package_commands(sub)
     return parser
 
 
-def _load(args: argparse.Namespace) -> tuple[dict[str, Any], Mapping[str, Any]]:
+def _add_package_commands(sub: Any) -> None:
+    """The commands that registered packages bring of their own (the arena's ``leaderboard``,
+    ``replay`` and ``quote``), added to the subparsers ``sub``. A package's ``cli`` module, which
+    the registry finds (``Paper.commands``), has ``add_commands(sub)``, which adds its parsers,
+    each with the function that runs it as its default ``handler``; and may have ``TABLES``, the
+    readers of the tables its commands make, by name (of ``kinds.TABLES``), each called as
+    ``reader(path, made_by)`` when a claims or plot command reads that table of one of its
+    figures (``_read_table``)."""
+    for paper in registry.registered().values():
+        commands = paper.commands()
+        if commands is not None:
+            commands.add_commands(sub)
+
+
+def load_figure(args: argparse.Namespace) -> tuple[dict[str, Any], Mapping[str, Any]]:
     """The config of a figure's command, checked for that figure (the workflow has checked the
     rest), and the figure's own section; ConfigError when the figure is not in it. The config is
     the workflow's, merged once when it built the jobs (--merged), or that of the config files
@@ -357,7 +302,7 @@ def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[st
 
     from delayed_bandits import provenance
     from delayed_bandits import tables as tb
-    from delayed_bandits.aggregate import RATIO_COLUMNS, SUMMARY_COLUMNS
+    from delayed_bandits.aggregate import SUMMARY_COLUMNS
 
     out = _Given(f"{args.paper} {args.figure}")
     if args.summary is None and kinds.simulated(fig):
@@ -365,26 +310,35 @@ def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[st
             f"--summary: required, {args.paper} {args.figure} is a simulated figure "
             f"(kind {kinds.of(fig)})"
         )
-    names = ("summary", "ratios", "leaderboard", "events")
+    names = ("summary", *kinds.TABLES, "events")
     if not any(getattr(args, name, None) for name in names):
         return out  # a figure drawn from the configuration alone: nothing was made by a run
     curves = cv.curves(args.paper, args.figure, fig)
     made_by = provenance.binding(config, args.paper, args.figure, curves)
     if args.summary is not None:
         out["summary"] = tb.read_summary(args.summary, SUMMARY_COLUMNS, made_by, curves)
-    if getattr(args, "ratios", None):
-        out["ratios"] = tb.read_summary(args.ratios, RATIO_COLUMNS, made_by)
-    if getattr(args, "leaderboard", None):
-        from delayed_bandits.papers.arena.leaderboard import COLUMNS
-
-        out["leaderboard"] = tb.read_table(
-            args.leaderboard, COLUMNS, ["horizon", "field", "setting", "algorithm"], made_by
-        )
+    for name in kinds.TABLES:
+        if getattr(args, name, None):
+            out[name] = _read_table(args.paper, name, getattr(args, name), made_by)
     if getattr(args, "events", None):
         out["events"] = pd.concat(
             [tb.read_events(p, made_by) for p in args.events], ignore_index=True
         )
     return out
+
+
+def _read_table(paper: str, name: str, path: Path, made_by: Any) -> Any:
+    """The table ``name`` (of ``kinds.TABLES``) of a figure of ``paper``: ratios, which every
+    paper's figure may have, or one of the paper's own commands (its ``TABLES``)."""
+    from delayed_bandits import tables as tb
+    from delayed_bandits.aggregate import RATIO_COLUMNS
+
+    if name == "ratios":
+        return tb.read_summary(path, RATIO_COLUMNS, made_by)
+    readers = getattr(registry.get(paper).commands(), "TABLES", {})
+    if name not in readers:
+        raise ConfigError(f"--{name}: {paper} makes no {name} table; give none")
+    return readers[name](path, made_by)
 
 
 class _Given(dict):
@@ -420,7 +374,7 @@ def _simulate(args: argparse.Namespace) -> None:
     from delayed_bandits import progress, provenance
     from delayed_bandits.simulate import TIME_LIMIT_S, run_job, time_limit
 
-    config, _ = _load(args)
+    config, _ = load_figure(args)
     # before the job, which may run for an hour: where it writes
     if args.events is not None and args.events.resolve() == args.out.resolve():
         raise ConfigError(f"--events {args.events} is the --out file; give another path")
@@ -461,7 +415,7 @@ def _aggregate(args: argparse.Namespace) -> None:
     from delayed_bandits.aggregate import read_shards, summarise
 
     start = time.perf_counter()
-    config, _ = _load(args)
+    config, _ = load_figure(args)
     made_by = provenance.binding(config, args.paper, args.figure)
     raw = read_shards(args.shards, made_by)
     made_from = cfg.sources(args.config, args.override) if args.merged is None else _merged(args)[1]
@@ -485,14 +439,14 @@ def _aggregate(args: argparse.Namespace) -> None:
             )
 
 
-def _shards_to_table(args: argparse.Namespace, make: Any) -> tuple[Any, Mapping[str, Any]]:
+def shards_to_table(args: argparse.Namespace, make: Any) -> tuple[Any, Mapping[str, Any]]:
     """A table made from a figure's shards (ratios, the leaderboard): the shards read as
     made by this config, ``make(shards, config, fig)`` written with its record
     (``tables.write_table``); the table and the figure's config."""
     from delayed_bandits import provenance, tables
     from delayed_bandits.aggregate import read_shards
 
-    config, fig = _load(args)
+    config, fig = load_figure(args)
     made_by = provenance.binding(config, args.paper, args.figure)
     table = make(read_shards(args.shards, made_by), config, fig)
     tables.write_table(table, args.out, made_by)
@@ -512,13 +466,13 @@ def _ratios(args: argparse.Namespace) -> None:
         seed = seeds.analysis_seed(config["seed"], args.paper, args.figure, "bootstrap")
         return ratio_of_means(raw, fig["baseline"], int(fig.get("bootstrap", 1000)), seed)
 
-    _shards_to_table(args, ratios)
+    shards_to_table(args, ratios)
 
 
 def _claims(args: argparse.Namespace) -> None:
     from delayed_bandits import claims
 
-    config, fig = _load(args)
+    config, fig = load_figure(args)
     where = f"{args.paper} {args.figure} (kind {kinds.of(fig)})"
     if kinds.reads_runs(fig) and not args.shards:
         raise ConfigError(f"--shards: required, the claims of {where} read every run")
@@ -540,36 +494,6 @@ def _claims(args: argparse.Namespace) -> None:
             tmp.write_text(claims.to_html(found, f"Claims of {args.paper} {args.figure}"))
 
 
-def _leaderboard(args: argparse.Namespace) -> None:
-    from delayed_bandits.papers.arena import leaderboard
-
-    if args.paper != leaderboard.PAPER:
-        raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a leaderboard")
-    board, fig = _shards_to_table(
-        args, lambda raw, config, fig: leaderboard.build(raw, fig, config["seed"], args.figure)
-    )
-    # what the log keeps: how precise the table is, and what more runs would buy
-    precision = leaderboard.statistics(fig)["precision"]
-    print(leaderboard.precision_report(board, precision).to_string(index=False))
-
-
-def _replay(args: argparse.Namespace) -> None:
-    from delayed_bandits.papers.arena import replay
-
-    if args.paper != replay.PAPER:
-        raise ConfigError(f"--paper {args.paper!r}: only {replay.PAPER!r} can be replayed")
-    config, _ = _load(args)
-    try:
-        run = replay.replay(config, args.figure, args.setting, args.algorithm, args.replication)
-    except replay.Mismatch as exc:
-        raise VerifyFailed(str(exc)) from None
-    summary = replay.describe(run, args.figure, args.at)
-    if args.out is not None:
-        with atomic_path(args.out) as tmp:
-            run.trace.to_csv(tmp, index=False, float_format="%.10g")
-    print(summary)
-
-
 def _gather_claims(args: argparse.Namespace) -> None:
     from delayed_bandits import claims
 
@@ -583,7 +507,7 @@ def _plot(args: argparse.Namespace) -> None:
     bad = [str(p) for p in args.out if p.suffix not in (".pdf", ".png")]
     if bad:
         raise ConfigError(f"--out: {', '.join(bad)} must end in .pdf or .png")
-    config, fig = _load(args)
+    config, fig = load_figure(args)
     kind = args.kind or kinds.of(fig)
     plotting.view(args.paper, kind)  # an unknown kind fails before the tables are read
     plotting.plot_figure(_tables(args, config, fig), args.paper, args.figure, fig, args.out, kind)
@@ -618,11 +542,6 @@ def _verify(args: argparse.Namespace) -> None:
         )
 
 
-class VerifyFailed(Exception):
-    """A check failed (exit code 1): ``verify`` found a file that does not match its record, or
-    ``replay`` a kernel that does not take its reference's actions."""
-
-
 def _bench(args: argparse.Namespace) -> None:
     from delayed_bandits import bench
 
@@ -639,120 +558,6 @@ def _bench(args: argparse.Namespace) -> None:
         )
 
 
-def _digest(name: str, run: Path) -> dict[str, Any]:
-    """The digest ``name`` (of ``QUOTED``) of the run under ``run``."""
-    from delayed_bandits import verdicts
-    from delayed_bandits.papers.arena import digest as arena
-
-    if name == "papers":
-        return verdicts.digest(run, leave_out=(arena.PAPER,))
-    if not (run / "results" / arena.PAPER).is_dir():
-        raise ConfigError(
-            f"--run: {run} holds no {arena.PAPER} results (results/{arena.PAPER}/); run "
-            "`make arena-full` (then --run full) or `make figures` (then --run .) first"
-        )
-    return arena.digest(run)
-
-
-def _blocks(name: str, digest: Mapping[str, Any]) -> dict[str, str]:
-    """The Markdown blocks the digest ``name`` gives, by block name."""
-    from delayed_bandits import verdicts
-    from delayed_bandits.papers.arena import digest as arena
-
-    return (verdicts if name == "papers" else arena).blocks(digest)
-
-
-def _read_digest(path: Path, name: str) -> dict[str, Any]:
-    """A committed digest; a missing one or a directory is an error saying how to write it."""
-    import json
-
-    if not path.is_file():
-        raise ConfigError(
-            f"{path}: {'a directory, not a' if path.is_dir() else 'no'} digest; write it from its "
-            f"run: delayed-bandits quote {name} --run {QUOTED[name][1]} --write"
-        )
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError alike
-        raise ConfigError(f"{path}: not a JSON digest ({exc})") from None
-
-
-def _quote(args: argparse.Namespace) -> None:
-    import json
-
-    from delayed_bandits import quoted
-
-    if args.write and args.run is None:
-        raise ConfigError("--write: needs --run, the run whose numbers the docs quote")
-    paths = {name: path for name, (path, _) in QUOTED.items()}
-    if args.digest is not None:
-        paths[args.digest_of] = args.digest
-    made = _digest(args.digest_of, args.run) if args.run is not None else None
-    digests = {
-        name: made if args.write and name == args.digest_of else _read_digest(path, name)
-        for name, path in paths.items()
-    }
-    blocks: dict[str, str] = {}
-    for name, d in digests.items():
-        given = _blocks(name, d)
-        if set(given) & set(blocks):
-            raise ConfigError(f"{paths[name]}: blocks {sorted(set(given) & set(blocks))} twice")
-        blocks |= given
-    if args.write:
-        with atomic_path(paths[args.digest_of]) as tmp:
-            tmp.write_text(json.dumps(made, indent=1, ensure_ascii=False) + "\n")
-        for doc in args.docs:
-            with atomic_path(doc) as tmp:
-                tmp.write_text(quoted.fill(doc.read_text(), blocks, str(doc)))
-        print(
-            f"wrote {paths[args.digest_of]} and the quoted blocks of "
-            f"{', '.join(map(str, args.docs))}"
-        )
-        return
-    problems = [
-        f"{doc}: block {name} is not what the committed digests give"
-        for doc in args.docs
-        for name in quoted.stale(doc.read_text(), blocks, str(doc))
-    ]
-    said = f"{', '.join(map(str, args.docs))}: every quoted block is the committed digests'"
-    if made is not None:
-        committed, where = digests[args.digest_of], paths[args.digest_of]
-        numbers = quoted.differences(quoted.checked(committed), quoted.checked(made))
-        about = quoted.information(committed, made)
-        if numbers:
-            shown = numbers[:QUOTE_SHOWN]
-            more = len(numbers) - len(shown)
-            problems += [
-                f"{where}: {len(numbers)} number(s) differ from the run in {args.run}:",
-                *(f"  {line}" for line in shown),
-                *([f"  ... and {more} more"] if more else []),
-                f"{where}: {about}",
-            ]
-        said += f"\n{where}: numbers agree with the run in {args.run}; {about}"
-    if problems:
-        raise VerifyFailed("\n".join(problems))
-    print(said)
-
-
-COMMANDS = {
-    "validate": _validate,
-    "schema": _schema,
-    "simulate": _simulate,
-    "aggregate": _aggregate,
-    "ratios": _ratios,
-    "claims": _claims,
-    "leaderboard": _leaderboard,
-    "replay": _replay,
-    "gather-claims": _gather_claims,
-    "plot": _plot,
-    "render": _render,
-    "quote": _quote,
-    "bench": _bench,
-    "verify": _verify,
-}
-"""What each command does, one function each: ``main`` parses the arguments and calls it."""
-
-
 def _done(argv: Sequence[str], wall_s: float, cpu_s: float) -> str:
     """The last line of a job's log: the command as run, and what it took."""
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
@@ -763,22 +568,24 @@ def _done(argv: Sequence[str], wall_s: float, cpu_s: float) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = parser.parse_args(argv)
+    # what the messages name: the command is the first argument once parsed, and the parsing
+    # itself can fail, with a ConfigError, when a plug-in that brings commands does not import
+    command = " ".join(["delayed-bandits", *argv[:1]])
     started, cpu_started = time.perf_counter(), time.process_time()
     try:
-        COMMANDS[args.command](args)
+        args = _parser().parse_args(argv)
+        args.handler(args)
     except (ConfigError, FileNotFoundError, TimeLimitError) as exc:
-        print(f"delayed-bandits {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{command}: error: {exc}", file=sys.stderr)
         return 2
     except VerifyFailed as exc:
-        print(f"delayed-bandits {args.command}: {exc}", file=sys.stderr)
+        print(f"{command}: {exc}", file=sys.stderr)
         return 1
     except MemoryError as exc:
         # The traceback of a failed allocation says where, not what to do about it.
         print(
-            f"delayed-bandits {args.command}: error: out of memory ({exc or 'MemoryError'}); "
+            f"{command}: error: out of memory ({exc or 'MemoryError'}); "
             "no output was written. Give the job more memory (Snakemake resource mem_mb, "
             "see src/delayed_bandits/resources.py) or use a smaller horizon.",
             file=sys.stderr,
@@ -790,7 +597,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Outputs are written to a temporary name (outputs.atomic_path), removed on the way here.
         where = f" ({exc.filename})" if exc.filename else ""
         print(
-            f"delayed-bandits {args.command}: error: the disk is full: no space left on the "
+            f"{command}: error: the disk is full: no space left on the "
             f"device{where}; no output was written. Free space there and rerun the job.",
             file=sys.stderr,
         )

@@ -1,5 +1,5 @@
-"""The error types for bad user input (config files, CLI arguments, a user's policy) and for a job
-that ran out of its time."""
+"""The error types for bad user input (config files, CLI arguments, a user's policy), for a job
+that ran out of its time, and for a command's check that failed."""
 
 
 class ConfigError(ValueError):
@@ -11,3 +11,9 @@ class TimeLimitError(BaseException):
 
     Not an ``Exception``: it is raised inside whatever code runs when the limit passes, a user's
     policy included, and a policy's ``except Exception`` must not swallow it."""
+
+
+class VerifyFailed(Exception):
+    """A command's check failed (exit code 1): ``verify`` found a file that does not match its
+    record, ``replay`` a kernel that does not take its reference's actions, or ``quote`` a number
+    of the docs that is not the digest's."""

@@ -37,12 +37,16 @@ SIMULATION = (
     "indices.py",
     "queues.py",
     "references.py",
-    # each paper's experiment, policies and kernels, and what its experiment draws on
+    # each paper's experiment, policies and kernels, and what its experiment draws on; the
+    # arena's too, a package above the papers (papers.BUILT_IN)
     "papers/*/experiment.py",
     "papers/*/policies.py",
     "papers/*/kernels.py",
-    "papers/arena/entrants.py",
-    "papers/arena/problem.py",
+    "arena/experiment.py",
+    "arena/policies.py",
+    "arena/kernels.py",
+    "arena/entrants.py",
+    "arena/problem.py",
     "papers/thune2019/bounds.py",
     "papers/vernade2017/lower_bounds.py",
     "papers/vernade2020/criteo.py",

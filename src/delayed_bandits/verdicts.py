@@ -1,6 +1,6 @@
 """What the docs quote of the papers' verdicts, computed from a run (``quoted``): ``digest`` reads
 every figure's claims.json under a run directory (the arena's aside: its own digest,
-``papers.arena.digest``, quotes them) into counts per figure, per paper and in all, reproductions
+``arena.digest``, quotes them) into counts per figure, per paper and in all, reproductions
 and checks apart (``claims.tally``), with each claim's id, kind, verdict, statement and reference;
 ``blocks`` renders the counts of each figure (a cell of the verdict tables of README.md and
 docs/reproduction.md), the headline, and the claim ids of docs/artifact-evaluation.md. The

@@ -15,13 +15,13 @@ from conftest import CONFIG, SMOKE_FILES
 from delayed_bandits import config as cfg
 from delayed_bandits import curves as cv
 from delayed_bandits import grid, seeds
+from delayed_bandits.arena import claims as arena_claims
+from delayed_bandits.arena import experiment as arena
+from delayed_bandits.arena import leaderboard
+from delayed_bandits.arena.entrants import FIELDS, LABELLED, MATCHED, PUBLISHED
+from delayed_bandits.arena.problem import conversions, per_round
 from delayed_bandits.environment import checkpoint_grid
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.arena import claims as arena_claims
-from delayed_bandits.papers.arena import experiment as arena
-from delayed_bandits.papers.arena import leaderboard
-from delayed_bandits.papers.arena.entrants import FIELDS, LABELLED, MATCHED, PUBLISHED
-from delayed_bandits.papers.arena.problem import conversions, per_round
 
 SMOKE = cfg.load(SMOKE_FILES, "arena")["papers"]["arena"]["regret"]
 FULL = cfg.load(CONFIG, "arena")["papers"]["arena"]["regret"]

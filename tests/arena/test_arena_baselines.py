@@ -10,6 +10,8 @@ import pytest
 from scipy.optimize import brentq
 
 from delayed_bandits import delays, environment
+from delayed_bandits.arena.kernels import run_ignores_delays_kernel
+from delayed_bandits.arena.policies import run_ignores_delays
 from delayed_bandits.indices import (
     INDEX_CODES,
     KLUCB,
@@ -21,8 +23,6 @@ from delayed_bandits.indices import (
     klucb_index,
     ucb_index,
 )
-from delayed_bandits.papers.arena.kernels import run_ignores_delays_kernel
-from delayed_bandits.papers.arena.policies import run_ignores_delays
 
 POLICIES = {  # (index, coefficient, loglog)
     "ucb-1": ("ucb", 1.0, 0.0),

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from conftest import BIN, arena_draw, copy_workflow, plugin
-from delayed_bandits.papers.arena.entrants import (
+from delayed_bandits.arena.entrants import (
     ANONYMOUS,
     LABELLED,
     SETTLED,
@@ -27,7 +27,7 @@ TOY = '''
     """A toy arena entrant: epsilon-greedy on the conversions seen so far (tests)."""
     import numpy as np
 
-    from delayed_bandits.papers.arena.entrants import LABELLED, from_policy
+    from delayed_bandits.arena.entrants import LABELLED, from_policy
     from delayed_bandits.papers.pikeburke2018.policies import QPMD, UCBBase
 
 
@@ -158,7 +158,7 @@ def test_an_entrant_taking_a_built_in_id_is_refused(tmp_path: Path, toy: dict[st
         textwrap.dedent(TOY).lstrip().replace('"toy-greedy"', '"ts"')
     )
     run = subprocess.run(
-        [sys.executable, "-c", "import delayed_bandits.papers.arena.experiment"],
+        [sys.executable, "-c", "import delayed_bandits.arena.experiment"],
         env=toy,
         capture_output=True,
         text=True,

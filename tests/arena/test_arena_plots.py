@@ -14,9 +14,14 @@ import pytest
 
 from conftest import CONFIG, SMOKE
 from delayed_bandits import plotting
+from delayed_bandits.arena import leaderboard
+from delayed_bandits.arena.views import common, families
+from delayed_bandits.arena.views import curves as curves_view
+from delayed_bandits.arena.views import heatmap as heatmap_view
+from delayed_bandits.arena.views import ranks as ranks_view
+from delayed_bandits.arena.views import window as window_view
 from delayed_bandits.cli import main
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.arena import plots as arena
 from delayed_bandits.style import reader
 
 FIG_CFG = {"title": "Arena (made up)", "horizon": 1000}
@@ -133,7 +138,7 @@ def _texts(fig, text: str) -> list:
 
 
 def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
-    fig = arena.heatmap(board, FIG_CFG, FIG_CFG["horizon"])
+    fig = heatmap_view.heatmap(board, FIG_CFG, FIG_CFG["horizon"])
     panels = [ax for ax in fig.axes if ax.get_title().startswith("K = ")]
     assert [ax.get_title() for ax in panels] == PROBLEMS
     assert len(_texts(fig, "n/a")) == 4  # one per problem
@@ -141,7 +146,7 @@ def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
     bold = [t.get_text() for t in panels[0].texts if t.get_fontweight() == "bold"]
     assert len(bold) == len(REGIMES) + 1  # the best, and ODAAF tied with it once
     numbers = [t for t in panels[0].texts if t.get_text()[0].isdigit()]
-    faded = [t for t in numbers if t.get_alpha() == arena.WORSE_ALPHA]
+    faded = [t for t in numbers if t.get_alpha() == heatmap_view.WORSE_ALPHA]
     plain = [t for t in numbers if t.get_alpha() in (None, 1.0) and t.get_fontweight() != "bold"]
     # worse: ODAAF once (tied once, n/a once), DEW everywhere; plain: Patient (inconclusive) and
     # UCB1 (unranked)
@@ -162,11 +167,11 @@ def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
     assert [t.get_text() for t in panels[0].get_yticklabels()] == [
         "UCB",
         "Patient",
-        f"ODAAF {arena.MARK}",
+        f"ODAAF {common.MARK}",
         "DEW",
         "UCB1",
     ]  # grouped by information model, board order within one
-    assert arena.BAR_LABEL in [ax.get_ylabel() for ax in fig.axes]
+    assert heatmap_view.BAR_LABEL in [ax.get_ylabel() for ax in fig.axes]
     assert "T = 1,000" in fig.get_suptitle() and "20 runs" in fig.get_suptitle()
     assert any("anonymous aggregate" in t.get_text() for t in _texts(fig, "Cell"))
 
@@ -178,18 +183,18 @@ def test_heatmap_a_setting_whose_best_has_zero_regret(board: pd.DataFrame) -> No
         regret=board.regret.where(~(first & (board.algorithm == "ucb")), 0.0),
         ratio=board.ratio.where(~first, np.nan),
     )
-    fig = arena.heatmap(zero, FIG_CFG, FIG_CFG["horizon"])
-    dashes = _texts(fig, arena.ZERO_BEST)
+    fig = heatmap_view.heatmap(zero, FIG_CFG, FIG_CFG["horizon"])
+    dashes = _texts(fig, heatmap_view.ZERO_BEST)
     assert len(dashes) == len(ALGORITHMS)  # all five apply in the first regime
-    assert any(f"{arena.ZERO_BEST}: no ratio" in t.get_text() for t in _texts(fig, "Cell"))
+    assert any(f"{heatmap_view.ZERO_BEST}: no ratio" in t.get_text() for t in _texts(fig, "Cell"))
     fig.clf()
 
 
 def test_curves_a_page_per_problem_with_a_legend_by_family(board: pd.DataFrame) -> None:
-    pages = arena.curves(_summary(board), board, FIG_CFG)
+    pages = curves_view.curves(_summary(board), board, FIG_CFG)
     assert len(pages) == 4  # one per (K, base rate, gap)
     for i, (page, problem) in enumerate(zip(pages, PROBLEMS), 1):
-        assert list(page.get_size_inches()) == list(arena.PAGE)
+        assert list(page.get_size_inches()) == list(common.PAGE)
         assert f"{problem} (page {i} of 4" in page.get_suptitle()
         panels = [ax for ax in page.axes if ax.lines]
         # a row per delay law: geometric10 uncensored and censored, pareto0.5 uncensored only
@@ -210,18 +215,18 @@ def test_curves_a_page_per_problem_with_a_legend_by_family(board: pd.DataFrame) 
             "Thune et al. 2019:",
             "at their papers' constants:",
             "other entrants:",
-            f"ODAAF {arena.MARK}",
+            f"ODAAF {common.MARK}",
             "Patient",
             "DEW",
             "UCB1",
             "UCB",
         ]
         note = next(t.get_text() for ax in page.axes for t in ax.texts)
-        assert f"ODAAF {arena.MARK} under Pareto(0.5)" in note
+        assert f"ODAAF {common.MARK} under Pareto(0.5)" in note
         page.canvas.draw()
         box = legend.get_window_extent()
         assert not [ax for ax in panels if box.overlaps(ax.get_window_extent())]
-    styles = arena.curve_styles(board)
+    styles = families.curve_styles(board)
     assert len({styles[a][0] for a in ("ucb", "odaaf", "dew", "patient", "ucb1")}) == 5
     for page in pages:
         page.clf()
@@ -230,7 +235,7 @@ def test_curves_a_page_per_problem_with_a_legend_by_family(board: pd.DataFrame) 
 def test_curves_band_is_the_runs_percentiles_never_below_zero(board: pd.DataFrame) -> None:
     summary = _summary(board)
     assert (summary["mean"] - 2 * summary.se).min() < 0  # the SE band would go below zero
-    page = arena.curves(summary, board, FIG_CFG)[0]
+    page = curves_view.curves(summary, board, FIG_CFG)[0]
     bands = [c for ax in page.axes for c in ax.collections]
     assert bands
     for band in bands:
@@ -287,7 +292,7 @@ def _window_board() -> pd.DataFrame:
 
 def test_window_figure_a_panel_per_law_and_problem() -> None:
     board = _window_board()
-    fig = arena.window(board, FIG_CFG)
+    fig = window_view.window(board, FIG_CFG)
     panels = [ax for ax in fig.axes if ax.lines]
     assert len(panels) == 3 * 2
     assert [ax.get_title().split("\n") for ax in panels[:2]] == [
@@ -298,19 +303,19 @@ def test_window_figure_a_panel_per_law_and_problem() -> None:
     assert [len(ax.containers) for ax in panels] == [3, 3, 2, 2, 3, 3]  # no OTF under Pareto
     bars = panels[0].containers[0]  # d-UCB's, the first of three: dodged to the left
     line = bars.lines[0]
-    left = arena.DODGE**-1
+    left = window_view.DODGE**-1
     assert list(line.get_xdata()) == pytest.approx([50 * left, 200 * left, 800 * left])
     assert list(line.get_ydata()) == pytest.approx([500.0, 200.0, 125.0])
     ends = np.array([segment[:, 1] for segment in bars.lines[2][0].get_segments()])
     assert ends == pytest.approx(np.array([[0.9 * r, 1.1 * r] for r in (500.0, 200.0, 125.0)]))
-    styles = arena.curve_styles(board)
+    styles = families.curve_styles(board)
     assert line.get_color() == styles["d-ucb"][0]  # the family's colour, as in the curves
     assert "60 runs" in fig.get_suptitle()
     fig.clf()
 
 
 def test_rank_diagram_a_panel_per_family(board: pd.DataFrame) -> None:
-    fig = arena.ranks_figure({"leaderboard": board}, "arena", "regret", FIG_CFG)
+    fig = ranks_view.ranks_figure({"leaderboard": board}, "arena", "regret", FIG_CFG)
     titles = [ax.get_title() for ax in fig.axes]
     # families: base rates in board order, uncensored first (the board has the censored first)
     assert [t.split(":")[0] for t in titles] == [
@@ -334,7 +339,7 @@ def test_curve_styles_colour_a_family_and_dash_its_members() -> None:
         {"algorithm": a, "label": a.upper(), "information": "conversions", "section": "matched"}
         for a in ("d-ucb", "d-klucb", "ud-ucb", "ts")
     ]
-    styles = arena.curve_styles(pd.DataFrame(rows))
+    styles = families.curve_styles(pd.DataFrame(rows))
     assert styles["d-ucb"][0] == styles["d-klucb"][0] == styles["ud-ucb"][0]
     assert len({styles[a][1] for a in ("d-ucb", "d-klucb", "ud-ucb")}) == 3
     assert styles["ts"][0] != styles["d-ucb"][0]
@@ -344,19 +349,19 @@ def test_curve_styles_colour_a_family_and_dash_its_members() -> None:
     "ratio, text", [(1.0, "1.0"), (3.24, "3.2"), (9.96, "10"), (41.3, "41"), (12_345.0, "12k")]
 )
 def test_ratio_text(ratio: float, text: str) -> None:
-    assert arena.ratio_text(ratio) == text
+    assert heatmap_view.ratio_text(ratio) == text
 
 
 def test_ratio_ticks() -> None:
-    assert arena.ratio_ticks(1.0, 60.0) == [1, 2, 5, 10, 20, 50]
-    assert arena.ratio_ticks(0.4, 3.0) == [0.5, 1, 2]
+    assert heatmap_view.ratio_ticks(1.0, 60.0) == [1, 2, 5, 10, 20, 50]
+    assert heatmap_view.ratio_ticks(0.4, 3.0) == [0.5, 1, 2]
 
 
 def test_plot_kinds_draw_the_leaderboard_and_save(
     board: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the made-up board stands in for what the leaderboard table shows
-    monkeypatch.setattr(arena.leaderboard, "display", lambda table, horizon=None: board)
+    monkeypatch.setattr(leaderboard, "display", lambda table, horizon=None: board)
     assert set(plotting.views("arena")) == {
         plotting.GENERIC,
         "arena",

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from delayed_bandits.papers.arena import ranks
+from delayed_bandits.arena import ranks
 
 
 def test_ranks_within_a_setting_share_the_average_on_ties() -> None:

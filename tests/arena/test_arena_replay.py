@@ -1,4 +1,4 @@
-"""Replaying one arena run (``papers/arena/replay.py``, ``delayed-bandits replay``): the replay
+"""Replaying one arena run (``arena/replay.py``, ``delayed-bandits replay``): the replay
 rebuilds the simulation's draw (its regret is the shard's), reference and kernel take the same
 actions (a kernel that does not is caught), and the trace is what Thompson sampling saw."""
 
@@ -14,10 +14,10 @@ import pytest
 from scipy.special import betaln
 
 from conftest import SMOKE_FILES, smoke_config
+from delayed_bandits.arena import replay
+from delayed_bandits.arena.policies import IgnoresDelays
+from delayed_bandits.arena.problem import conversions
 from delayed_bandits.cli import main
-from delayed_bandits.papers.arena import replay
-from delayed_bandits.papers.arena.policies import IgnoresDelays
-from delayed_bandits.papers.arena.problem import conversions
 from delayed_bandits.references import run as play_reference
 from delayed_bandits.tables import read_shard
 

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from delayed_bandits.papers.arena import leaderboard
-from delayed_bandits.papers.arena.entrants import MATCHED
+from delayed_bandits.arena import leaderboard
+from delayed_bandits.arena.entrants import MATCHED
 
 FIG = {
     "horizon": 100,

@@ -17,8 +17,8 @@ import yaml
 
 from conftest import BIN, CONFIG, SMOKE, arena_draw, plugin, smoke_config
 from delayed_bandits import grid
+from delayed_bandits.arena.entrants import from_policy
 from delayed_bandits.errors import ConfigError, TimeLimitError
-from delayed_bandits.papers.arena.entrants import from_policy
 from delayed_bandits.simulate import time_limit
 
 CHECKPOINTS = np.array([50, 100])
@@ -154,7 +154,7 @@ def test_an_entrant_id_is_a_setting_ids_characters(probe, bad: str) -> None:
 QUITS = """
     import sys
 
-    from delayed_bandits.papers.arena.entrants import from_policy
+    from delayed_bandits.arena.entrants import from_policy
 
 
     class Quits:

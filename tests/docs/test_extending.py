@@ -13,8 +13,8 @@ import yaml
 
 from conftest import ROOT
 from delayed_bandits import papers, references
-from delayed_bandits.papers.arena import entrants
-from delayed_bandits.papers.arena import experiment as arena_experiment
+from delayed_bandits.arena import entrants
+from delayed_bandits.arena import experiment as arena_experiment
 from delayed_bandits.papers.pikeburke2018 import policies as pb_policies
 
 PAGE = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
@@ -46,10 +46,11 @@ def test_the_paper_checklist_names_the_folder_files() -> None:
         "schema.yaml",
         "claims.py",
         "plots.py",
+        "cli.py",
     }
 
 
-@pytest.mark.parametrize("paper", [p for p in BUILT_IN if p != "arena"])
+@pytest.mark.parametrize("paper", BUILT_IN)
 def test_every_paper_has_the_files_and_names_of_the_checklist(paper: str) -> None:
     for name, item in _folder_items().items():
         path = PACKAGE / paper / name
@@ -65,22 +66,23 @@ def test_every_paper_has_the_files_and_names_of_the_checklist(paper: str) -> Non
     for name in ("Setting", "draw_environment", "ALGORITHMS", "BENCH"):
         assert name in _folder_items()["experiment.py"] and hasattr(experiment, name), name
     assert hasattr(experiment.Setting, "from_config")
-    for module, name in (("claims", "CHECKS"), ("plots", "PLOTS")):
+    for module, name in (("claims", "CHECKS"), ("plots", "PLOTS"), ("cli", "add_commands")):
         if (PACKAGE / paper / f"{module}.py").exists():
             assert hasattr(importlib.import_module(f"{registration.module}.{module}"), name)
 
 
-@pytest.mark.parametrize("paper", BUILT_IN)
+@pytest.mark.parametrize("paper", papers.ids())
 def test_every_schema_declares_only_its_own_keys(paper: str) -> None:
     """The common figure keys listed on the page are those of figure_common, and a paper schema
-    refers to it and closes itself with unevaluatedProperties."""
+    (the arena's among them, beside its modules outside papers/) refers to it and closes itself
+    with unevaluatedProperties."""
     listed = re.findall(
         r"`(\w+)`", _folder_items()["schema.yaml"].split("The common ones (")[1].split(")")[0]
     )
     base = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
     common = base["$defs"]["figure_common"]["properties"]
     assert set(listed) == set(common)
-    schema = yaml.safe_load((PACKAGE / paper / "schema.yaml").read_text())
+    schema = papers.get(paper).schema()
     assert schema.get("unevaluatedProperties") is False and "additionalProperties" not in schema
     assert {"$ref": "config.schema.yaml#/$defs/figure_common"} in schema["allOf"]
 

@@ -37,17 +37,15 @@ def test_the_simulation_hash_follows_the_simulating_modules_only(tmp_path: Path)
     named = [p.relative_to(package).as_posix() for p in software.simulation_files(package)]
     for pattern in software.SIMULATION:  # a renamed module would leave its pattern naming none
         assert [n for n in named if Path(n).match(pattern)], pattern
-    for paper in (
+    for folder in (
         "arena",
-        "manegueu2020",
-        "pikeburke2018",
-        "thune2019",
-        "vernade2017",
-        "vernade2020",
+        "papers/manegueu2020",
+        "papers/pikeburke2018",
+        "papers/thune2019",
+        "papers/vernade2017",
+        "papers/vernade2020",
     ):
-        assert {f"papers/{paper}/{m}.py" for m in ("experiment", "kernels", "policies")} <= set(
-            named
-        )
+        assert {f"{folder}/{m}.py" for m in ("experiment", "kernels", "policies")} <= set(named)
     assert not [n for n in named if n.endswith(("claims.py", "plots.py", "digest.py"))]
     sim, source = software.simulation_sha256(package), software.source_sha256(package)
     assert sim == software.simulation_sha256() != source

@@ -1,9 +1,34 @@
 # The arena's own rules: every algorithm of the five papers, and the baselines practitioners use,
-# under every delay regime. `snakemake arena` (papers.smk) makes it alone. Figure `regret` goes
-# through the common stages (its kind, arena, reads the leaderboard table, made from the shards by
-# the common `leaderboard` rule); its other views below read the same tables, and the arena's
-# registration lists them as its extra targets. The experiment is in config/config.yaml under
-# papers.arena.
+# under every delay regime (src/delayed_bandits/arena). `snakemake arena` (papers.smk) makes it
+# alone. Its figures go through the common stages of pipeline.smk; their kinds read the
+# leaderboard table besides the summary, which the rule `leaderboard` below makes from the shards
+# (the arena's own command, delayed-bandits leaderboard). The other views of figure `regret`
+# read the same tables, and the arena's registration lists them as its extra targets. The
+# experiment is in config/config.yaml under papers.arena.
+
+
+rule leaderboard:
+    input:
+        shards=lambda wc: shard_files(SimpleNamespace(paper="arena", figure=wc.figure)),
+    output:
+        leaderboard=out("results/arena/{figure}/leaderboard.csv"),
+        record=out("results/arena/{figure}/leaderboard.provenance.json"),
+    log:
+        out("logs/arena/{figure}/leaderboard.log"),
+    benchmark:
+        out("benchmarks/arena/{figure}/leaderboard.tsv")
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=lambda wc: figure_analysis("arena", wc.figure).mem_mb,
+        runtime=lambda wc: figure_analysis("arena", wc.figure).runtime,
+    params:
+        code=SOURCE_SHA256,
+        config=MERGED,
+    shell:
+        "delayed-bandits leaderboard --merged {params.config:q} --paper arena"
+        " --figure {wildcards.figure:q} --out {output.leaderboard:q} {input.shards:q} > {log:q} 2>&1"
 
 
 rule arena_view:

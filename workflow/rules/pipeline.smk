@@ -158,30 +158,6 @@ rule ratios:
         " --figure {wildcards.figure:q} --out {output.ratios:q} {input.shards:q} > {log:q} 2>&1"
 
 
-rule leaderboard:
-    input:
-        shards=shard_files,
-    output:
-        leaderboard=out("results/{paper}/{figure}/leaderboard.csv"),
-        record=out("results/{paper}/{figure}/leaderboard.provenance.json"),
-    log:
-        out("logs/{paper}/{figure}/leaderboard.log"),
-    benchmark:
-        out("benchmarks/{paper}/{figure}/leaderboard.tsv")
-    conda:
-        ENV
-    threads: 1
-    resources:
-        mem_mb=lambda wc: analysis_request(wc).mem_mb,
-        runtime=lambda wc: analysis_request(wc).runtime,
-    params:
-        code=SOURCE_SHA256,
-        config=MERGED,
-    shell:
-        "delayed-bandits leaderboard --merged {params.config:q} --paper {wildcards.paper:q}"
-        " --figure {wildcards.figure:q} --out {output.leaderboard:q} {input.shards:q} > {log:q} 2>&1"
-
-
 rule claims:
     input:
         unpack(figure_tables),

@@ -9,7 +9,7 @@
   and ``kernels.py`` (the compiled versions the runs use);
 - ``analysis.py`` (optional): what the claims and plots both compute from the tables;
 - ``claims.py``: ``CHECKS``, the claims of each figure; ``plots.py`` (optional): ``PLOTS``, the
-  paper's own kinds of figure;
+  paper's own kinds of figure; ``cli.py`` (optional): its own commands of ``delayed-bandits``;
 - ``schema.yaml``: the keys of its figures in the config.
 
 Every list of papers derives from this registry: the seeds' paper ids, the resource model's
@@ -17,6 +17,10 @@ rates, the config schema's ``papers`` section and its algorithm and kind enums, 
 per-paper targets. A new paper is a new folder; nothing else needs to name it
 (``tests/test_registry.py`` adds a toy paper that way, from outside the package:
 ``$DELAYED_BANDITS_PAPERS``).
+
+The arena (``delayed_bandits.arena``) is registered as a paper is, but is no folder of this one:
+it runs every paper's algorithms, so it sits a layer above them (``tests/test_layers.py``), and
+the registry loads it by name, as it loads the plug-ins (``BUILT_IN``).
 """
 
 from __future__ import annotations
@@ -104,15 +108,26 @@ class Paper:
         module = self._optional("plots")
         return module.PLOTS if module else {}
 
+    def commands(self) -> ModuleType | None:
+        """Its own commands of ``delayed-bandits``, beside the generic ones: its ``cli`` module
+        (``add_commands`` and ``TABLES``, which ``cli._add_package_commands`` describes; none
+        when it has no cli module)."""
+        return self._optional("cli")
+
     def schema(self) -> dict[str, Any]:
         """Its figures' schema (``schema.yaml`` beside its modules)."""
         return read_yaml(resources.files(self.module).joinpath("schema.yaml").read_text())
 
 
+BUILT_IN = ("delayed_bandits.arena",)
+"""The packages of this distribution registered as papers from outside this folder, each with a
+``PAPER`` whose ``package`` names it: imported by name, so that the registry imports no module
+above it."""
+
 PLUGINS = "DELAYED_BANDITS_PAPERS"
 """Environment variable: comma-separated packages kept outside this folder (importable, e.g.
 through ``PYTHONPATH``), each with a ``PAPER`` whose ``package`` names it, or ``ENTRANTS``, arena
-algorithms of one's own (``papers.arena.entrants``), or both."""
+algorithms of one's own (``arena.entrants``), or both."""
 
 
 def plugins() -> list[ModuleType]:
@@ -136,10 +151,11 @@ def _import_plugin(name: str) -> ModuleType:
 
 @cache
 def registered() -> dict[str, Paper]:
-    """Every registered paper, by id, in the order of their seed ids: the packages in this folder
-    and those named in ``$DELAYED_BANDITS_PAPERS``. Ids and seed ids must be unique, so that no
-    paper can change another's numbers."""
+    """Every registered paper, by id, in the order of their seed ids: the packages in this folder,
+    those of ``BUILT_IN`` and those named in ``$DELAYED_BANDITS_PAPERS``. Ids and seed ids must be
+    unique, so that no paper can change another's numbers."""
     names = [f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if m.ispkg]
+    names += BUILT_IN
     modules = [importlib.import_module(name) for name in names] + plugins()
     found = sorted((m.PAPER for m in modules if hasattr(m, "PAPER")), key=lambda p: p.seed_id)
     for key in ("id", "seed_id"):

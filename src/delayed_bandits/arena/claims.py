@@ -32,9 +32,9 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import grid
+from delayed_bandits.arena import leaderboard
+from delayed_bandits.arena.entrants import MATCHED
 from delayed_bandits.claims import Checker, Claim, Z, every, word
-from delayed_bandits.papers.arena import leaderboard
-from delayed_bandits.papers.arena.entrants import MATCHED
 
 # Methods of the UCB family that use the delay law or correct for delays, and see conversions
 # only (or the outcomes settled at m that censoring reveals).

@@ -39,9 +39,7 @@ import numpy as np
 
 from delayed_bandits import delays, papers
 from delayed_bandits.algorithms import Runner, get
-from delayed_bandits.environment import Realisation, checkpoint_grid
-from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.arena.entrants import (
+from delayed_bandits.arena.entrants import (
     ANONYMOUS,
     LABELLED,
     LOSSES,
@@ -53,9 +51,9 @@ from delayed_bandits.papers.arena.entrants import (
     Problem,
     from_policy,
 )
-from delayed_bandits.papers.arena.kernels import run_ignores_delays_kernel
-from delayed_bandits.papers.arena.policies import IgnoresDelays
-from delayed_bandits.papers.arena.problem import (
+from delayed_bandits.arena.kernels import run_ignores_delays_kernel
+from delayed_bandits.arena.policies import IgnoresDelays
+from delayed_bandits.arena.problem import (
     Draw,
     Setting,
     conversions,
@@ -63,6 +61,8 @@ from delayed_bandits.papers.arena.problem import (
     per_round,
     pseudo_regret,
 )
+from delayed_bandits.environment import Realisation, checkpoint_grid
+from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.manegueu2020 import experiment as mg
 from delayed_bandits.papers.pikeburke2018 import experiment as pb
 from delayed_bandits.papers.thune2019 import experiment as th

@@ -33,9 +33,9 @@ import numpy as np
 
 from delayed_bandits import delays
 from delayed_bandits.algorithms import Algorithm, Runner
+from delayed_bandits.arena.problem import Draw, conversions, pseudo_regret
 from delayed_bandits.environment import Realisation
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.arena.problem import Draw, conversions, pseudo_regret
 from delayed_bandits.references import checked_arm, run, run_outcomes
 
 CONVERSIONS = "conversions"

@@ -1,7 +1,12 @@
 """The arena, beyond the papers: every algorithm of the five papers, and the baselines
 practitioners use, on one Bernoulli bandit with delayed conversions under every delay regime, at
-two exploration scales (the papers' constants and one common scale). Its own rule, the other
-views of its figure, is in ``workflow/rules/arena.smk``; its leaderboard is a table of its kind."""
+two exploration scales (the papers' constants and one common scale).
+
+A package of its own above the papers, since it imports them all, and no paper imports it
+(``tests/test_layers.py``); registered as a paper is, so that its seeds, its config section and
+its workflow targets are the generic ones (the registry finds it in ``papers.BUILT_IN``). Its own
+rules, its leaderboard and the other views of its figure, are in ``workflow/rules/arena.smk``;
+its own commands (``leaderboard``, ``replay``, ``quote``) in ``cli.py``."""
 
 from delayed_bandits.kindtype import PSEUDO_REGRET, Kind
 from delayed_bandits.papers import Paper
@@ -18,6 +23,7 @@ _HEATMAP = (
 PAPER = Paper(
     id="arena",
     seed_id=6,
+    package="delayed_bandits.arena",
     title="Beyond the papers: every algorithm of the five papers under every delay regime (figure "
     "regret: the heatmap at T, and as other views the heatmap at T/10, the curves and the "
     "mean-rank diagram; figure window: regret against the censoring window m; "

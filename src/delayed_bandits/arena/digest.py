@@ -25,9 +25,9 @@ import pandas as pd
 
 from delayed_bandits import claims, config, provenance
 from delayed_bandits import curves as cv
-from delayed_bandits.papers.arena import claims as arena_claims
-from delayed_bandits.papers.arena import leaderboard
-from delayed_bandits.papers.arena.entrants import CONVERSIONS, INFORMATION, LABELLED, SETTLED
+from delayed_bandits.arena import claims as arena_claims
+from delayed_bandits.arena import leaderboard
+from delayed_bandits.arena.entrants import CONVERSIONS, INFORMATION, LABELLED, SETTLED
 
 PAPER = "arena"
 FIGURES = ("regret", "window")

@@ -33,8 +33,7 @@ import pandas as pd
 from delayed_bandits import curves as cv
 from delayed_bandits import delays, grid, seeds
 from delayed_bandits.algorithms import get
-from delayed_bandits.errors import ConfigError
-from delayed_bandits.papers.arena.entrants import (
+from delayed_bandits.arena.entrants import (
     CONVERSIONS,
     FIELDS,
     INFORMATION,
@@ -43,7 +42,8 @@ from delayed_bandits.papers.arena.entrants import (
     PUBLISHED,
     SETTLED,
 )
-from delayed_bandits.papers.arena.problem import Setting
+from delayed_bandits.arena.problem import Setting
+from delayed_bandits.errors import ConfigError
 
 PAPER = "arena"
 STATISTICS = {"resamples": 2000, "confidence": 0.95, "tie_margin": 0.1, "precision": 0.1}

@@ -24,7 +24,7 @@ converts iff uniforms[s-1, k] < mu[k], and its conversion is usable from the sta
 s + D + 1, D = delays[s-1, k], if that round is <= T. Censoring, when a setting has it, is
 applied to the realisation before these policies see it, so they take no window.
 
-Runs use the compiled kernel of ``delayed_bandits.papers.arena.kernels``; the tests hold it to the
+Runs use the compiled kernel of ``delayed_bandits.arena.kernels``; the tests hold it to the
 actions of these references, step for step. The index functions are shared
 (``delayed_bandits.indices``): plain Python here, compiled into the kernels (``register_jitable``),
 the same arithmetic in both.

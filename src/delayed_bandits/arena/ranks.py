@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from delayed_bandits.papers.arena import leaderboard
+from delayed_bandits.arena import leaderboard
 
 ALPHA = 0.05
 """The level of the Friedman test and of the Nemenyi critical difference."""

@@ -1,6 +1,6 @@
 """Compiled kernel of the arena's baselines that ignore delays: one replication per call.
 
-Same policies, timing and tie-breaking as ``delayed_bandits.papers.arena.policies`` (the readable
+Same policies, timing and tie-breaking as ``delayed_bandits.arena.policies`` (the readable
 reference): UCB, Bernoulli KL-UCB and Thompson sampling on S_k / N_k, conversions in flight
 counted as failures. Arrivals are bucketed by the round they become usable
 (``delayed_bandits.queues``); the index functions are the reference's own, compiled in

@@ -1,0 +1,240 @@
+"""The arena's own commands of ``delayed-bandits``: ``leaderboard`` (the table its figures read,
+made from the shards by the rule of that name in ``workflow/rules/arena.smk``), ``replay`` (one
+run, round by round, checked against the entrant's reference) and ``quote`` (the numbers the docs
+quote: the arena's digest, and beside it the papers' verdicts, whose blocks the same documents
+hold). The registry finds this module (``Paper.commands``) and ``cli`` adds its commands to its
+parser (``cli._add_package_commands``), with the leaderboard's reader (``TABLES``) for the claims
+and plot commands of the arena's figures."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, Mapping
+
+from delayed_bandits.cli import figure_args, load_figure, positive, shards_to_table
+from delayed_bandits.errors import ConfigError, VerifyFailed
+from delayed_bandits.outputs import atomic_path
+
+QUOTED = {  # what `quote` knows: the digest's committed file, and the run it is made from
+    "arena": (Path("docs/data/arena-full.json"), "full"),
+    "papers": (Path("docs/data/papers.json"), "."),
+}
+QUOTING = (  # the documents with blocks quoted from them
+    Path("README.md"),
+    Path("docs/arena.md"),
+    Path("docs/artifact-evaluation.md"),
+    Path("docs/reproduction.md"),
+)
+QUOTE_SHOWN = 50  # differences a failed check lists by field; the rest it counts
+
+
+def add_commands(sub: Any) -> None:
+    """The arena's commands, added to the subparsers ``sub`` of ``delayed-bandits``."""
+    p = sub.add_parser(
+        "leaderboard",
+        help="the arena's regret per (horizon, comparison, "
+        "setting, algorithm), ranked with paired ties, with what each was told",
+    )
+    p.set_defaults(handler=_leaderboard)
+    figure_args(p)
+    p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
+    p.add_argument("shards", nargs="+", type=Path)
+
+    p = sub.add_parser(
+        "replay",
+        help="replay one run of the arena with the entrant's plain-Python reference and its "
+        "kernel (checked to take the same actions), and summarise what it saw, round by round",
+    )
+    p.set_defaults(handler=_replay)
+    figure_args(p)
+    p.add_argument("--setting", required=True, help="a setting of the figure")
+    p.add_argument("--algorithm", required=True, help="an algorithm of the figure")
+    p.add_argument(
+        "--replication", required=True, type=int, help="the replication, 0 <= R < replications"
+    )
+    p.add_argument("--out", type=Path, help="the round-by-round trace to write (CSV)")
+    p.add_argument(
+        "--at", nargs="+", type=positive, default=(), help="rounds to show besides those chosen"
+    )
+
+    p = sub.add_parser(
+        "quote",
+        help="the numbers the docs quote, from a run's results (the arena's, or the papers' "
+        "verdicts): write them (the digest, and the marked blocks of the docs), or check the "
+        "docs against the committed digests and, with --run, the digest against a rerun",
+    )
+    p.set_defaults(handler=_quote)
+    p.add_argument(
+        "digest_of",
+        nargs="?",
+        choices=tuple(QUOTED),
+        default="arena",
+        metavar="{" + ",".join(QUOTED) + "}",
+        help="which digest --run makes: arena (default: the arena's run, full after `make "
+        "arena-full`) or papers (the papers' verdicts, . after `make figures`)",
+    )
+    p.add_argument(
+        "--run",
+        type=Path,
+        help="the run's directory (arena: full, or . after `make figures`; papers: ., or smoke "
+        "after the quick check); without it, check that the docs' blocks are what the committed "
+        "digests give",
+    )
+    p.add_argument(
+        "--digest",
+        type=Path,
+        help="the committed digest of the one chosen (default: "
+        + ", ".join(f"{name}: {path}" for name, (path, _) in QUOTED.items())
+        + ")",
+    )
+    p.add_argument(
+        "--docs",
+        nargs="+",
+        type=Path,
+        default=list(QUOTING),
+        help=f"the documents whose marked blocks quote them (default: {' '.join(map(str, QUOTING))})",
+    )
+    p.add_argument(
+        "--write",
+        action="store_true",
+        help="write the run's digest and the docs' blocks (needs --run) instead of checking",
+    )
+
+
+def _read_leaderboard(path: Path, made_by: Any) -> Any:
+    """The leaderboard table at ``path``, checked whole and made by ``made_by``
+    (``tables.read_table``)."""
+    from delayed_bandits import tables
+    from delayed_bandits.arena.leaderboard import COLUMNS
+
+    return tables.read_table(path, COLUMNS, ["horizon", "field", "setting", "algorithm"], made_by)
+
+
+TABLES = {"leaderboard": _read_leaderboard}
+"""The tables the arena's commands make that its figures read, by name (``kinds.TABLES``)."""
+
+
+def _leaderboard(args: argparse.Namespace) -> None:
+    from delayed_bandits.arena import leaderboard
+
+    if args.paper != leaderboard.PAPER:
+        raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a leaderboard")
+    board, fig = shards_to_table(
+        args, lambda raw, config, fig: leaderboard.build(raw, fig, config["seed"], args.figure)
+    )
+    # what the log keeps: how precise the table is, and what more runs would buy
+    precision = leaderboard.statistics(fig)["precision"]
+    print(leaderboard.precision_report(board, precision).to_string(index=False))
+
+
+def _replay(args: argparse.Namespace) -> None:
+    from delayed_bandits.arena import replay
+
+    if args.paper != replay.PAPER:
+        raise ConfigError(f"--paper {args.paper!r}: only {replay.PAPER!r} can be replayed")
+    config, _ = load_figure(args)
+    try:
+        run = replay.replay(config, args.figure, args.setting, args.algorithm, args.replication)
+    except replay.Mismatch as exc:
+        raise VerifyFailed(str(exc)) from None
+    summary = replay.describe(run, args.figure, args.at)
+    if args.out is not None:
+        with atomic_path(args.out) as tmp:
+            run.trace.to_csv(tmp, index=False, float_format="%.10g")
+    print(summary)
+
+
+def _digest(name: str, run: Path) -> dict[str, Any]:
+    """The digest ``name`` (of ``QUOTED``) of the run under ``run``."""
+    from delayed_bandits import verdicts
+    from delayed_bandits.arena import digest as arena
+
+    if name == "papers":
+        return verdicts.digest(run, leave_out=(arena.PAPER,))
+    if not (run / "results" / arena.PAPER).is_dir():
+        raise ConfigError(
+            f"--run: {run} holds no {arena.PAPER} results (results/{arena.PAPER}/); run "
+            "`make arena-full` (then --run full) or `make figures` (then --run .) first"
+        )
+    return arena.digest(run)
+
+
+def _blocks(name: str, digest: Mapping[str, Any]) -> dict[str, str]:
+    """The Markdown blocks the digest ``name`` gives, by block name."""
+    from delayed_bandits import verdicts
+    from delayed_bandits.arena import digest as arena
+
+    return (verdicts if name == "papers" else arena).blocks(digest)
+
+
+def _read_digest(path: Path, name: str) -> dict[str, Any]:
+    """A committed digest; a missing one or a directory is an error saying how to write it."""
+    import json
+
+    if not path.is_file():
+        raise ConfigError(
+            f"{path}: {'a directory, not a' if path.is_dir() else 'no'} digest; write it from its "
+            f"run: delayed-bandits quote {name} --run {QUOTED[name][1]} --write"
+        )
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError alike
+        raise ConfigError(f"{path}: not a JSON digest ({exc})") from None
+
+
+def _quote(args: argparse.Namespace) -> None:
+    import json
+
+    from delayed_bandits import quoted
+
+    if args.write and args.run is None:
+        raise ConfigError("--write: needs --run, the run whose numbers the docs quote")
+    paths = {name: path for name, (path, _) in QUOTED.items()}
+    if args.digest is not None:
+        paths[args.digest_of] = args.digest
+    made = _digest(args.digest_of, args.run) if args.run is not None else None
+    digests = {
+        name: made if args.write and name == args.digest_of else _read_digest(path, name)
+        for name, path in paths.items()
+    }
+    blocks: dict[str, str] = {}
+    for name, d in digests.items():
+        given = _blocks(name, d)
+        if set(given) & set(blocks):
+            raise ConfigError(f"{paths[name]}: blocks {sorted(set(given) & set(blocks))} twice")
+        blocks |= given
+    if args.write:
+        with atomic_path(paths[args.digest_of]) as tmp:
+            tmp.write_text(json.dumps(made, indent=1, ensure_ascii=False) + "\n")
+        for doc in args.docs:
+            with atomic_path(doc) as tmp:
+                tmp.write_text(quoted.fill(doc.read_text(), blocks, str(doc)))
+        print(
+            f"wrote {paths[args.digest_of]} and the quoted blocks of "
+            f"{', '.join(map(str, args.docs))}"
+        )
+        return
+    problems = [
+        f"{doc}: block {name} is not what the committed digests give"
+        for doc in args.docs
+        for name in quoted.stale(doc.read_text(), blocks, str(doc))
+    ]
+    said = f"{', '.join(map(str, args.docs))}: every quoted block is the committed digests'"
+    if made is not None:
+        committed, where = digests[args.digest_of], paths[args.digest_of]
+        numbers = quoted.differences(quoted.checked(committed), quoted.checked(made))
+        about = quoted.information(committed, made)
+        if numbers:
+            shown = numbers[:QUOTE_SHOWN]
+            more = len(numbers) - len(shown)
+            problems += [
+                f"{where}: {len(numbers)} number(s) differ from the run in {args.run}:",
+                *(f"  {line}" for line in shown),
+                *([f"  ... and {more} more"] if more else []),
+                f"{where}: {about}",
+            ]
+        said += f"\n{where}: numbers agree with the run in {args.run}; {about}"
+    if problems:
+        raise VerifyFailed("\n".join(problems))
+    print(said)
