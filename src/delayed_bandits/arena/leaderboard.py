@@ -41,7 +41,7 @@ from delayed_bandits.arena.entrants import (
     SETTLED,
 )
 from delayed_bandits.arena.problem import Setting
-from delayed_bandits.arena.ties import STATISTICS, precise, tied, verdict
+from delayed_bandits.arena.ties import STATISTICS, precise, statistics, tied, verdict
 from delayed_bandits.errors import ConfigError
 
 PAPER = "arena"
@@ -90,11 +90,6 @@ COLUMNS = [
     "model_tie_share",
     "model_ratio",
 ]
-
-
-def statistics(fig: Mapping[str, Any]) -> dict[str, float]:
-    """The figure's ``statistics`` key over the defaults (``STATISTICS``)."""
-    return {**STATISTICS, **fig.get("statistics", {})}
 
 
 def horizons(fig: Mapping[str, Any]) -> list[int]:

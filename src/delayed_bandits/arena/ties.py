@@ -10,13 +10,19 @@ package's figure kinds can word their captions from it without importing pandas.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
 STATISTICS = {"resamples": 2000, "confidence": 0.95, "tie_margin": 0.1, "precision": 0.1}
-"""Defaults of the figure key ``statistics`` (schema.yaml says what each means)."""
+"""Defaults of the figure key ``statistics`` (schema.yaml says what each means; ``leaderboard``
+and the docs read them from here)."""
 TIED, WORSE, INCONCLUSIVE = "tied-best", "worse", "inconclusive"
+
+
+def statistics(fig: Mapping[str, Any]) -> dict[str, float]:
+    """The figure's ``statistics`` key over the defaults (``STATISTICS``)."""
+    return {**STATISTICS, **fig.get("statistics", {})}
 
 
 def tied(upper: Any, margin: Any) -> Any:
@@ -46,7 +52,7 @@ def _percent(fraction: float) -> str:
 def tie_rule(
     confidence: float = STATISTICS["confidence"], tie_margin: float = STATISTICS["tie_margin"]
 ) -> str:
-    """The tie rule in words, at a figure's ``confidence`` and ``tie_margin``."""
+    """The tie rule in words, at a figure's ``confidence`` and ``tie_margin`` (``statistics``)."""
     return (
         f"tied-best: the upper end of the {_percent(confidence)} paired-bootstrap interval of "
         f"its difference from the setting's lowest mean regret is within the equivalence margin, "
