@@ -27,12 +27,13 @@ RESTATED = re.compile(
     r"|\bwithin \S+ of its standard errors\b"
     r"|\bhalf-width\b.{0,60}\bat most\b"
     r"|\b(?:at|by) (?:Z ?= ?)?(?:2|two|\$?Z\$?) standard errors\b"
-    r"|\$\\pm ?2\$ standard errors\b"
+    r"|\(at 2 SE\b"
     r"|\bslope ?/ ?SE \$?>",
     re.IGNORECASE | re.DOTALL,
 )
 """Phrases that state a rule (the tie rule's interval ends and margin, the precision target's
-half-width, the verdict rule's standard errors); the words may break across lines."""
+half-width, the verdict rule's standard errors; not the ±2 SE band a plot draws); the words may
+break across lines."""
 
 
 def _texts(path: Path) -> list[tuple[str, str]]:
@@ -78,7 +79,7 @@ def restated(path: Path) -> list[str]:
         "faded: worse, its lower end above the margin",
         "the half-width of its paired difference interval is at most this fraction",
         "they establish the opposite, at 2 standard errors where",
-        "$\\pm 2$ standard errors",
+        "fails when they establish the opposite (at 2 SE, or by its own test)",
     ],
 )
 def test_the_guard_finds_a_restated_rule(phrase: str, tmp_path: Path) -> None:
