@@ -50,7 +50,7 @@ def test_the_docs_quote_the_committed_digests(monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
     arena = json.loads((ROOT / "docs/data/arena-full.json").read_text())
     papers = json.loads((ROOT / "docs/data/papers.json").read_text())
-    given = set(dg.blocks(arena)) | set(verdicts.blocks(papers))
+    given = set(dg.blocks(arena)) | set(verdicts.blocks(papers)) | set(arena_cli.rule_blocks())
     for doc in arena_cli.QUOTING:
         assert set(quoted.names((ROOT / doc).read_text())) <= given, doc
     figures = [f"{f['paper']}-{f['figure']}" for f in papers["figures"]]
@@ -159,7 +159,7 @@ def test_the_information_says_what_differs_besides_the_numbers() -> None:
 
 def test_a_hand_edited_number_is_caught(tmp_path: Path, capsys) -> None:
     committed = json.loads((ROOT / "docs/data/arena-full.json").read_text())
-    edited = dg.blocks(committed)
+    edited = dg.blocks(committed) | arena_cli.rule_blocks()
     edited["arena-wins"] += "\n| a row typed by hand |"
     doc = tmp_path / "arena.md"
     doc.write_text(quoted.fill((ROOT / "docs/arena.md").read_text(), edited))
@@ -195,7 +195,7 @@ def test_an_arena_rerun_is_held_to_the_digest_number_by_number(
     assert d["scale"] == "smoke" and d["settings"] == 28 and set(d["base_means"]) == {0.4, 0.02}
     assert d["cost"]["simulate_jobs"] > 0 and d["cost"]["cpu_s"] > 0
     assert d["provenance"]["regret"]["simulation_sha256"]  # the shards recorded it
-    assert quoted.stale(doc.read_text(), dg.blocks(d)) == []
+    assert quoted.stale(doc.read_text(), dg.blocks(d) | arena_cli.rule_blocks()) == []
     capsys.readouterr()
     assert cli.main([*args, "--run", str(run)]) == 0
     assert "numbers agree with the run in" in capsys.readouterr().out

@@ -142,7 +142,27 @@ def ratio(x: pd.Series, y: pd.Series) -> Paired:
 
 
 Z = 2.0
-"""Standard errors that establish a statistic's sign (the module's rule)."""
+"""Standard errors that establish a statistic's sign (the module's rule, ``verdict_rule``)."""
+
+
+def verdict_rule(z: float = Z) -> str:
+    """The verdict rule in words, at ``z`` standard errors: what ``verdict`` decides, and what the
+    docs and the papers' notebooks quote or print rather than restate."""
+    return (
+        "a claim holds when the runs establish it, fails when they establish the opposite, at "
+        f"{z:g} standard errors where the claim is a statistic (a difference of two curves, a "
+        "slope, a value against a stated one) or by the claim's own test where it states one, "
+        "and is inconclusive when the runs cannot separate the two"
+    )
+
+
+VERDICT_RULE = verdict_rule()
+"""The verdict rule at ``Z``."""
+
+
+def rule_blocks() -> dict[str, str]:
+    """The verdict rule as the docs quote it (``quoted``), one sentence."""
+    return {"claims-verdict-rule": VERDICT_RULE[0].upper() + VERDICT_RULE[1:] + "."}
 
 
 def verdict(effect: float, se: float) -> bool | None:

@@ -8,14 +8,14 @@ its workflow targets are the generic ones (the registry finds it in ``papers.BUI
 rules, its leaderboard and the other views of its figure, are in ``workflow/rules/arena.smk``;
 its own commands (``leaderboard``, ``replay``, ``quote``) in ``cli.py``."""
 
+from delayed_bandits.arena.ties import TIE_RULE
 from delayed_bandits.kindtype import PSEUDO_REGRET, Kind
 from delayed_bandits.papers import Paper
 
 _HEATMAP = (
     f"Each algorithm's mean {PSEUDO_REGRET} at round {{t}} over the lowest in its "
-    "setting at matched exploration (1 = best; bold: tied-best, the upper end of the 95 % "
-    "paired-bootstrap interval of its difference from the lowest within the equivalence "
-    "margin; faded: worse, the lower end above the margin; plain: inconclusive), one panel per "
+    f"setting at matched exploration (1 = best; bold: tied-best, faded: worse, plain: "
+    f"inconclusive, by the tie rule at the default statistics: {TIE_RULE}), one panel per "
     "(number of arms, base rate, gap); below the rule, the index methods at their papers' "
     "constants; grey where the algorithm's model does not cover the delays."
 )

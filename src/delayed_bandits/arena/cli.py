@@ -2,7 +2,7 @@
 made from the shards by the rule of that name in ``workflow/rules/arena.smk``), ``replay`` (one
 run, round by round, checked against the entrant's reference) and ``quote`` (the numbers the docs
 quote: the arena's digest, and beside it the papers' verdicts, whose blocks the same documents
-hold). The registry finds this module (``Paper.commands``) and ``cli`` adds its commands to its
+hold; and the statistical rules, worded by the code that applies them, ``rule_blocks``). The registry finds this module (``Paper.commands``) and ``cli`` adds its commands to its
 parser (``cli._add_package_commands``), with the leaderboard's reader (``TABLES``) for the claims
 and plot commands of the arena's figures."""
 
@@ -25,8 +25,19 @@ QUOTING = (  # the documents with blocks quoted from them
     Path("docs/arena.md"),
     Path("docs/artifact-evaluation.md"),
     Path("docs/reproduction.md"),
+    Path("docs/decisions", "arena.md"),  # a file to fill, not a decision cited
+    Path("docs/decisions", "cross-cutting.md"),
 )
 QUOTE_SHOWN = 50  # differences a failed check lists by field; the rest it counts
+
+
+def rule_blocks() -> dict[str, str]:
+    """The blocks that state a statistical rule: worded by the code that applies it
+    (``arena.ties``, ``claims``), the same whatever the run."""
+    from delayed_bandits import claims
+    from delayed_bandits.arena import ties
+
+    return {**ties.blocks(), **claims.rule_blocks()}
 
 
 def add_commands(sub: Any) -> None:
@@ -198,7 +209,7 @@ def _quote(args: argparse.Namespace) -> None:
         name: made if args.write and name == args.digest_of else _read_digest(path, name)
         for name, path in paths.items()
     }
-    blocks: dict[str, str] = {}
+    blocks = rule_blocks()
     for name, d in digests.items():
         given = _blocks(name, d)
         if set(given) & set(blocks):

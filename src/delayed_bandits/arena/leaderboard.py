@@ -9,12 +9,10 @@ every algorithm (``resample_weights``). ``regret_lo``/``regret_hi`` is the perce
 algorithm's mean regret; ``diff_lo``/``diff_hi`` that of its mean difference from its field's
 best (the lowest mean), the pairing kept.
 
-Ties are an equivalence test (``figure key statistics``): the equivalence margin is
-``tie_margin`` times the best's mean regret; a cell is *tied-best* when the upper end of its
-difference interval is within the margin, *worse* when the lower end is beyond it, else
-*inconclusive*. A win is a tied-best cell; the best is tied-best with a difference of 0. A cell is
-*precise* when its difference interval's half-width is at most ``precision`` times the best's
-regret (``precision_report``: how many are, and how many runs the others would need).
+Ties are an equivalence test (``figure key statistics``), the tie rule of ``ties`` (worded
+there once, ``ties.tie_rule``), and so is the precision target (``ties.precision_rule``;
+``precision_report``: how many cells meet it, and how many runs the others would need). A win is
+a tied-best cell; the best is tied-best with a difference of 0.
 
 Information models: an entrant is also ranked among the entrants of its own information model
 (``entrants.INFORMATION``) in its comparison, with the same test (``model_tied_best``,
@@ -43,12 +41,10 @@ from delayed_bandits.arena.entrants import (
     SETTLED,
 )
 from delayed_bandits.arena.problem import Setting
+from delayed_bandits.arena.ties import STATISTICS, precise, statistics, tied, verdict
 from delayed_bandits.errors import ConfigError
 
 PAPER = "arena"
-STATISTICS = {"resamples": 2000, "confidence": 0.95, "tie_margin": 0.1, "precision": 0.1}
-"""Defaults of the figure key ``statistics`` (schema.yaml says what each means)."""
-TIED, WORSE, INCONCLUSIVE = "tied-best", "worse", "inconclusive"
 QUANTILES = {"q50": 0.5, "q90": 0.9, "q99": 0.99, "max": 1.0}
 """Quantiles of the per-run regret: the far tail is what a mean hides (a bimodal cell)."""
 COLUMNS = [
@@ -96,11 +92,6 @@ COLUMNS = [
 ]
 
 
-def statistics(fig: Mapping[str, Any]) -> dict[str, float]:
-    """The figure's ``statistics`` key over the defaults (``STATISTICS``)."""
-    return {**STATISTICS, **fig.get("statistics", {})}
-
-
 def horizons(fig: Mapping[str, Any]) -> list[int]:
     """The rounds the leaderboard reports, in increasing order (default: T alone)."""
     return sorted(int(h) for h in fig.get("leaderboard_at", [fig["horizon"]]))
@@ -124,8 +115,9 @@ def interval(boot: np.ndarray, confidence: float) -> tuple[Any, Any]:
 def _tie_share(runs: np.ndarray, w: np.ndarray, boot: np.ndarray, tie_margin: float, z: float):
     """Share of the resamples in which each column of ``runs`` is tied-best, the best and the
     margin recomputed in each resample. A percentile interval inside every resample (a nested
-    bootstrap) would cost resamples squared, so inside one the tie is the normal approximation
-    diff + z se <= margin, se the paired SE of the resample's per-run differences."""
+    bootstrap) would cost resamples squared, so inside one the tie rule (``ties.tied``) is
+    applied to the normal approximation of the interval's upper end, diff + z se, se the paired
+    SE of the resample's per-run differences."""
     n, every = len(runs), np.arange(len(boot))
     best = boot.argmin(axis=1)
     low = boot[every, best]
@@ -135,7 +127,7 @@ def _tie_share(runs: np.ndarray, w: np.ndarray, boot: np.ndarray, tie_margin: fl
     spread = square - 2 * cross + square[every, best][:, None] - diff**2
     se = np.sqrt(np.maximum(spread, 0.0) / (n - 1)) if n > 1 else np.zeros_like(diff)
     se[every, best] = 0.0  # the best against itself, whatever the rounding
-    return (diff + z * se <= tie_margin * low[:, None]).mean(axis=0)
+    return tied(diff + z * se, tie_margin * low[:, None]).mean(axis=0)
 
 
 def compare(runs: np.ndarray, w: np.ndarray, stats: Mapping[str, float]) -> dict[str, Any]:
@@ -149,7 +141,6 @@ def compare(runs: np.ndarray, w: np.ndarray, stats: Mapping[str, float]) -> dict
     boot = w @ runs
     lo, hi = interval(boot - boot[:, [best]], stats["confidence"])
     margin = stats["tie_margin"] * low
-    tied = hi <= margin
     z = NormalDist().inv_cdf((1 + stats["confidence"]) / 2)
     return {
         "diff": mean - low,
@@ -158,9 +149,9 @@ def compare(runs: np.ndarray, w: np.ndarray, stats: Mapping[str, float]) -> dict
         "diff_hi": hi,
         "margin": np.full_like(mean, margin),
         "half_width": (hi - lo) / 2,
-        "precise": (hi - lo) / 2 <= stats["precision"] * low,
-        "tied_best": tied,
-        "verdict": np.where(tied, TIED, np.where(lo > margin, WORSE, INCONCLUSIVE)),
+        "precise": precise(lo, hi, low, stats["precision"]),
+        "tied_best": tied(hi, margin),
+        "verdict": verdict(lo, hi, margin),
         "tie_share": _tie_share(runs, w, boot, stats["tie_margin"], z),
         "ratio": mean / low if low > 0 else np.full_like(mean, np.nan),
     }

@@ -15,7 +15,7 @@ from matplotlib.collections import QuadMesh
 from matplotlib.colors import Colormap, LogNorm
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from delayed_bandits.arena import leaderboard
+from delayed_bandits.arena import leaderboard, ties
 from delayed_bandits.arena.entrants import LABELLED, PUBLISHED
 from delayed_bandits.arena.views.common import (
     MARK,
@@ -171,15 +171,17 @@ def heatmap_panel(
     return mesh
 
 
-def heatmap_note(labels: Mapping[str, str], width: float, zero_best: bool = False) -> str:
-    """What a cell, its type, n/a, censored and the marks mean (and ``ZERO_BEST`` if shown),
-    wrapped to a figure ``width`` inches wide (about 17 characters of 6 pt per inch)."""
+def heatmap_note(
+    labels: Mapping[str, str], width: float, zero_best: bool = False, rule: str = ties.TIE_RULE
+) -> str:
+    """What a cell, its type (the tie ``rule``, ``ties.tie_rule`` at the figure's statistics),
+    n/a, censored and the marks mean (and ``ZERO_BEST`` if shown), wrapped to a figure ``width``
+    inches wide (about 17 characters of 6 pt per inch)."""
     text = [
         "Cell: mean pseudo-regret over the lowest among the applicable algorithms of the same "
-        "setting at matched exploration (every index method at f(t) = log t). Bold: tied-best, "
-        "the 95 % paired-bootstrap interval of the difference from that lowest has its upper "
-        "end within the equivalence margin; faded: worse, its lower end above the margin; plain: "
-        "inconclusive, the runs cannot tell. Below the rule, in italics: index methods at their "
+        "setting at matched exploration (every index method at f(t) = log t). Bold: tied-best; "
+        f"faded: worse; plain: inconclusive, the runs cannot tell ({rule}). "
+        "Below the rule, in italics: index methods at their "
         "papers' constants, over the same lowest, not ranked. Grey n/a: the algorithm's model "
         "does not cover the regime (reasons in the leaderboard). Censored: rewards delayed by "
         "more than the window m rounds are never seen. Rows are grouped by information model "
@@ -259,7 +261,10 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
         0,
         1,
         heatmap_note(
-            labels, width, bool((board.applicable.astype(bool) & board.ratio.isna()).any())
+            labels,
+            width,
+            bool((board.applicable.astype(bool) & board.ratio.isna()).any()),
+            ties.tie_rule(*(ties.statistics(fig_cfg)[k] for k in ("confidence", "tie_margin"))),
         ),
         ha="left",
         va="top",

@@ -2,9 +2,8 @@
 bounds evaluated exactly on the grid's delay sequences and on the measured regret.
 
 Slopes are fitted on the upper half of the T grid (``plots.thune2019.upper_half``); the measured
-ones carry a standard error from the replications, and a claim on them follows the rule of
-``delayed_bandits.claims``: it holds when the data establish it at 2 standard errors, fails when
-they establish the opposite, and is inconclusive in between. Each T has its own draws (no
+ones carry a standard error from the replications, and a claim on them follows the verdict rule
+of ``delayed_bandits.claims`` (``claims.VERDICT_RULE``). Each T has its own draws (no
 ``shared_draws``), so a slope across T treats the points as independent, which they are; the
 algorithms at one T share the losses, so a comparison of two of them there is paired.
 
