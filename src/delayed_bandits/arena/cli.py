@@ -24,7 +24,8 @@ DECLARED = "entrants"  # what `quote` also knows: the blocks the entrants' decla
 QUOTING = (  # the documents with blocks quoted from them
     Path("README.md"),
     Path("docs/arena.md"),
-    Path("docs/decisions/arena.md"),
+    # the entrants' table, docs/decisions/arena.md#handling-base (a path, not a citation)
+    Path("docs/decisions") / "arena.md",
     Path("docs/artifact-evaluation.md"),
     Path("docs/reproduction.md"),
 )
