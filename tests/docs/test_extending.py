@@ -17,8 +17,9 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from delayed_bandits import papers, references
-from delayed_bandits.arena import entrants
+from delayed_bandits import papers, quoted, references
+from delayed_bandits.arena import cli as arena_cli
+from delayed_bandits.arena import digest, entrants
 from delayed_bandits.arena import experiment as arena_experiment
 from delayed_bandits.papers.pikeburke2018 import policies as pb_policies
 
@@ -181,7 +182,7 @@ from delayed_bandits.arena.views import families
 
 assert ("Toy et al. 2031", ("first-arm",)) in families.FAMILIES, families.FAMILIES
 assert "first-arm" in digest.CROSSING["stubborn"], digest.CROSSING
-assert "(`first-arm`)" in open("docs/decisions/arena.md").read()
+assert "(`first-arm`)" in open("docs/arena.md").read()
 full = cfg.load(["config/config.yaml"])
 assert "first-arm" in full["papers"]["arena"]["regret"]["algorithms"]
 """
@@ -234,5 +235,10 @@ def test_a_toy_built_in_entrant_touches_the_checklist_s_files_only(tmp_path) -> 
         )
     )
     files = [f.replace("<name>", "toy") for f in _built_in_files()]
-    assert sorted(set(changed) - set(files)) == ["docs/arena.md", "docs/decisions/arena.md"]
+    regenerated = {  # the docs that hold the declarations' block, which the command rewrote
+        doc.as_posix()
+        for doc in arena_cli.QUOTING
+        if set(quoted.names((ROOT / doc).read_text())) & set(digest.declared())
+    }
+    assert len(regenerated) >= 2 and set(changed) - set(files) == regenerated
     assert set(files) <= set(changed)
