@@ -50,7 +50,12 @@ def test_the_docs_quote_the_committed_digests(monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
     arena = json.loads((ROOT / "docs/data/arena-full.json").read_text())
     papers = json.loads((ROOT / "docs/data/papers.json").read_text())
-    given = set(dg.blocks(arena)) | set(verdicts.blocks(papers)) | set(arena_cli.rule_blocks())
+    given = (
+        set(dg.blocks(arena))
+        | set(verdicts.blocks(papers))
+        | set(dg.declared())
+        | set(arena_cli.rule_blocks())
+    )
     for doc in arena_cli.QUOTING:
         assert set(quoted.names((ROOT / doc).read_text())) <= given, doc
     figures = [f"{f['paper']}-{f['figure']}" for f in papers["figures"]]
@@ -157,14 +162,17 @@ def test_the_information_says_what_differs_besides_the_numbers() -> None:
     assert quoted.checked(made) == {}
 
 
-def test_a_hand_edited_number_is_caught(tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize("block", ["arena-wins", "arena-handling-base"])
+def test_a_hand_edited_number_is_caught(block: str, tmp_path: Path, capsys) -> None:
+    """A block of the run's digest, or of the entrants' declarations (an entrant added or moved
+    without ``quote entrants --write``), edited by hand fails the check."""
     committed = json.loads((ROOT / "docs/data/arena-full.json").read_text())
-    edited = dg.blocks(committed) | arena_cli.rule_blocks()
-    edited["arena-wins"] += "\n| a row typed by hand |"
+    edited = dg.blocks(committed) | dg.declared() | arena_cli.rule_blocks()
+    edited[block] += "\n| a row typed by hand |"
     doc = tmp_path / "arena.md"
     doc.write_text(quoted.fill((ROOT / "docs/arena.md").read_text(), edited))
     assert cli.main(["quote", "--docs", str(doc)]) == 1
-    assert "block arena-wins is not what" in capsys.readouterr().err
+    assert f"block {block} is not what" in capsys.readouterr().err
 
 
 def _later(run: Path, where: Path) -> Path:
@@ -257,6 +265,8 @@ def test_quote_names_what_it_lacks(tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
     assert cli.main(["quote", "--write"]) == 2
     assert "--write: needs --run" in capsys.readouterr().err
+    assert cli.main(["quote", "entrants", "--run", str(tmp_path)]) == 2
+    assert "entrants' declarations, not from a run's digest" in capsys.readouterr().err
     assert cli.main(["quote", "--run", str(tmp_path)]) == 2
     assert "holds no arena results" in capsys.readouterr().err
     assert cli.main(["quote", "papers", "--run", str(tmp_path)]) == 2

@@ -6,14 +6,20 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import os
 import re
+import shutil
+import subprocess
+import sys
+import textwrap
 
 import pytest
 import yaml
 
 from conftest import ROOT
-from delayed_bandits import papers, references
-from delayed_bandits.arena import entrants
+from delayed_bandits import papers, quoted, references
+from delayed_bandits.arena import cli as arena_cli
+from delayed_bandits.arena import digest, entrants
 from delayed_bandits.arena import experiment as arena_experiment
 from delayed_bandits.papers.pikeburke2018 import policies as pb_policies
 
@@ -111,3 +117,128 @@ def test_the_arena_checklist_names_what_the_arena_reads() -> None:
     assert keywords and set(keywords) <= fields | set(
         inspect.signature(entrants.from_policy).parameters
     )
+
+
+def _built_in_files() -> list[str]:
+    """The files the built-in entrant's checklist names, each item's first."""
+    section = _section("A new arena algorithm").split("A built-in entrant is", 1)[1]
+    return [re.match(r"`([\w/<>.]+)`", item)[1] for item in _items(section)]
+
+
+def test_the_built_in_checklist_names_three_files_and_the_kernel_s_signature() -> None:
+    assert _built_in_files() == [
+        "src/delayed_bandits/arena/<name>.py",
+        "src/delayed_bandits/arena/experiment.py",
+        "config/config.yaml",
+    ]
+    section = _section("A new arena algorithm")
+    for name in ("BUILT_IN", "FAMILIES", "HANDLINGS", "BASES"):
+        assert f"`{name}`" in section and hasattr(arena_experiment, name), name
+    # the signature the page gives is the one the runners call
+    assert "`kernel(problem, mu, uniforms, delays, seed) -> actions`" in section
+    assert "kernel(problem(draw), st.mu, env.uniforms, env.delays, seed)" in inspect.getsource(
+        entrants.policy_runners
+    )
+    assert "`delayed-bandits quote entrants --write`" in section
+
+
+TOY_MODULE = '''
+    """A toy built-in entrant (tests): the first arm, always."""
+    import numpy as np
+
+
+    class FirstArm:
+        def __init__(self, problem, rng):
+            pass
+
+        def choose(self, t):
+            return 0
+
+        def played(self, t, arm):
+            pass
+
+        def observe(self, s, arm, delay):
+            pass
+
+
+    def kernel(problem, mu, uniforms, delays, seed):
+        return np.zeros(problem.horizon, dtype=np.int64)
+'''
+TOY_ENTRY = """
+    from_policy(
+        "first-arm",
+        "First arm",
+        "the first arm, always",
+        toy.FirstArm,
+        toy.kernel,
+        family="Toy et al. 2031",
+        handling=Handling("stubborn", "play one arm whatever arrives"),
+        base=TS,
+    ),"""
+CHECK = """
+from delayed_bandits import config as cfg
+from delayed_bandits.arena import digest, experiment
+from delayed_bandits.arena.views import families
+
+assert ("Toy et al. 2031", ("first-arm",)) in families.FAMILIES, families.FAMILIES
+assert "first-arm" in digest.CROSSING["stubborn"], digest.CROSSING
+assert "(`first-arm`)" in open("docs/arena.md").read()
+full = cfg.load(["config/config.yaml"])
+assert "first-arm" in full["papers"]["arena"]["regret"]["algorithms"]
+"""
+
+
+def test_a_toy_built_in_entrant_touches_the_checklist_s_files_only(tmp_path) -> None:
+    """A toy built-in entrant added to a copy of the package by the checklist's three steps
+    lands in the families, the crossing tables, the docs' block (after `quote entrants --write`)
+    and the config; the files that differ from the checkout are those three and the docs the
+    command rewrote."""
+    copy = tmp_path / "repo"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for part in ("src", "config", "docs"):
+        shutil.copytree(ROOT / part, copy / part, ignore=ignore)
+    shutil.copy(ROOT / "README.md", copy / "README.md")
+    arena = copy / "src" / "delayed_bandits" / "arena"
+    (arena / "toy.py").write_text(textwrap.dedent(TOY_MODULE).lstrip())
+    experiment = arena / "experiment.py"
+    text = experiment.read_text()
+    text = text.replace(
+        "from delayed_bandits.arena.policies import IgnoresDelays\n",
+        "from delayed_bandits.arena import toy\n"
+        "from delayed_bandits.arena.policies import IgnoresDelays\n",
+    )
+    end = text.index("\n]\n", text.index("BUILT_IN: list[Entrant] = ["))
+    experiment.write_text(text[:end] + TOY_ENTRY + text[end:])
+    config = copy / "config" / "config.yaml"
+    regret = config.read_text().split("\n  arena:\n", 1)
+    regret[1] = regret[1].replace("ucb1, klucb]", "ucb1, klucb, first-arm]", 1)
+    config.write_text("\n  arena:\n".join(regret))
+    env = {**os.environ, "PYTHONPATH": str(copy / "src")}
+
+    def run(*args: str) -> None:
+        done = subprocess.run(
+            [sys.executable, *args], cwd=copy, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+
+    run("-c", "from delayed_bandits.cli import main; main(['quote', 'entrants', '--write'])")
+    run("-c", "from delayed_bandits.cli import main; raise SystemExit(main(['quote']))")
+    run("-c", CHECK)
+    changed = sorted(
+        path.relative_to(copy).as_posix()
+        for path in copy.rglob("*")
+        if path.is_file()
+        and "__pycache__" not in path.parts
+        and (
+            not (ROOT / path.relative_to(copy)).is_file()
+            or (ROOT / path.relative_to(copy)).read_bytes() != path.read_bytes()
+        )
+    )
+    files = [f.replace("<name>", "toy") for f in _built_in_files()]
+    regenerated = {  # the docs that hold the declarations' block, which the command rewrote
+        doc.as_posix()
+        for doc in arena_cli.QUOTING
+        if set(quoted.names((ROOT / doc).read_text())) & set(digest.declared())
+    }
+    assert len(regenerated) >= 2 and set(changed) - set(files) == regenerated
+    assert set(files) <= set(changed)

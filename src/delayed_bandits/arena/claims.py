@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import grid
-from delayed_bandits.arena import leaderboard
+from delayed_bandits.arena import experiment, leaderboard
 from delayed_bandits.arena.entrants import MATCHED
 from delayed_bandits.claims import Checker, Claim, Z, every, word
 
@@ -40,10 +40,12 @@ from delayed_bandits.claims import Checker, Claim, Z, every, word
 # only (or the outcomes settled at m that censoring reveals).
 DELAY_AWARE = ("d-ucb", "d-klucb", "discarding-ucb", "patient", "adapt-patient")
 IGNORANT = "ucb1-matched"  # UCB that ignores delays, at the common exploration scale
+_TABLE = experiment.crossing()
 CROSSED = {  # base learner: (ignores delays, corrects the count N~, uncensored form of N~)
-    "UCB at log t": ("ucb1-matched", "d-ucb", "ud-ucb"),
-    "KL-UCB at log t": ("klucb-matched", "d-klucb", "ud-klucb"),
-    "Thompson sampling": ("ts", "d-ts", "ud-ts"),
+    base.name: tuple(_TABLE[h][base].id for h in handlings)
+    for handlings in [(experiment.IGNORE, experiment.CORRECT, experiment.UNCENSORED)]
+    for base in _TABLE[experiment.IGNORE]
+    if all(base in _TABLE.get(h, {}) for h in handlings)
 }
 ORACLE, ORACLE_BASE = "qpm-d-ts", "ts"  # QPM-D over TS (labelled outcomes) and its base alone
 WINDOWED = {"d-ucb": "discarding-ucb", "d-klucb": "discarding-klucb"}

@@ -20,12 +20,14 @@ QUOTED = {  # what `quote` knows: the digest's committed file, and the run it is
     "arena": (Path("docs/data/arena-full.json"), "full"),
     "papers": (Path("docs/data/papers.json"), "."),
 }
+DECLARED = "entrants"  # blocks the code gives without a run: the entrants', the rules'
 QUOTING = (  # the documents with blocks quoted from them
     Path("README.md"),
     Path("docs/arena.md"),
+    # the entrants' table and the tie rule (a file to fill, not a decision cited)
+    Path("docs/decisions") / "arena.md",
     Path("docs/artifact-evaluation.md"),
     Path("docs/reproduction.md"),
-    Path("docs/decisions", "arena.md"),  # a file to fill, not a decision cited
     Path("docs/decisions", "cross-cutting.md"),
 )
 QUOTE_SHOWN = 50  # differences a failed check lists by field; the rest it counts
@@ -79,11 +81,12 @@ def add_commands(sub: Any) -> None:
     p.add_argument(
         "digest_of",
         nargs="?",
-        choices=tuple(QUOTED),
+        choices=(*QUOTED, DECLARED),
         default="arena",
-        metavar="{" + ",".join(QUOTED) + "}",
+        metavar="{" + ",".join((*QUOTED, DECLARED)) + "}",
         help="which digest --run makes: arena (default: the arena's run, full after `make "
-        "arena-full`) or papers (the papers' verdicts, . after `make figures`)",
+        "arena-full`) or papers (the papers' verdicts, . after `make figures`); or entrants, "
+        "with --write and no run: the blocks the code gives, the entrants' declarations and the statistical rules (after adding an entrant or changing a rule)",
     )
     p.add_argument(
         "--run",
@@ -198,9 +201,19 @@ def _quote(args: argparse.Namespace) -> None:
     import json
 
     from delayed_bandits import quoted
+    from delayed_bandits.arena import digest as arena
 
-    if args.write and args.run is None:
-        raise ConfigError("--write: needs --run, the run whose numbers the docs quote")
+    declared = args.digest_of == DECLARED
+    if declared and (args.run is not None or args.digest is not None):
+        raise ConfigError(
+            f"{DECLARED}: its blocks come from the entrants' declarations, not from a run's "
+            "digest (no --run, no --digest)"
+        )
+    if args.write and args.run is None and not declared:
+        raise ConfigError(
+            "--write: needs --run, the run whose numbers the docs quote (or `delayed-bandits "
+            f"quote {DECLARED} --write`, the blocks the code gives: the entrants' declarations and the statistical rules)"
+        )
     paths = {name: path for name, (path, _) in QUOTED.items()}
     if args.digest is not None:
         paths[args.digest_of] = args.digest
@@ -209,29 +222,33 @@ def _quote(args: argparse.Namespace) -> None:
         name: made if args.write and name == args.digest_of else _read_digest(path, name)
         for name, path in paths.items()
     }
-    blocks = rule_blocks()
+    blocks: dict[str, str] = rule_blocks() | arena.declared()
     for name, d in digests.items():
         given = _blocks(name, d)
         if set(given) & set(blocks):
             raise ConfigError(f"{paths[name]}: blocks {sorted(set(given) & set(blocks))} twice")
         blocks |= given
     if args.write:
-        with atomic_path(paths[args.digest_of]) as tmp:
-            tmp.write_text(json.dumps(made, indent=1, ensure_ascii=False) + "\n")
+        if made is not None:
+            with atomic_path(paths[args.digest_of]) as tmp:
+                tmp.write_text(json.dumps(made, indent=1, ensure_ascii=False) + "\n")
         for doc in args.docs:
             with atomic_path(doc) as tmp:
                 tmp.write_text(quoted.fill(doc.read_text(), blocks, str(doc)))
         print(
-            f"wrote {paths[args.digest_of]} and the quoted blocks of "
-            f"{', '.join(map(str, args.docs))}"
+            f"wrote {'' if made is None else f'{paths[args.digest_of]} and '}the quoted blocks "
+            f"of {', '.join(map(str, args.docs))}"
         )
         return
     problems = [
-        f"{doc}: block {name} is not what the committed digests give"
+        f"{doc}: block {name} is not what the committed digests and the code (entrants, rules) give"
         for doc in args.docs
         for name in quoted.stale(doc.read_text(), blocks, str(doc))
     ]
-    said = f"{', '.join(map(str, args.docs))}: every quoted block is the committed digests'"
+    said = (
+        f"{', '.join(map(str, args.docs))}: every quoted block is the committed digests' or the "
+        "code's (entrants, rules)"
+    )
     if made is not None:
         committed, where = digests[args.digest_of], paths[args.digest_of]
         numbers = quoted.differences(quoted.checked(committed), quoted.checked(made))

@@ -26,7 +26,7 @@ import pandas as pd
 from delayed_bandits import claims, config, provenance
 from delayed_bandits import curves as cv
 from delayed_bandits.arena import claims as arena_claims
-from delayed_bandits.arena import leaderboard
+from delayed_bandits.arena import experiment, leaderboard
 from delayed_bandits.arena.entrants import CONVERSIONS, INFORMATION, LABELLED, SETTLED
 
 PAPER = "arena"
@@ -40,14 +40,12 @@ COMPARISONS = (  # (lower, higher, what the comparison isolates)
     ("discarding-ts", "ts", "discarding what is not settled at m against ignoring, both TS"),
     ("qpm-d-ts", "ts", "labelled outcomes (the oracle) against conversions, both TS"),
 )
-CROSSING = {  # way of handling delays: (UCB at log t, KL-UCB at log t, TS)
-    "ignore delays": ("ucb1-matched", "klucb-matched", "ts"),
-    "correct Ñ, window m": ("d-ucb", "d-klucb", "d-ts"),
-    "correct Ñ, uncensored form": ("ud-ucb", "ud-klucb", "ud-ts"),
-    "discard what is not settled at m": ("discarding-ucb", "discarding-klucb", "discarding-ts"),
-    "queue until known (QPM-D, oracle)": ("qpm-d-matched", "qpm-d-klucb", "qpm-d-ts"),
+_TABLE = experiment.crossing()
+BASES = tuple(base.header for base in experiment.columns(_TABLE))
+CROSSING = {  # way of handling delays: its entrants' ids, a column of BASES each ("" for none)
+    handling.name: tuple(row[b].id if b in row else "" for b in experiment.columns(_TABLE))
+    for handling, row in _TABLE.items()
 }
-BASES = ("UCB at log t", "KL-UCB at log t", "Beta(1, 1) TS")
 
 
 def _board(run: Path, figure: str) -> pd.DataFrame:
@@ -475,3 +473,21 @@ def blocks(d: Mapping[str, Any]) -> dict[str, str]:
             for figure in FIGURES
         },
     }
+
+
+def declared() -> dict[str, str]:
+    """The Markdown of the blocks the entrants' declarations give, by block name: the handling ×
+    base table (``experiment.crossing``), each cell an entrant's label and id. They need no run:
+    ``delayed-bandits quote entrants --write`` writes them, and ``quote`` checks them with the
+    digests' blocks."""
+    table = experiment.crossing()
+    bases = experiment.columns(table)
+    lines = [
+        "| handling \\ base | " + " | ".join(b.header for b in bases) + " | information model |",
+        "|---|" + "---|" * (len(bases) + 1),
+    ]
+    for handling, row in table.items():
+        cells = [f"{row[b].label} (`{row[b].id}`)" if b in row else "n/a" for b in bases]
+        models = " / ".join(dict.fromkeys(e.information for e in row.values()))
+        lines.append(f"| {handling.description} | " + " | ".join(cells) + f" | {models} |")
+    return {"arena-handling-base": "\n".join(lines)}

@@ -113,17 +113,44 @@ def _nothing(setting: Any) -> str:
 
 
 @dataclass(frozen=True)
+class Handling:
+    """A way of handling delays: a row of the handling × base tables, where the arena crosses the
+    ways of handling delays with the base learners."""
+
+    name: str  # the row of the run's crossing table (``digest``), short
+    description: str  # the row of the docs' table of the entrants, with its source
+
+
+@dataclass(frozen=True)
+class Base:
+    """A base learner: a column of the handling × base tables."""
+
+    name: str  # as the claims' statements name it
+    header: str  # the column's header
+
+
+@dataclass(frozen=True)
 class Entrant(Algorithm):
-    """One arena algorithm: ``Algorithm`` (id, label, description, runners, where it applies)
-    and what the leaderboard reports of it."""
+    """One arena algorithm: ``Algorithm`` (id, label, description, runners, where it applies),
+    what the leaderboard reports of it, and where the plots, the claims and the docs' tables put
+    it (its family, its handling and base). Every list of entrants by family, handling or base is
+    computed from these declarations (``experiment.families``, ``experiment.crossing``)."""
 
     information: str = CONVERSIONS  # of INFORMATION
     knows: Callable[[Any], str] = _nothing  # what it is told, with the setting's values
     bonus: str = ""  # its exploration function; "" when it has none of the UCB kind
     fields: tuple[str, ...] = FIELDS  # the comparisons it enters
+    family: str = ""  # its curves' family, a colour of the plots; "" joins "other entrants"
+    handling: Handling | None = None  # its cell of the handling × base tables: both or neither
+    base: Base | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if (self.handling is None) != (self.base is None):
+            raise ConfigError(
+                f"entrant {self.id}: a handling and a base place it in the handling × base "
+                "table; give both or neither"
+            )
         if self.information not in INFORMATION:
             raise ConfigError(
                 f"entrant {self.id}: information {self.information!r} is not one of "
@@ -260,7 +287,8 @@ def from_policy(
     """An entrant from a policy class (or any factory of ``Problem`` and a generator), with an
     optional compiled ``kernel``, under its ``information`` model (``POLICY_INFORMATION``: a
     policy of the labelled or settled model has ``observe_outcome``); ``declared`` sets the other
-    ``Entrant`` fields (``knows``, ``bonus``, ``fields``, ``applies``)."""
+    ``Entrant`` fields (``knows``, ``bonus``, ``fields``, ``applies``, ``family``, ``handling``,
+    ``base``)."""
     return Entrant(
         id,
         label,

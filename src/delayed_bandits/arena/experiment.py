@@ -47,7 +47,9 @@ from delayed_bandits.arena.entrants import (
     NONE,
     PUBLISHED,
     SETTLED,
+    Base,
     Entrant,
+    Handling,
     Problem,
     from_policy,
 )
@@ -240,6 +242,50 @@ def _told(text: str) -> Callable[[Setting], str]:
 IGNORANT = "nothing (treats conversions in flight as failures)"
 LOG_T = "f(t) = log t"
 
+# The curves' families, in the order of their colours (``views.families``); a family of a plug-in
+# entrant that is not here takes the next colour.
+VERNADE2017, TS_ON_N = "Vernade et al. 2017", "Thompson sampling on N~"
+DISCARDING, QUEUEING = "Discarding (settled at m)", "QPM-D (labelled outcomes)"
+PIKEBURKE2018, MANEGUEU2020 = "Pike-Burke et al. 2018", "Manegueu et al. 2020"
+THUNE2019, VERNADE2020 = "Thune et al. 2019", "Vernade et al. 2020"
+IGNORING = "ignoring delays"
+FAMILIES = (
+    VERNADE2017,
+    DISCARDING,
+    TS_ON_N,
+    QUEUEING,
+    PIKEBURKE2018,
+    MANEGUEU2020,
+    THUNE2019,
+    VERNADE2020,
+    IGNORING,
+)
+
+# The handling × base tables: the ways of handling delays (rows, in this order) crossed with the
+# base learners (columns).
+IGNORE = Handling("ignore delays", "ignore delays")
+CORRECT = Handling(
+    "correct Ñ, window m",
+    "correct the count Ñ with the known CDF, window m (Vernade et al. 2017)",
+)
+UNCENSORED = Handling(
+    "correct Ñ, uncensored form",
+    "the same, uncensored form (Remark 5: geometric laws, uncensored)",
+)
+DISCARD = Handling(
+    "discard what is not settled at m",
+    "discard what is not settled at m (Vernade et al. 2017, Section 6)",
+)
+QUEUE = Handling(
+    "queue until known (QPM-D, oracle)",
+    "queue until the outcome is known (QPM-D, Joulani et al. 2013)",
+)
+HANDLINGS = (IGNORE, CORRECT, UNCENSORED, DISCARD, QUEUE)
+UCB = Base("UCB at log t", "UCB at log t")
+KLUCB = Base("KL-UCB at log t", "KL-UCB at log t")
+TS = Base("Thompson sampling", "Beta(1, 1) TS")
+BASES = (UCB, KLUCB, TS)
+
 
 BUILT_IN: list[Entrant] = [
     Entrant(
@@ -249,6 +295,9 @@ BUILT_IN: list[Entrant] = [
         *_translated("vernade2017", "d-ucb", _vernade2017, conversions),
         knows=_cdf,
         bonus=f"{LOG_T} (ε = 0)",
+        family=VERNADE2017,
+        handling=CORRECT,
+        base=UCB,
     ),
     Entrant(
         "d-klucb",
@@ -257,6 +306,9 @@ BUILT_IN: list[Entrant] = [
         *_translated("vernade2017", "d-klucb", _vernade2017, conversions),
         knows=_cdf,
         bonus=f"{LOG_T} (ε = 0)",
+        family=VERNADE2017,
+        handling=CORRECT,
+        base=KLUCB,
     ),
     Entrant(
         "d-ts",
@@ -265,6 +317,9 @@ BUILT_IN: list[Entrant] = [
         "Beta(1 + S, 1 + max(N~ - S, 0))",
         *_translated("vernade2017", "d-ts", _vernade2017, conversions),
         knows=_cdf,
+        family=TS_ON_N,
+        handling=CORRECT,
+        base=TS,
     ),
     Entrant(
         "ud-ucb",
@@ -274,6 +329,9 @@ BUILT_IN: list[Entrant] = [
         applies=_uncensored_form,
         knows=_full_cdf,
         bonus=f"{LOG_T} (ε = 0)",
+        family=VERNADE2017,
+        handling=UNCENSORED,
+        base=UCB,
     ),
     Entrant(
         "ud-klucb",
@@ -283,6 +341,9 @@ BUILT_IN: list[Entrant] = [
         applies=_uncensored_form,
         knows=_full_cdf,
         bonus=f"{LOG_T} (ε = 0)",
+        family=VERNADE2017,
+        handling=UNCENSORED,
+        base=KLUCB,
     ),
     Entrant(
         "ud-ts",
@@ -291,6 +352,9 @@ BUILT_IN: list[Entrant] = [
         *_translated("vernade2017", "ud-ts", _vernade2017, conversions),
         applies=_uncensored_form,
         knows=_full_cdf,
+        family=TS_ON_N,
+        handling=UNCENSORED,
+        base=TS,
     ),
     Entrant(
         "discarding-ucb",
@@ -300,6 +364,9 @@ BUILT_IN: list[Entrant] = [
         information=SETTLED,
         knows=_tau_m,
         bonus=f"{LOG_T} (ε = 0)",
+        family=DISCARDING,
+        handling=DISCARD,
+        base=UCB,
     ),
     Entrant(
         "discarding-klucb",
@@ -309,6 +376,9 @@ BUILT_IN: list[Entrant] = [
         information=SETTLED,
         knows=_tau_m,
         bonus=f"{LOG_T} (ε = 0)",
+        family=DISCARDING,
+        handling=DISCARD,
+        base=KLUCB,
     ),
     Entrant(
         "discarding-ts",
@@ -317,6 +387,9 @@ BUILT_IN: list[Entrant] = [
         *_translated("vernade2017", "discarding-ts", _vernade2017, conversions),
         information=SETTLED,
         knows=lambda st: f"m = {st.window}",
+        family=DISCARDING,
+        handling=DISCARD,
+        base=TS,
     ),
     Entrant(
         "qpm-d",
@@ -326,6 +399,7 @@ BUILT_IN: list[Entrant] = [
         information=LABELLED,
         bonus="f(n) = 4 log n (UCB1)",
         fields=(PUBLISHED,),
+        family=QUEUEING,
     ),
     Entrant(
         "qpm-d-matched",
@@ -335,6 +409,9 @@ BUILT_IN: list[Entrant] = [
         information=LABELLED,
         bonus="f(n) = log n",
         fields=(MATCHED,),
+        family=QUEUEING,
+        handling=QUEUE,
+        base=UCB,
     ),
     Entrant(
         "qpm-d-klucb",
@@ -343,6 +420,9 @@ BUILT_IN: list[Entrant] = [
         *_translated("pikeburke2018", "qpm-d-klucb", _pikeburke(0.5), conversions),
         information=LABELLED,
         bonus="f(n) = log n",
+        family=QUEUEING,
+        handling=QUEUE,
+        base=KLUCB,
     ),
     Entrant(
         "qpm-d-ts",
@@ -351,6 +431,9 @@ BUILT_IN: list[Entrant] = [
         "step), labelled outcomes",
         *_translated("pikeburke2018", "qpm-d-ts", _pikeburke(0.5), conversions),
         information=LABELLED,
+        family=QUEUEING,
+        handling=QUEUE,
+        base=TS,
     ),
     Entrant(
         "odaaf",
@@ -360,6 +443,7 @@ BUILT_IN: list[Entrant] = [
         applies=_needs_finite("mean"),
         information=ANONYMOUS,
         knows=lambda st: f"T and E[τ]{_settled(st)} = {st.observable.mean:.4g}",
+        family=PIKEBURKE2018,
     ),
     Entrant(
         "odaaf-v",
@@ -372,6 +456,7 @@ BUILT_IN: list[Entrant] = [
             f"T, E[τ] = {st.observable.mean:.4g} and "
             f"V(τ) = {st.observable.variance:.4g}{_settled(st)}"
         ),
+        family=PIKEBURKE2018,
     ),
     Entrant(
         "patient",
@@ -379,6 +464,7 @@ BUILT_IN: list[Entrant] = [
         "Patient Bandits (Manegueu et al. 2020, Algorithm 1)",
         *_translated("manegueu2020", "patient", _manegueu, conversions),
         knows=lambda st: f"T and α̃ = {st.alpha_tilde:g}",
+        family=MANEGUEU2020,
     ),
     Entrant(
         "adapt-patient",
@@ -389,6 +475,7 @@ BUILT_IN: list[Entrant] = [
             f"T, α_low = {st.adapt.alpha_low:g}, c = {st.adapt.c:g}, "
             f"μ_low = μ* = {st.adapt.mu_low:g}"
         ),
+        family=MANEGUEU2020,
     ),
     Entrant(
         "dew",
@@ -398,6 +485,7 @@ BUILT_IN: list[Entrant] = [
         applies=_action_independent,
         information=LOSSES,
         knows=_told("T, and d_max and D of the realised delays"),
+        family=THUNE2019,
     ),
     Entrant(
         "skipper",
@@ -407,6 +495,7 @@ BUILT_IN: list[Entrant] = [
         applies=_action_independent,
         information=LOSSES,
         knows=_told("T and D of the realised delays"),
+        family=THUNE2019,
     ),
     Entrant(
         "doubling",
@@ -415,6 +504,7 @@ BUILT_IN: list[Entrant] = [
         *_translated("thune2019", "doubling", _thune, _thune_environment),
         applies=_action_independent,
         information=LOSSES,
+        family=THUNE2019,
     ),
     Entrant(
         "otflinucb",
@@ -423,6 +513,7 @@ BUILT_IN: list[Entrant] = [
         *_translated("vernade2020", "otflinucb", _vernade2020, _linear_environment),
         applies=_action_independent,
         knows=lambda st: f"m = {st.window}, λ = 1, δ = 0.1",
+        family=VERNADE2020,
     ),
     Entrant(
         "otflints",
@@ -431,6 +522,7 @@ BUILT_IN: list[Entrant] = [
         *_translated("vernade2020", "otflints", _vernade2020, _linear_environment),
         applies=_action_independent,
         knows=lambda st: f"m = {st.window}, λ = 1, δ = 0.1",
+        family=VERNADE2020,
     ),
     from_policy(
         "ucb1",
@@ -440,6 +532,7 @@ BUILT_IN: list[Entrant] = [
         knows=_told(IGNORANT),
         bonus="f(t) = 4 log t (UCB1)",
         fields=(PUBLISHED,),
+        family=IGNORING,
     ),
     from_policy(
         "ucb1-matched",
@@ -450,6 +543,9 @@ BUILT_IN: list[Entrant] = [
         knows=_told(IGNORANT),
         bonus=LOG_T,
         fields=(MATCHED,),
+        family=IGNORING,
+        handling=IGNORE,
+        base=UCB,
     ),
     from_policy(
         "klucb",
@@ -460,6 +556,7 @@ BUILT_IN: list[Entrant] = [
         knows=_told(IGNORANT),
         bonus="f(t) = log t + 3 log log t",
         fields=(PUBLISHED,),
+        family=IGNORING,
     ),
     from_policy(
         "klucb-matched",
@@ -469,6 +566,9 @@ BUILT_IN: list[Entrant] = [
         knows=_told(IGNORANT),
         bonus=LOG_T,
         fields=(MATCHED,),
+        family=IGNORING,
+        handling=IGNORE,
+        base=KLUCB,
     ),
     from_policy(
         "ts",
@@ -477,6 +577,9 @@ BUILT_IN: list[Entrant] = [
         "far over all pulls",
         *_ignores_delays("ts"),
         knows=_told(IGNORANT),
+        family=IGNORING,
+        handling=IGNORE,
+        base=TS,
     ),
     Entrant(
         "uniform",
@@ -484,6 +587,7 @@ BUILT_IN: list[Entrant] = [
         "an arm uniformly at random each round",
         *_uniform_play(),
         information=NONE,
+        family=IGNORING,
     ),
 ]
 
@@ -500,6 +604,49 @@ if len(set(_taken)) < len(_taken):
         f"arena algorithm ids {sorted({i for i in _taken if _taken.count(i) > 1})} "
         f"are declared twice (built in, or in ${papers.PLUGINS})"
     )
+
+
+def families(entrants: list[Entrant] | None = None) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(family, its entrants' ids) of ``entrants`` (default: every algorithm), from their
+    declarations: the families of ``FAMILIES`` in that order, then any other in order of
+    appearance; an entrant of no family is left out (it joins "other entrants")."""
+    found: dict[str, list[str]] = {name: [] for name in FAMILIES}
+    for entrant in ALGORITHMS if entrants is None else entrants:
+        if entrant.family:
+            found.setdefault(entrant.family, []).append(entrant.id)
+    return tuple((name, tuple(ids)) for name, ids in found.items() if ids)
+
+
+def crossing(entrants: list[Entrant] | None = None) -> dict[Handling, dict[Base, Entrant]]:
+    """The handling × base table of ``entrants`` (default: every algorithm), from their
+    declarations: the rows in the order of ``HANDLINGS`` then of appearance, the columns in the
+    order of ``BASES`` then of appearance; a cell declared twice is an error naming both."""
+    declared = [e for e in (ALGORITHMS if entrants is None else entrants) if e.handling]
+    rows = sorted(
+        dict.fromkeys(e.handling for e in declared),
+        key=lambda h: HANDLINGS.index(h) if h in HANDLINGS else len(HANDLINGS),
+    )
+    columns = sorted(
+        dict.fromkeys(e.base for e in declared),
+        key=lambda b: BASES.index(b) if b in BASES else len(BASES),
+    )
+    table: dict[Handling, dict[Base, Entrant]] = {h: {} for h in rows}
+    for base in columns:
+        for e in (e for e in declared if e.base == base):
+            taken = table[e.handling].setdefault(base, e)
+            if taken is not e:
+                raise ConfigError(
+                    f"arena algorithms {taken.id} and {e.id} both declare the cell "
+                    f"({e.handling.name}, {base.name}) of the handling × base table"
+                )
+    return table
+
+
+def columns(table: Mapping[Handling, Mapping[Base, Entrant]]) -> tuple[Base, ...]:
+    """The base learners of a ``crossing`` table, in the order of ``BASES`` then of appearance."""
+    found = dict.fromkeys(base for row in table.values() for base in row)
+    return tuple(sorted(found, key=lambda b: BASES.index(b) if b in BASES else len(BASES)))
+
 
 # K = 10, small gap, geometric delays with mean 100, censored at m = 200: used by the bench; the
 # same uncensored takes the uncensored form of N~ (ud-UCB, ud-KLUCB, ud-TS).

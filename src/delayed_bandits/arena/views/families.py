@@ -10,25 +10,17 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.lines import Line2D
 
+from delayed_bandits.arena import experiment
 from delayed_bandits.arena.entrants import PUBLISHED
 from delayed_bandits.arena.views.common import algorithm_labels
 from delayed_bandits.style import palette, reader
 
-FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Vernade et al. 2017", ("d-ucb", "d-klucb", "ud-ucb", "ud-klucb")),
-    ("Discarding (settled at m)", ("discarding-ucb", "discarding-klucb", "discarding-ts")),
-    ("Thompson sampling on N~", ("d-ts", "ud-ts")),
-    ("QPM-D (labelled outcomes)", ("qpm-d-matched", "qpm-d-klucb", "qpm-d-ts")),
-    ("Pike-Burke et al. 2018", ("odaaf", "odaaf-v")),
-    ("Manegueu et al. 2020", ("patient", "adapt-patient")),
-    ("Thune et al. 2019", ("dew", "skipper", "doubling")),
-    ("Vernade et al. 2020", ("otflinucb", "otflints")),
-    ("ignoring delays", ("ucb1-matched", "klucb-matched", "ts", "uniform")),
-)
-"""The curves' families, each a colour, its members told apart by line style: the built-in
-entrants by the paper they come from. The algorithms at their papers' constants (the published
-comparison) are a family of their own, like the rows below the heatmap's rule; any other entrant
-(a plug-in's) joins the family "other entrants"."""
+FAMILIES = experiment.families()
+"""The curves' families, each a colour, its members told apart by line style, from the entrants'
+declarations (``Entrant.family``): the built-in entrants by the paper they come from. The
+algorithms at their papers' constants (the published comparison) are a family of their own, like
+the rows below the heatmap's rule; an entrant of no family (a plug-in's, unless it declares one)
+joins the family "other entrants"."""
 PUBLISHED_FAMILY, OTHERS = "at their papers' constants", "other entrants"
 IGNORES = " (ignores delays)"  # said once, by the family, in the legend
 DASHES: tuple[Any, ...] = (
@@ -75,7 +67,7 @@ def legend_entries(
     labels = algorithm_labels(board)
     rows = []
     for family, algs in families(board).items():
-        drop = IGNORES if family == "ignoring delays" else ""
+        drop = IGNORES if family == experiment.IGNORING else ""
         rows.append(
             [(Line2D([], [], linestyle="none"), f"{family}:")]
             + [

@@ -71,7 +71,7 @@ def ratio_ticks(low: float, top: float) -> list[float]:
 
 
 # Sizes in inches and points, for the 8 problems of the paper-scale grid (2 rows of 4 panels of
-# 14 regimes x 28 algorithms) on a landscape page a little larger than A4: 5.5 pt numbers in cells
+# 14 regimes x every entrant) on a landscape page a little larger than A4: 5.5 pt numbers in cells
 # 0.18 in wide and 0.105 in high, about 8 px in a report page 1200 px wide (zoom for more).
 CELL_WIDTH, CELL_HEIGHT = 0.18, 0.105
 CELL_FONT = 5.5
