@@ -28,6 +28,7 @@ _NAMES = {
     "delayed-bandits simulate",
     "delayed-bandits validate",
     "delayed-bandits quote",
+    "delayed-bandits leaderboard",
 }
 
 
