@@ -43,6 +43,7 @@ import math
 import numpy as np
 from numba import njit
 
+from delayed_bandits.indices import thompson_arm
 from delayed_bandits.papers.vernade2017.policies import (
     KLUCB_TOLERANCE,
     klucb_index,
@@ -153,12 +154,7 @@ def delayed_index(
             arm = 0
             best_index = -math.inf
             if ts:
-                for k in range(n_arms):
-                    failures = max(n_tilde[k] - successes[k], 0.0)
-                    sample = rng.beta(1.0 + successes[k], 1.0 + failures)
-                    if sample > best_index:
-                        best_index = sample
-                        arm = k
+                arm = thompson_arm(successes, n_tilde, rng, clip=True)
             elif kl:
                 # klucb_index's Newton search for all arms at once, one step of each in turn: an
                 # arm's steps are a chain of dependent divisions and logs, and interleaving the
@@ -276,13 +272,7 @@ def discarding(
         if n_old.min() == 0.0:
             arm = int(np.argmin(pulls))
         elif ts:
-            arm = 0
-            best_index = -math.inf
-            for k in range(n_arms):
-                sample = rng.beta(1.0 + s_old[k], 1.0 + n_old[k] - s_old[k])
-                if sample > best_index:
-                    best_index = sample
-                    arm = k
+            arm = thompson_arm(s_old, n_old, rng)
         else:
             b = (1.0 + epsilon) * math.log(t)
             arm = 0
