@@ -56,6 +56,29 @@ from delayed_bandits.queues import arrival_lists, enqueue, record
 
 
 @njit(cache=True)
+def _play(
+    t: int,
+    arm: int,
+    theta: np.ndarray,
+    best: float,
+    pulls: np.ndarray,
+    actions: np.ndarray,
+    regret: float,
+    checkpoints: np.ndarray,
+    out: np.ndarray,
+    ci: int,
+) -> tuple[float, int]:
+    """Play round t's arm A_t, the argmax of Algorithm 1's indices (of Section 6's for the
+    Discarding policies): the pull counts in N_{A_t}, and the pseudo-regret
+    sum_{s <= t} (max theta - theta_{A_s}) gains A_t's gap, stored in ``out`` when t is a
+    checkpoint. Returns the regret and the next checkpoint's index."""
+    actions[t - 1] = arm
+    pulls[arm] += 1.0
+    regret += best - theta[arm]
+    return regret, record(t, regret, checkpoints, out, ci)
+
+
+@njit(cache=True)
 def delayed_index(
     theta: np.ndarray,
     uniforms: np.ndarray,
@@ -210,10 +233,7 @@ def delayed_index(
                     if index > best_index:
                         best_index = index
                         arm = k
-        actions[t - 1] = arm
-        pulls[arm] += 1.0
-        regret += best - theta[arm]
-        ci = record(t, regret, checkpoints, out, ci)
+        regret, ci = _play(t, arm, theta, best, pulls, actions, regret, checkpoints, out, ci)
         if recursion:
             q_now = mu_hat / (mu_hat + 1.0) if estimate_cdf else q
             for k in range(n_arms):
@@ -287,8 +307,5 @@ def discarding(
                 if index > best_index:
                     best_index = index
                     arm = k
-        actions[t - 1] = arm
-        pulls[arm] += 1.0
-        regret += best - theta[arm]
-        ci = record(t, regret, checkpoints, out, ci)
+        regret, ci = _play(t, arm, theta, best, pulls, actions, regret, checkpoints, out, ci)
     return out
