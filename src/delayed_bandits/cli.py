@@ -78,6 +78,25 @@ def _figure_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--figure", required=True, help="figure id, e.g. fig2")
 
 
+_TABLE_HELP = {
+    "summary": "summary table; required unless the figure is "
+    "drawn from the configuration alone (kind delay_density)",
+    "events": "event side tables of the shards",
+}
+
+
+def _table_args(p: argparse.ArgumentParser) -> None:
+    """The claims and plot commands' tables, an option each (``kinds.TABLE_OPTIONS``): one file,
+    or one per shard for --events."""
+    for name in kinds.TABLE_OPTIONS:
+        p.add_argument(
+            f"--{name}",
+            type=Path,
+            nargs="+" if name == "events" else None,
+            help=_TABLE_HELP.get(name, f"{name} table, for figures that have one"),
+        )
+
+
 QUOTED = {  # what `quote` knows: the digest's committed file, and the run it is made from
     "arena": (Path("docs/data/arena-full.json"), "full"),
     "papers": (Path("docs/data/papers.json"), "."),
@@ -151,15 +170,7 @@ def _parser() -> argparse.ArgumentParser:
         "claims", help="check a figure's claims against its summary, tables and runs"
     )
     _figure_args(p)
-    p.add_argument(
-        "--summary",
-        type=Path,
-        help="summary table; required unless the figure is "
-        "drawn from the configuration alone (kind delay_density)",
-    )
-    p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
-    p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
-    p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
+    _table_args(p)
     p.add_argument(
         "--shards",
         type=Path,
@@ -206,15 +217,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("plot", help="render a figure from its summary")
     _figure_args(p)
-    p.add_argument(
-        "--summary",
-        type=Path,
-        help="summary table; required unless the figure is "
-        "drawn from the configuration alone (kind delay_density)",
-    )
-    p.add_argument("--ratios", type=Path, help="ratios table, for figures that have one")
-    p.add_argument("--leaderboard", type=Path, help="leaderboard table, for figures that have one")
-    p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
+    _table_args(p)
     p.add_argument("--out", required=True, type=Path, nargs="+", help=".pdf and/or .png paths")
     p.add_argument(
         "--kind",
@@ -338,8 +341,7 @@ def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[st
             f"--summary: required, {args.paper} {args.figure} is a simulated figure "
             f"(kind {kinds.of(fig)})"
         )
-    names = ("summary", "ratios", "leaderboard", "events")
-    if not any(getattr(args, name, None) for name in names):
+    if not any(getattr(args, name, None) for name in kinds.TABLE_OPTIONS):
         return out  # a figure drawn from the configuration alone: nothing was made by a run
     curves = cfg.curves(args.paper, args.figure, fig)
     made_by = provenance.binding(config, args.paper, args.figure, curves)

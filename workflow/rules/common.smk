@@ -267,12 +267,13 @@ def run_files(wildcards):
 
 
 def table_options(wildcards, input):
-    """The claims and plot commands' --summary, --ratios, --leaderboard, --events and
-    (claims) --shards options, for the tables the figure has: a list of arguments, each quoted in
-    the shell command."""
-    names = ("summary", *dbkinds.TABLES)
-    options = [arg for name in names if name in input.keys() for arg in (f"--{name}", input[name])]
-    for name in ("events", "shards"):
-        if name in input.keys() and input[name]:
-            options += [f"--{name}", *input[name]]
+    """The claims and plot commands' options for the tables the figure has
+    (delayed_bandits.kinds.TABLE_OPTIONS) and (claims) --shards: a list of arguments, each quoted
+    in the shell command. An input is one file or a list of them; an empty list is no option."""
+    options = []
+    for name in (*dbkinds.TABLE_OPTIONS, "shards"):
+        if name in input.keys():
+            files = [input[name]] if isinstance(input[name], str) else list(input[name])
+            if files:
+                options += [f"--{name}", *files]
     return options
