@@ -121,14 +121,19 @@ def event_files(wildcards):
     return shard_files(wildcards, "events.parquet")
 
 
-def figure_algorithms(wildcards):
-    """The --algorithm list of a per_figure or per_setting job: every algorithm of the figure
-    (the command skips one where it does not apply)."""
+def job_algorithms(wildcards):
+    """The --algorithm list of a simulation job: the algorithm wildcard (simulate), else every
+    algorithm of the figure (the command skips one where it does not apply)."""
+    if "algorithm" in wildcards.keys():
+        return [wildcards.algorithm]
     return list(figure_config(wildcards.paper, wildcards.figure)["algorithms"])
 
 
-def figure_settings(wildcards):
-    """The --setting list of a per_figure job: every setting where a curve applies."""
+def job_settings(wildcards):
+    """The --setting list of a simulation job: the setting wildcard (simulate, simulate_setting),
+    else every setting where a curve applies."""
+    if "setting" in wildcards.keys():
+        return [wildcards.setting]
     curves = figure_curves(wildcards.paper, wildcards.figure)
     return list(dict.fromkeys(setting for setting, _ in curves))
 
