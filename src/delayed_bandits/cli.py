@@ -89,18 +89,23 @@ def figure_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--figure", required=True, help="figure id, e.g. fig2")
 
 
+_TABLE_HELP = {
+    "summary": "summary table; required unless the figure is "
+    "drawn from the configuration alone (kind delay_density)",
+    "events": "event side tables of the shards",
+}
+
+
 def _table_args(p: argparse.ArgumentParser) -> None:
-    """The tables a claims or plot command reads: the summary, those of ``kinds.TABLES``, and
-    the shards' event side tables."""
-    p.add_argument(
-        "--summary",
-        type=Path,
-        help="summary table; required unless the figure is "
-        "drawn from the configuration alone (kind delay_density)",
-    )
-    for name in kinds.TABLES:
-        p.add_argument(f"--{name}", type=Path, help=f"{name} table, for figures that have one")
-    p.add_argument("--events", type=Path, nargs="+", help="event side tables of the shards")
+    """The claims and plot commands' tables, an option each (``kinds.TABLE_OPTIONS``): one file,
+    or one per shard for --events."""
+    for name in kinds.TABLE_OPTIONS:
+        p.add_argument(
+            f"--{name}",
+            type=Path,
+            nargs="+" if name == "events" else None,
+            help=_TABLE_HELP.get(name, f"{name} table, for figures that have one"),
+        )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -310,8 +315,7 @@ def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[st
             f"--summary: required, {args.paper} {args.figure} is a simulated figure "
             f"(kind {kinds.of(fig)})"
         )
-    names = ("summary", *kinds.TABLES, "events")
-    if not any(getattr(args, name, None) for name in names):
+    if not any(getattr(args, name, None) for name in kinds.TABLE_OPTIONS):
         return out  # a figure drawn from the configuration alone: nothing was made by a run
     curves = cv.curves(args.paper, args.figure, fig)
     made_by = provenance.binding(config, args.paper, args.figure, curves)

@@ -1,6 +1,7 @@
 """The base learners' indices on a Bernoulli mean, shared by every policy that crosses a way of
 handling delays with a base learner (the arena's baselines, QPM-D's bases): plain Python in the
-references, compiled into the kernels (``register_jitable``), the same arithmetic in both.
+references, compiled into the kernels (``register_jitable``), the same arithmetic in both. Thompson
+sampling's argmax (``thompson_arm``) is compiled into every kernel that samples a Beta posterior.
 
 The bases are named ``INDICES`` and coded ``INDEX_CODES`` in the kernels: UCB with the Hoeffding
 bonus (Auer, Cesa-Bianchi & Fischer 2002), Bernoulli KL-UCB (Garivier & Cappé 2011), and
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba.extending import register_jitable
 
 INDICES = ("ucb", "klucb", "ts")
@@ -105,3 +107,28 @@ def klucb_index(p: float, n: float, f: float, bar: float = -math.inf) -> float:
         if step < KLUCB_TOLERANCE:
             return q - step
         q -= step
+
+
+@register_jitable  # compiled into each kernel that samples, like the indices above
+def thompson_arm(
+    successes: np.ndarray, trials: np.ndarray, rng: np.random.Generator, clip: bool = False
+) -> int:
+    """Thompson sampling for the Bernoulli bandit (Chapelle & Li 2011, Algorithm 2) with a
+    Beta(1, 1) prior: theta_k ~ Beta(1 + S_k, 1 + N_k - S_k) from ``rng`` for k = 0..K-1 in
+    order, one draw each, and the first arm of the largest draw.
+
+    ``clip`` takes 1 + max(N_k - S_k, 0) as the second parameter instead, for an N_k that weighs
+    pulls by the delay CDF and may fall below S_k (Vernade et al. 2017's N~_k). Each form is
+    the expression its reference writes, so that the draws match to the last bit."""
+    arm = 0
+    best = -math.inf
+    for k in range(len(successes)):
+        if clip:
+            b = 1.0 + max(trials[k] - successes[k], 0.0)
+        else:
+            b = 1.0 + trials[k] - successes[k]
+        sample = rng.beta(1.0 + successes[k], b)
+        if sample > best:
+            best = sample
+            arm = k
+    return arm

@@ -17,13 +17,14 @@ from typing import Any, Mapping
 
 from delayed_bandits import papers
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.kindtype import GENERIC, PSEUDO_REGRET, REGRET, TABLES, Kind
+from delayed_bandits.kindtype import GENERIC, PSEUDO_REGRET, REGRET, TABLE_OPTIONS, TABLES, Kind
 
 # the Kind type and the generic kind sit below the registry, which names kinds; offered here too
 __all__ = [
     "GENERIC",
     "PSEUDO_REGRET",
     "REGRET",
+    "TABLE_OPTIONS",
     "TABLES",
     "Kind",
     "get",

@@ -26,6 +26,12 @@ every run's regret at every checkpoint), which the workflow's rule ``claims`` pa
 command ``delayed-bandits claims --shards``: the per-run values that statistics of the same runs
 need (``claims.per_run``, ``claims.paired``)."""
 
+TABLE_OPTIONS = ("summary", *TABLES, "events")
+"""The tables the claims and plot commands read, each given by the option of its name
+(``--summary``, ``--ratios``, ...): the summary and the side tables of ``TABLES``, one file each,
+and the shards' event side tables, one file per shard (``--events``). The workflow gives every
+one the figure has (``table_options`` in workflow/rules/common.smk)."""
+
 
 @dataclass(frozen=True)
 class Kind:

@@ -130,14 +130,19 @@ def event_files(wildcards):
     return shard_files(wildcards, "events.parquet")
 
 
-def figure_algorithms(wildcards):
-    """The --algorithm list of a per_figure or per_setting job: every algorithm of the figure
-    (the command skips one where it does not apply)."""
+def job_algorithms(wildcards):
+    """The --algorithm list of a simulation job: the algorithm wildcard (simulate), else every
+    algorithm of the figure (the command skips one where it does not apply)."""
+    if "algorithm" in wildcards.keys():
+        return [wildcards.algorithm]
     return list(figure_config(wildcards.paper, wildcards.figure)["algorithms"])
 
 
-def figure_settings(wildcards):
-    """The --setting list of a per_figure job: every setting where a curve applies."""
+def job_settings(wildcards):
+    """The --setting list of a simulation job: the setting wildcard (simulate, simulate_setting),
+    else every setting where a curve applies."""
+    if "setting" in wildcards.keys():
+        return [wildcards.setting]
     curves = figure_curves(wildcards.paper, wildcards.figure)
     return list(dict.fromkeys(setting for setting, _ in curves))
 
@@ -276,12 +281,13 @@ def run_files(wildcards):
 
 
 def table_options(wildcards, input):
-    """The claims and plot commands' --summary, --ratios, --leaderboard, --events and
-    (claims) --shards options, for the tables the figure has: a list of arguments, each quoted in
-    the shell command."""
-    names = ("summary", *dbkinds.TABLES)
-    options = [arg for name in names if name in input.keys() for arg in (f"--{name}", input[name])]
-    for name in ("events", "shards"):
-        if name in input.keys() and input[name]:
-            options += [f"--{name}", *input[name]]
+    """The claims and plot commands' options for the tables the figure has
+    (delayed_bandits.kinds.TABLE_OPTIONS) and (claims) --shards: a list of arguments, each quoted
+    in the shell command. An input is one file or a list of them; an empty list is no option."""
+    options = []
+    for name in (*dbkinds.TABLE_OPTIONS, "shards"):
+        if name in input.keys():
+            files = [input[name]] if isinstance(input[name], str) else list(input[name])
+            if files:
+                options += [f"--{name}", *files]
     return options

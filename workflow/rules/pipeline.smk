@@ -37,16 +37,18 @@ rule simulate:
         code=SOURCE_SHA256,
         config=MERGED,
         spec=hashed(simulation_spec),
+        settings=job_settings,
+        algorithms=job_algorithms,
     shell:
         "delayed-bandits simulate --merged {params.config:q} --paper {wildcards.paper:q}"
-        " --figure {wildcards.figure:q} --setting {wildcards.setting:q}"
-        " --algorithm {wildcards.algorithm:q} --reps {wildcards.first:q}-{wildcards.last:q}"
+        " --figure {wildcards.figure:q} --setting {params.settings:q}"
+        " --algorithm {params.algorithms:q} --reps {wildcards.first:q}-{wildcards.last:q}"
         " --out {output.raw:q} --events {output.events:q} > {log:q} 2>&1"
 
 
-rule simulate_setting:
-    input:
-        delays=delay_files,
+# The same job on a whole setting's or figure's curves: only the paths change; the lists of
+# settings and algorithms follow from the wildcards the paths have (job_settings, job_algorithms).
+use rule simulate as simulate_setting with:
     output:
         raw=out("results/{paper}/{figure}/{setting}/rep{first}-{last}.parquet"),
         events=out("results/{paper}/{figure}/{setting}/rep{first}-{last}.events.parquet"),
@@ -54,27 +56,9 @@ rule simulate_setting:
         out("logs/{paper}/{figure}/{setting}/rep{first}-{last}.log"),
     benchmark:
         out("benchmarks/{paper}/{figure}/{setting}/rep{first}-{last}.tsv")
-    conda:
-        ENV
-    threads: 1
-    resources:
-        mem_mb=lambda wc: simulation_request(wc).mem_mb,
-        runtime=lambda wc: simulation_request(wc).runtime,
-    params:
-        code=SOURCE_SHA256,
-        config=MERGED,
-        spec=hashed(simulation_spec),
-        algorithms=figure_algorithms,
-    shell:
-        "delayed-bandits simulate --merged {params.config:q} --paper {wildcards.paper:q}"
-        " --figure {wildcards.figure:q} --setting {wildcards.setting:q}"
-        " --algorithm {params.algorithms:q} --reps {wildcards.first:q}-{wildcards.last:q}"
-        " --out {output.raw:q} --events {output.events:q} > {log:q} 2>&1"
 
 
-rule simulate_figure:
-    input:
-        delays=delay_files,
+use rule simulate as simulate_figure with:
     output:
         raw=out("results/{paper}/{figure}/rep{first}-{last}.parquet"),
         events=out("results/{paper}/{figure}/rep{first}-{last}.events.parquet"),
@@ -82,23 +66,6 @@ rule simulate_figure:
         out("logs/{paper}/{figure}/rep{first}-{last}.log"),
     benchmark:
         out("benchmarks/{paper}/{figure}/rep{first}-{last}.tsv")
-    conda:
-        ENV
-    threads: 1
-    resources:
-        mem_mb=lambda wc: simulation_request(wc).mem_mb,
-        runtime=lambda wc: simulation_request(wc).runtime,
-    params:
-        code=SOURCE_SHA256,
-        config=MERGED,
-        spec=hashed(simulation_spec),
-        settings=figure_settings,
-        algorithms=figure_algorithms,
-    shell:
-        "delayed-bandits simulate --merged {params.config:q} --paper {wildcards.paper:q}"
-        " --figure {wildcards.figure:q} --setting {params.settings:q}"
-        " --algorithm {params.algorithms:q} --reps {wildcards.first:q}-{wildcards.last:q}"
-        " --out {output.raw:q} --events {output.events:q} > {log:q} 2>&1"
 
 
 rule summarise:

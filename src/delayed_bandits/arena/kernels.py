@@ -42,6 +42,7 @@ from delayed_bandits.indices import (
     klucb_index,
     klucb_start,
     klucb_step,
+    thompson_arm,
     ucb_index,
 )
 from delayed_bandits.queues import arrival_lists, enqueue, record
@@ -84,12 +85,7 @@ def ignores_delays(
             s = link[s]
         arm = 0
         if index == TS:
-            best_index = -math.inf
-            for k in range(n_arms):
-                sample = rng.beta(1.0 + successes[k], 1.0 + pulls[k] - successes[k])
-                if sample > best_index:
-                    best_index = sample
-                    arm = k
+            arm = thompson_arm(successes, pulls, rng)
         elif t <= n_arms:
             arm = t - 1
         else:

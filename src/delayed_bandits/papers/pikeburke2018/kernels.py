@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
-from delayed_bandits.indices import TS, UCB, klucb_index
+from delayed_bandits.indices import TS, UCB, klucb_index, thompson_arm
 from delayed_bandits.papers.pikeburke2018.policies import samples_required
 from delayed_bandits.queues import arrival_lists, enqueue
 
@@ -150,16 +150,11 @@ def _qpmd_request(
 ) -> int:
     """The base's next request (``policies.UCBBase``, ``KLUCBBase``, ``TSBase``): UCB and KL-UCB
     first take the lowest arm never updated."""
+    if base == TS:
+        return thompson_arm(sums, counts, rng)
     n_arms = counts.shape[0]
     arm = 0
     best = -math.inf
-    if base == TS:
-        for j in range(n_arms):
-            sample = rng.beta(1.0 + sums[j], 1.0 + counts[j] - sums[j])
-            if sample > best:
-                best = sample
-                arm = j
-        return arm
     for j in range(n_arms):
         if counts[j] == 0.0:
             return j

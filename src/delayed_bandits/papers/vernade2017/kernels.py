@@ -43,6 +43,7 @@ import math
 import numpy as np
 from numba import njit
 
+from delayed_bandits.indices import thompson_arm
 from delayed_bandits.papers.vernade2017.policies import (
     KLUCB_TOLERANCE,
     klucb_index,
@@ -52,6 +53,29 @@ from delayed_bandits.papers.vernade2017.policies import (
     usable,
 )
 from delayed_bandits.queues import arrival_lists, enqueue, record
+
+
+@njit(cache=True)
+def _play(
+    t: int,
+    arm: int,
+    theta: np.ndarray,
+    best: float,
+    pulls: np.ndarray,
+    actions: np.ndarray,
+    regret: float,
+    checkpoints: np.ndarray,
+    out: np.ndarray,
+    ci: int,
+) -> tuple[float, int]:
+    """Play round t's arm A_t, the argmax of Algorithm 1's indices (of Section 6's for the
+    Discarding policies): the pull counts in N_{A_t}, and the pseudo-regret
+    sum_{s <= t} (max theta - theta_{A_s}) gains A_t's gap, stored in ``out`` when t is a
+    checkpoint. Returns the regret and the next checkpoint's index."""
+    actions[t - 1] = arm
+    pulls[arm] += 1.0
+    regret += best - theta[arm]
+    return regret, record(t, regret, checkpoints, out, ci)
 
 
 @njit(cache=True)
@@ -153,12 +177,7 @@ def delayed_index(
             arm = 0
             best_index = -math.inf
             if ts:
-                for k in range(n_arms):
-                    failures = max(n_tilde[k] - successes[k], 0.0)
-                    sample = rng.beta(1.0 + successes[k], 1.0 + failures)
-                    if sample > best_index:
-                        best_index = sample
-                        arm = k
+                arm = thompson_arm(successes, n_tilde, rng, clip=True)
             elif kl:
                 # klucb_index's Newton search for all arms at once, one step of each in turn: an
                 # arm's steps are a chain of dependent divisions and logs, and interleaving the
@@ -214,10 +233,7 @@ def delayed_index(
                     if index > best_index:
                         best_index = index
                         arm = k
-        actions[t - 1] = arm
-        pulls[arm] += 1.0
-        regret += best - theta[arm]
-        ci = record(t, regret, checkpoints, out, ci)
+        regret, ci = _play(t, arm, theta, best, pulls, actions, regret, checkpoints, out, ci)
         if recursion:
             q_now = mu_hat / (mu_hat + 1.0) if estimate_cdf else q
             for k in range(n_arms):
@@ -276,13 +292,7 @@ def discarding(
         if n_old.min() == 0.0:
             arm = int(np.argmin(pulls))
         elif ts:
-            arm = 0
-            best_index = -math.inf
-            for k in range(n_arms):
-                sample = rng.beta(1.0 + s_old[k], 1.0 + n_old[k] - s_old[k])
-                if sample > best_index:
-                    best_index = sample
-                    arm = k
+            arm = thompson_arm(s_old, n_old, rng)
         else:
             b = (1.0 + epsilon) * math.log(t)
             arm = 0
@@ -297,8 +307,5 @@ def discarding(
                 if index > best_index:
                     best_index = index
                     arm = k
-        actions[t - 1] = arm
-        pulls[arm] += 1.0
-        regret += best - theta[arm]
-        ci = record(t, regret, checkpoints, out, ci)
+        regret, ci = _play(t, arm, theta, best, pulls, actions, regret, checkpoints, out, ci)
     return out
