@@ -203,7 +203,9 @@ def test_an_arena_rerun_is_held_to_the_digest_number_by_number(
     assert d["scale"] == "smoke" and d["settings"] == 28 and set(d["base_means"]) == {0.4, 0.02}
     assert d["cost"]["simulate_jobs"] > 0 and d["cost"]["cpu_s"] > 0
     assert d["provenance"]["regret"]["simulation_sha256"]  # the shards recorded it
-    assert quoted.stale(doc.read_text(), dg.blocks(d) | arena_cli.rule_blocks()) == []
+    assert (
+        quoted.stale(doc.read_text(), dg.blocks(d) | dg.declared() | arena_cli.rule_blocks()) == []
+    )
     capsys.readouterr()
     assert cli.main([*args, "--run", str(run)]) == 0
     assert "numbers agree with the run in" in capsys.readouterr().out

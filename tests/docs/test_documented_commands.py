@@ -60,12 +60,14 @@ def _smoke(command: str) -> bool:
 def _run_verbatim(command: str, work: Path, dry: bool) -> None:
     args = shlex.split(command)
     if args[:2] == ["delayed-bandits", "bench"] or (
-        args[:2] == ["delayed-bandits", "quote"] and "--run" in args
+        args[:2] == ["delayed-bandits", "quote"] and ("--run" in args or "--write" in args)
     ):
-        # A measurement of minutes (every arena kernel and its Python reference), or a command
+        # A measurement of minutes (every arena kernel and its Python reference), a command
         # reading a run of an hour or more (the citable arena run of `make arena-full`, the
-        # paper-scale run of `make figures`), not a step of a run: its arguments are parsed by
-        # the command's own parser, so a renamed option fails.
+        # paper-scale run of `make figures`), or one rewriting the checkout's docs (`quote
+        # entrants --write`; tests/docs/test_extending.py runs it in a copy of the repository),
+        # not a step of a run: its arguments are parsed by the command's own parser, so a renamed
+        # option fails.
         from delayed_bandits.cli import _parser
 
         _parser().parse_args(args[1:])

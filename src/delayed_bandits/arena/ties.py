@@ -3,7 +3,7 @@
 target (``precise``). Every caption, schema description, notebook and document that states a rule
 reads or quotes its wording here (``tie_rule``, ``precision_rule``), so that changing a rule
 changes this module and the blocks ``delayed-bandits quote --write`` rewrites
-(``tests/test_rules_said_once.py`` fails on a rule restated in other words).
+(``tests/docs/test_rules_said_once.py`` fails on a rule restated in other words).
 
 Kept apart from ``leaderboard`` (which applies the rules to a run's replications) so that the
 package's figure kinds can word their captions from it without importing pandas."""

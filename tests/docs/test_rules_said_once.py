@@ -15,7 +15,7 @@ import pytest
 
 from delayed_bandits import quoted
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 DEFINITIONS = {"src/delayed_bandits/arena/ties.py", "src/delayed_bandits/claims.py"}
 """Where the rules are worded: the only files allowed to state them."""
 
