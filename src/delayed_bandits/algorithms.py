@@ -41,6 +41,10 @@ class Algorithm:
     # error, such a curve is not run and is reported as not applicable; only figures with
     # ``simulate_jobs: per_setting`` may have one (``config.validate``).
     applies: Callable[[Any], str] = lambda setting: ""
+    # Whether its runs play a plain-Python policy round by round, having no compiled kernel (an
+    # arena entrant declared without ``kernel=``): tens of times slower than a kernel, so the
+    # resource model times its steps at ``resources.REFERENCE_STEPS_PER_SECOND``.
+    interpreted: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not ID.fullmatch(self.id):

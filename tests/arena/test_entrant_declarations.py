@@ -10,12 +10,20 @@ import ast
 import re
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, arena_draw
 from delayed_bandits import quoted
 from delayed_bandits.arena import claims, digest, experiment
-from delayed_bandits.arena.entrants import Base, Handling
+from delayed_bandits.arena.entrants import (
+    CONVERSIONS,
+    LABELLED,
+    SETTLED,
+    Base,
+    Handling,
+    from_policy,
+)
 from delayed_bandits.arena.experiment import BUILT_IN
 from delayed_bandits.arena.views import families
 from delayed_bandits.errors import ConfigError
@@ -166,3 +174,79 @@ def test_no_count_of_the_entrants_is_typed(path: str) -> None:
         for m in TYPED_COUNT.finditer(text)
     ]
     assert not found, f"{path}: the number of entrants typed (count the declarations): {found}"
+
+
+class _Converts:
+    """A policy of the conversions model: choose, played, observe."""
+
+    def __init__(self, problem, rng):
+        pass
+
+    def choose(self, t):
+        return 0
+
+    def played(self, t, arm):
+        pass
+
+    def observe(self, s, arm, delay):
+        pass
+
+
+class _Outcomes:
+    """A policy that needs every outcome: observe_outcome, not observe."""
+
+    def __init__(self, problem, rng):
+        pass
+
+    def choose(self, t):
+        return 0
+
+    def played(self, t, arm):
+        pass
+
+    def observe_outcome(self, s, arm, reward, delay):
+        pass
+
+
+class _Both(_Converts):
+    def observe_outcome(self, s, arm, reward, delay):
+        pass
+
+
+class _Chooses:
+    def __init__(self, problem, rng):
+        pass
+
+    def choose(self, t):
+        return 0
+
+
+def test_a_policy_class_is_checked_against_its_information_model_at_load() -> None:
+    """A declaration that does not match its class fails when the entrant is declared, naming it
+    and what to declare, instead of with a bare AttributeError inside a simulation job."""
+    with pytest.raises(
+        ConfigError, match="entrant 'mine': _Outcomes has observe_outcome, not "
+    ) as exc:
+        from_policy("mine", "Mine", "mine", _Outcomes)
+    assert "information=SETTLED" in str(exc.value) and "information=LABELLED" in str(exc.value)
+    for information in (SETTLED, LABELLED):
+        from_policy("mine", "Mine", "mine", _Outcomes, information=information)
+        with pytest.raises(ConfigError, match="entrant 'mine': _Converts has observe, not obs"):
+            from_policy("mine", "Mine", "mine", _Converts, information=information)
+    with pytest.raises(ConfigError, match="entrant 'mine': _Chooses has no played, observe;"):
+        from_policy("mine", "Mine", "mine", _Chooses)
+    with pytest.raises(ConfigError, match="_Chooses has no played, observe_outcome;"):
+        from_policy("mine", "Mine", "mine", _Chooses, information=LABELLED)
+    # a class with both methods serves either model; a factory that is no class is not inspected
+    for information in (CONVERSIONS, SETTLED, LABELLED):
+        from_policy("mine", "Mine", "mine", _Both, information=information)
+    from_policy("mine", "Mine", "mine", lambda problem, rng: _Outcomes(problem, rng))
+
+
+def test_the_check_at_load_spares_the_job_its_attribute_error() -> None:
+    """What the check prevents: the same class, declared by a factory that is not inspected,
+    fails only once it runs, with an AttributeError that names neither entrant nor declaration."""
+    st, draw = arena_draw(1, 200)
+    unchecked = from_policy("mine", "Mine", "mine", lambda problem, rng: _Outcomes(problem, rng))
+    with pytest.raises(AttributeError, match="no attribute 'observe'"):  # at a conversion
+        unchecked.reference(st, draw, np.array([200]), 0)

@@ -288,12 +288,61 @@ def from_policy(
     optional compiled ``kernel``, under its ``information`` model (``POLICY_INFORMATION``: a
     policy of the labelled or settled model has ``observe_outcome``); ``declared`` sets the other
     ``Entrant`` fields (``knows``, ``bonus``, ``fields``, ``applies``, ``family``, ``handling``,
-    ``base``)."""
+    ``base``). A policy class is checked against its model here (``check_policy_class``), so
+    that a declaration that does not match its class fails when it is loaded, naming the entrant,
+    rather than in a simulation job. Without a ``kernel`` its runs play the policy itself
+    (``Algorithm.interpreted``)."""
+    runners = policy_runners(policy, kernel, information, f"entrant {id!r}")
+    if isinstance(policy, type):
+        check_policy_class(id, policy, information)
     return Entrant(
         id,
         label,
         description,
-        *policy_runners(policy, kernel, information, f"entrant {id!r}"),
+        *runners,
         information=information,
+        interpreted=kernel is None,
         **declared,
     )
+
+
+OBSERVES = {CONVERSIONS: "observe", SETTLED: "observe_outcome", LABELLED: "observe_outcome"}
+"""The method through which a policy class of each model (``POLICY_INFORMATION``) is told what it
+observes: ``Policy.observe``, ``OutcomePolicy.observe_outcome``."""
+
+
+def check_policy_class(id: str, policy: type, information: str) -> None:
+    """``ConfigError`` naming the entrant ``id`` when the class ``policy`` lacks a method its
+    ``information`` model calls (``Policy``, ``OutcomePolicy``): ``choose`` and ``played``, and
+    ``observe`` (conversions) or ``observe_outcome`` (settled, labelled). A class with the other
+    model's method is told which declaration it needs."""
+    wanted = OBSERVES[information]
+    missing = [m for m in ("choose", "played", wanted) if not callable(getattr(policy, m, None))]
+    other = "observe" if wanted == "observe_outcome" else "observe_outcome"
+    if missing == [wanted] and callable(getattr(policy, other, None)):
+        if information == CONVERSIONS:
+            raise ConfigError(
+                f"entrant {id!r}: {policy.__name__} has observe_outcome, not observe: it needs "
+                "every outcome, 0 or 1, which the conversions model (the default) never gives. "
+                "Declare information=SETTLED (each outcome once settled at the window m) or "
+                "information=LABELLED (every outcome after its delay: an oracle) in from_policy "
+                "(both in delayed_bandits.arena.entrants)"
+            )
+        declared = "SETTLED" if information == SETTLED else "LABELLED"
+        raise ConfigError(
+            f"entrant {id!r}: {policy.__name__} has observe, not observe_outcome: it learns "
+            f"from conversions, but is declared information={declared} ({information}), whose "
+            "outcomes reach observe_outcome. Declare information=CONVERSIONS (the default), or "
+            "give it observe_outcome(s, arm, reward, delay)"
+        )
+    if missing:
+        raise ConfigError(
+            f"entrant {id!r}: {policy.__name__} has no {', '.join(missing)}; a policy of the "
+            f"{information!r} model has choose(t), played(t, arm) and "
+            + (
+                "observe(s, arm, delay)"
+                if wanted == "observe"
+                else "observe_outcome(s, arm, reward, delay)"
+            )
+            + " (delayed_bandits.arena.entrants.Policy, OutcomePolicy)"
+        )
