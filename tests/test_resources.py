@@ -3,6 +3,8 @@ cluster's short queues allow at paper scale."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from delayed_bandits import config as cfg
@@ -71,21 +73,64 @@ def test_shard_size_auto_counts_the_curves_a_job_runs() -> None:
     fig = {
         "horizon": 10**5,
         "replications": 200,
-        "algorithms": ["a", "b", "c"],
+        "algorithms": ["patient", "adapt-patient", "d-ucb"],
         "settings": {"long": {}, "short": {"horizon": 10**3}},
     }
     steps = {"per_curve": 10**5, "per_setting": 3 * 10**5, "per_figure": 3 * (10**5 + 10**3)}
     for kind, expected in steps.items():
         cfg_fig = {**fig, "simulate_jobs": kind}
-        assert layout.job_steps(cfg_fig) == expected, kind
+        assert layout.job_steps("manegueu2020", cfg_fig) == (expected, 0), kind
         assert layout.shard_size(
             {"shard_size": "auto"}, "manegueu2020", cfg_fig
         ) == resources.auto_shard_size("manegueu2020", expected, 200)
     assert cv.simulate_jobs(fig) == "per_figure"
 
 
+def test_an_entrant_without_a_kernel_asks_for_time_at_the_reference_rate(root, monkeypatch) -> None:
+    """A curve whose entrant plays its policy in plain Python (declared without ``kernel=``)
+    asks for the time of its steps at ``REFERENCE_STEPS_PER_SECOND``: the arena's rate over it
+    times a compiled entrant's request for the same curve; a figure listing it sizes its shards
+    the same way."""
+    from delayed_bandits.arena import experiment
+    from delayed_bandits.arena.entrants import from_policy
+    from delayed_bandits.arena.policies import IgnoresDelays
+
+    def python_ts(problem, rng):
+        return IgnoresDelays(problem.n_arms, "ts", 1.0, 0.0, rng)
+
+    slow = from_policy("ts-python", "TS in Python", "ts without its kernel", python_ts)
+    monkeypatch.setattr(experiment, "ALGORITHMS", [*experiment.ALGORITHMS, slow])
+    fig = cv.figure(cfg.load(root / "config" / "config.yaml"), "arena", "regret")
+    setting = next(iter(grid.settings(fig)))
+    horizon, replications = grid.horizon(fig, grid.settings(fig)[setting]), 100_000
+    fast = layout.simulation_request("arena", fig, [(setting, "ts")], replications)
+    python = layout.simulation_request("arena", fig, [(setting, "ts-python")], replications)
+    ratio = papers.get("arena").steps_per_second / resources.REFERENCE_STEPS_PER_SECOND
+    assert ratio > 10 and python.runtime / fast.runtime == pytest.approx(ratio, rel=0.01)
+    assert python.runtime == math.ceil(
+        resources.RUNTIME_FACTOR
+        * replications
+        * horizon
+        / resources.REFERENCE_STEPS_PER_SECOND
+        / 60
+    )
+    assert python.mem_mb == fast.mem_mb
+    # the built-in entrants all have kernels (uniform play's is its vectorised draw)
+    assert not any(cv.interpreted("arena", fig, name) for name in fig["algorithms"])
+    with_it = {**fig, "algorithms": [*fig["algorithms"], "ts-python"]}
+    steps, interpreted = layout.job_steps("arena", with_it)
+    assert (steps, interpreted) == (
+        layout.job_steps("arena", fig)[0],
+        sum(grid.horizon(fig, s) for s in grid.settings(fig).values()),
+    )
+    # a curve a job: 200 runs of a compiled curve fit one target, of the slow one 17 of them
+    config, one = {"shard_size": "auto"}, {"simulate_jobs": "per_curve", "replications": 200}
+    assert layout.shard_size(config, "arena", {**fig, **one}) == 200
+    assert layout.shard_size(config, "arena", {**with_it, **one}) == 12
+
+
 def test_shard_size_auto_asks_the_resource_model_and_a_figure_may_override() -> None:
-    fig = {"horizon": 10**5, "replications": 200, "algorithms": ["a"], "settings": {"s": {}}}
+    fig = {"horizon": 10**5, "replications": 200, "algorithms": ["patient"], "settings": {"s": {}}}
     expected = resources.auto_shard_size("manegueu2020", 10**5, 200)
     assert layout.shard_size({"shard_size": "auto"}, "manegueu2020", fig) == expected
     assert (
@@ -107,7 +152,8 @@ def test_paper_scale_jobs_fit_short_queues(root) -> None:
                 continue
             size = layout.shard_size(config, paper, fig)
             horizon = max(grid.horizon(fig, s) for s in grid.settings(fig).values())
-            request = resources.simulation(paper, horizon, size, layout.job_steps(fig))
+            steps, interpreted = layout.job_steps(paper, fig)
+            request = resources.simulation(paper, horizon, size, steps, interpreted=interpreted)
             assert request.mem_mb <= 2048 and request.runtime <= 60, (paper, request)
 
 

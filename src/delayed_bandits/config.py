@@ -336,7 +336,11 @@ def _check_resources(
                 "or fewer arms"
             )
     replications = int(fig["replications"])
-    hours = rs.cpu_hours(paper, replications, list(sizes.values()) * len(fig["algorithms"]))
+    slow = sum(cv.interpreted(paper, fig, name) for name in fig["algorithms"])
+    curves = list(sizes.values())
+    hours = rs.cpu_hours(
+        paper, replications, curves * (len(fig["algorithms"]) - slow), curves * slow
+    )
     if hours > rs.MAX_FIGURE_CPU_HOURS:
         raise ConfigError(
             f"config key '{where}.replications': {replications:,} replications of "

@@ -97,3 +97,9 @@ def label(paper: str, fig: Mapping[str, Any], algorithm: str) -> str:
     if variant is not None:
         return str(variant.get("label", algorithm))
     return get(paper, algorithm).label
+
+
+def interpreted(paper: str, fig: Mapping[str, Any], algorithm: str) -> bool:
+    """Whether the curve ``algorithm`` of the figure plays a plain-Python policy, having no
+    compiled kernel (``Algorithm.interpreted``), which the resource model times apart."""
+    return get(paper, resolve(fig, {}, algorithm)[0]).interpreted

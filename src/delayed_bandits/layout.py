@@ -28,20 +28,41 @@ def shard_size(config: Mapping[str, Any], paper: str, fig: Mapping[str, Any]) ->
     resource model (``resources.auto_shard_size``) for the fewest jobs of bounded length."""
     size = fig.get("shard_size", config["shard_size"])
     if size == "auto":
-        return rs.auto_shard_size(paper, job_steps(fig), int(fig["replications"]))
+        steps, interpreted = job_steps(paper, fig)
+        return rs.auto_shard_size(paper, steps, int(fig["replications"]), interpreted)
     return int(size)
 
 
-def job_steps(fig: Mapping[str, Any]) -> int:
+def job_steps(paper: str, fig: Mapping[str, Any]) -> tuple[int, int]:
     """Agent-steps of one replication in the figure's largest simulation job: the horizons of the
-    curves it may run (every algorithm counts, whether or not it applies)."""
+    curves it may run (every algorithm counts, whether or not it applies), as (those of
+    algorithms with a compiled kernel, those of algorithms without, ``curves.interpreted``),
+    which the resource model times apart."""
     horizons = [grid.horizon(fig, s) for s in grid.settings(fig).values()]
-    kind, algorithms = cv.simulate_jobs(fig), len(fig["algorithms"])
-    if kind == "per_curve":
-        return max(horizons)
-    if kind == "per_setting":
-        return max(horizons) * algorithms
-    return sum(horizons) * algorithms
+    slow = sum(cv.interpreted(paper, fig, name) for name in fig["algorithms"])
+    counts = (len(fig["algorithms"]) - slow, slow)
+    kind = cv.simulate_jobs(fig)
+    if kind == "per_curve":  # the slowest curve
+        return (0, max(horizons)) if slow else (max(horizons), 0)
+    steps = max(horizons) if kind == "per_setting" else sum(horizons)
+    return steps * counts[0], steps * counts[1]
+
+
+def simulation_request(
+    paper: str, fig: Mapping[str, Any], curves: Sequence[tuple[str, str]], replications: int
+) -> rs.Request:
+    """Memory and run time of one shard of ``replications`` replications of the figure's
+    ``curves`` ((setting, algorithm) pairs, run one after another: the workflow's simulation
+    jobs), each curve's horizon counted at the rate of its algorithm (``curves.interpreted``)."""
+    if not curves:  # a job with no curve has no request of its own: its command says why
+        return rs.simulation(paper, int(fig["horizon"]), replications)
+    all_settings = grid.settings(fig)
+    steps = [0, 0]  # with a compiled kernel, without
+    for setting, algorithm in curves:
+        rounds = grid.horizon(fig, all_settings[setting])
+        steps[cv.interpreted(paper, fig, algorithm)] += rounds
+    longest = max(grid.horizon(fig, all_settings[setting]) for setting, _ in curves)
+    return rs.simulation(paper, longest, replications, steps[0], interpreted=steps[1])
 
 
 def recorded_values(fig: Mapping[str, Any]) -> int:

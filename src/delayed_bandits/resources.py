@@ -39,6 +39,16 @@ BYTES_PER_ROUND = 400
 ARMS_MEASURED = 10
 BYTES_PER_ARM_ROUND = 8
 BYTES_PER_ARM_PAIR = 8
+# An algorithm without a compiled kernel (``Algorithm.interpreted``: an arena entrant declared
+# without ``kernel=``, whose runs play its policy through ``references.run``) has no rate of its
+# paper: its steps are timed at this rate instead, whatever the job. The slowest of the arena's
+# policies played in plain Python (the references of ts, klucb, ucb1 and ucb1-matched, as
+# `delayed-bandits bench --paper arena` times them, on BENCH and its uncensored reading, T = 20000:
+# 30,000 to 150,000 steps/s, measured with both cores busy), rounded down by about a third.
+# Chosen over timing each plug-in's policy when the workflow is planned: a timing would make
+# `shard_size: auto`, hence the shards' paths, change from one run to the next
+# (docs/decisions/engineering.md#interpreted-entrants).
+REFERENCE_STEPS_PER_SECOND = 20_000
 RUNTIME_FACTOR = 3
 MIN_RUNTIME_MIN = 5
 # A job reading a figure's tables: bytes and time per recorded value (the arena's full run read
@@ -64,48 +74,73 @@ class Request:
     runtime: int
 
 
-def _seconds(paper: str, steps: int, replications: int, typical: bool = False) -> float:
+def _seconds(
+    paper: str, steps: int, replications: int, typical: bool = False, interpreted: int = 0
+) -> float:
     """Estimated run time of ``replications`` replications of ``steps`` agent-steps each at the
-    paper's slowest rate (its typical one, for a whole figure, when ``typical``)."""
+    paper's slowest rate (its typical one, for a whole figure, when ``typical``), and of
+    ``interpreted`` agent-steps each of algorithms without a compiled kernel at
+    ``REFERENCE_STEPS_PER_SECOND``."""
     registration = papers.get(paper)
-    if steps <= 0:
-        raise ConfigError(f"need a positive number of agent-steps per replication, got {steps}")
+    if steps < 0 or interpreted < 0 or steps + interpreted <= 0:
+        raise ConfigError(
+            f"need a positive number of agent-steps per replication, got {steps} "
+            f"(and {interpreted} without a kernel)"
+        )
     rate = registration.shard_steps_per_second if typical else registration.steps_per_second
-    return replications * steps / rate
+    return replications * (steps / rate + interpreted / REFERENCE_STEPS_PER_SECOND)
 
 
 def simulation(
-    paper: str, horizon: int, replications: int, steps: int | None = None, arms: int = 1
+    paper: str,
+    horizon: int,
+    replications: int,
+    steps: int | None = None,
+    arms: int = 1,
+    interpreted: int = 0,
 ) -> Request:
     """Request of one shard: ``replications`` replications of ``steps`` agent-steps each (the
-    horizons of the curves the job runs, one after another; by default one curve, ``horizon``),
-    keeping one realisation of at most ``horizon`` rounds and ``arms`` arms in memory at a
-    time."""
+    horizons of the curves the job runs with compiled kernels, one after another; by default one
+    curve, ``horizon``) and ``interpreted`` agent-steps each (those of curves whose algorithm has
+    no compiled kernel, ``Algorithm.interpreted``), keeping one realisation of at most
+    ``horizon`` rounds and ``arms`` arms in memory at a time."""
     if horizon <= 0 or replications <= 0:
         raise ConfigError(
             f"need a positive horizon and replication count, got {horizon} and {replications}"
         )
-    seconds = _seconds(paper, horizon if steps is None else steps, replications)
+    seconds = _seconds(
+        paper, horizon if steps is None else steps, replications, interpreted=interpreted
+    )
     minutes = math.ceil(RUNTIME_FACTOR * seconds / 60)
     extra = max(0, arms - ARMS_MEASURED)
     held = horizon * (BYTES_PER_ROUND + BYTES_PER_ARM_ROUND * extra) + BYTES_PER_ARM_PAIR * extra**2
     return Request(mem_mb=BASE_MB + math.ceil(held / 1e6), runtime=max(MIN_RUNTIME_MIN, minutes))
 
 
-def cpu_hours(paper: str, replications: int, curves: Sequence[tuple[int, int]]) -> float:
+def cpu_hours(
+    paper: str,
+    replications: int,
+    curves: Sequence[tuple[int, int]],
+    interpreted: Sequence[tuple[int, int]] = (),
+) -> float:
     """Estimated CPU hours of ``replications`` replications of each curve, given as (rounds,
-    arms), at the paper's slowest rate (a step on K arms costing K / ``ARMS_MEASURED`` of a
-    measured one, when K is larger)."""
-    steps = sum(rounds * max(1.0, arms / ARMS_MEASURED) for rounds, arms in curves)
-    return _seconds(paper, math.ceil(steps), replications) / 3600
+    arms), at the paper's slowest rate, and of each of ``interpreted`` (curves whose algorithm
+    has no compiled kernel) at ``REFERENCE_STEPS_PER_SECOND`` (a step on K arms costing
+    K / ``ARMS_MEASURED`` of a measured one, when K is larger)."""
+
+    def steps(given: Sequence[tuple[int, int]]) -> int:
+        return math.ceil(sum(rounds * max(1.0, arms / ARMS_MEASURED) for rounds, arms in given))
+
+    return _seconds(paper, steps(curves), replications, interpreted=steps(interpreted)) / 3600
 
 
-def auto_shard_size(paper: str, steps: int, replications: int) -> int:
+def auto_shard_size(paper: str, steps: int, replications: int, interpreted: int = 0) -> int:
     """Replications per shard for ``shard_size: auto``, for a job of ``steps`` agent-steps per
-    replication (``layout.job_steps``): the fewest shards whose estimated run time is at most
-    ``AUTO_SHARD_SECONDS`` each at the paper's typical rate, sized evenly
+    replication with compiled kernels and ``interpreted`` without (``layout.job_steps``): the
+    fewest shards whose estimated run time is at most ``AUTO_SHARD_SECONDS`` each at the paper's
+    typical rate (``REFERENCE_STEPS_PER_SECOND`` for the steps without a kernel), sized evenly
     (e.g. 200 runs that take 130 s become 3 shards of 67)."""
-    seconds = _seconds(paper, steps, replications, typical=True)
+    seconds = _seconds(paper, steps, replications, typical=True, interpreted=interpreted)
     n_shards = max(1, math.ceil(seconds / AUTO_SHARD_SECONDS))
     return math.ceil(replications / n_shards)
 

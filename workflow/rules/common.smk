@@ -182,15 +182,11 @@ def hashed(param):
 
 def simulation_request(wildcards):
     """Memory and run time of one shard, from its replication count and the horizons of the
-    curves it runs, one after another (layout.job_steps counts them the same way)."""
+    curves it runs, one after another (layout.job_steps counts them the same way), each at the
+    rate of its algorithm (layout.simulation_request)."""
     fig = figure_config(wildcards.paper, wildcards.figure)
-    all_settings = dbgrid.settings(fig)
-    horizons = [dbgrid.horizon(fig, all_settings[s]) for s, _ in job_curves(wildcards)]
     reps = int(wildcards.last) - int(wildcards.first) + 1
-    # a job with no curve (asked for by path) has no request of its own: its command says why
-    if not horizons:
-        return dbresources.simulation(wildcards.paper, fig["horizon"], reps)
-    return dbresources.simulation(wildcards.paper, max(horizons), reps, sum(horizons))
+    return dblayout.simulation_request(wildcards.paper, fig, job_curves(wildcards), reps)
 
 
 # Every kernel and every analysis is single-threaded (numba without parallel=True), so every rule
