@@ -56,17 +56,22 @@ def _override(text: str) -> dict[str, Any]:
     return value
 
 
-def _config_args(p: argparse.ArgumentParser, merged: bool = False) -> None:
+def config_args(
+    p: argparse.ArgumentParser, merged: bool = False, default: Sequence[Path] = ()
+) -> None:
     """--config and --override; with ``merged`` (a figure's command), --merged as the alternative
-    to both, which the workflow gives."""
+    to both, which the workflow gives; with ``default`` (a command a reader runs by hand), the
+    config files read without --config."""
     given = p.add_mutually_exclusive_group(required=True) if merged else p
     given.add_argument(
         "--config",
         nargs="+",
         type=Path,
         help="experiment config files (YAML), each an overlay of those before it, "
-        "e.g. config/config.yaml config/smoke.yaml",
-        required=not merged,
+        "e.g. config/config.yaml config/smoke.yaml"
+        + (f" (default: {' '.join(map(str, default))})" if default else ""),
+        required=not merged and not default,
+        default=list(default) if default else None,
     )
     if merged:
         given.add_argument(
@@ -84,7 +89,7 @@ def _config_args(p: argparse.ArgumentParser, merged: bool = False) -> None:
 
 
 def figure_args(p: argparse.ArgumentParser) -> None:
-    _config_args(p, merged=True)
+    config_args(p, merged=True)
     p.add_argument("--paper", required=True, help="paper id, e.g. vernade2017")
     p.add_argument("--figure", required=True, help="figure id, e.g. fig2")
 
@@ -113,7 +118,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("validate", help="check config files against the schema")
-    _config_args(p)
+    config_args(p)
     p.set_defaults(handler=_validate)
 
     p = sub.add_parser(

@@ -103,9 +103,11 @@ def axis_values(axis: Mapping[str, Any], value: Any) -> dict[str, Any]:
     return dict(zip(keys, value)) if isinstance(keys, list) else {keys: value}
 
 
-def check_only(fig: Mapping[str, Any], where: str) -> None:
+def check_only(fig: Mapping[str, Any], where: str, given_as: str = "") -> None:
     """``only`` (an overlay's subset of a figure's settings): each entry names a setting id, a
-    listed setting or a grid value's name, and together they leave at least one setting."""
+    listed setting or a grid value's name, and together they leave at least one setting. The
+    error names ``given_as`` (a command's option that selects settings the same way), else the
+    config key ``<where>.only``."""
     only = fig.get("only")
     if not only:
         return
@@ -115,7 +117,7 @@ def check_only(fig: Mapping[str, Any], where: str) -> None:
     unknown = [entry for entry in only if entry not in ids | set(fig["settings"]) | names]
     if unknown:
         raise ConfigError(
-            f"{where}.only: no setting of the figure is named {', '.join(map(repr, unknown))}; "
+            f"{given_as or where + '.only'}: no setting of the figure is named {', '.join(map(repr, unknown))}; "
             f"allowed: a setting id, a listed setting ({', '.join(fig['settings'])}) or a grid "
             f"value's name ({', '.join(sorted(names))})"
         )

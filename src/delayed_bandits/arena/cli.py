@@ -1,6 +1,7 @@
 """The arena's own commands of ``delayed-bandits``: ``leaderboard`` (the table its figures read,
 made from the shards by the rule of that name in ``workflow/rules/arena.smk``), ``replay`` (one
-run, round by round, checked against the entrant's reference) and ``quote`` (the numbers the docs
+run, round by round, checked against the entrant's reference), ``check-entrant`` (an entrant's
+kernel held to its reference over whole runs, ``check``) and ``quote`` (the numbers the docs
 quote: the arena's digest, and beside it the papers' verdicts, whose blocks the same documents
 hold; and the statistical rules, worded by the code that applies them, ``rule_blocks``). The registry finds this module (``Paper.commands``) and ``cli`` adds its commands to its
 parser (``cli._add_package_commands``), with the leaderboard's reader (``TABLES``) for the claims
@@ -12,7 +13,7 @@ import argparse
 from pathlib import Path
 from typing import Any, Mapping
 
-from delayed_bandits.cli import figure_args, load_figure, positive, shards_to_table
+from delayed_bandits.cli import config_args, figure_args, load_figure, positive, shards_to_table
 from delayed_bandits.errors import ConfigError, VerifyFailed
 from delayed_bandits.outputs import atomic_path
 
@@ -30,6 +31,11 @@ QUOTING = (  # the documents with blocks quoted from them
     Path("docs/reproduction.md"),
     Path("docs/decisions", "cross-cutting.md"),
 )
+CONFIG = Path("config/config.yaml")  # what check-entrant reads without --config
+# check-entrant's replications per setting by default: enough to see a second draw of the best
+# arm's position, few enough for a check of a minute
+CHECKED_REPLICATIONS = 2
+CHECK_NAMED = 3  # settings that differ that its last line names; the lines above give each
 QUOTE_SHOWN = 50  # differences a failed check lists by field; the rest it counts
 
 
@@ -69,6 +75,35 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--out", type=Path, help="the round-by-round trace to write (CSV)")
     p.add_argument(
         "--at", nargs="+", type=positive, default=(), help="rounds to show besides those chosen"
+    )
+
+    p = sub.add_parser(
+        "check-entrant",
+        help="play an arena entrant's kernel and its reference policy on the arena's "
+        "replications over the full horizon, and name the first round where their actions "
+        "differ (exit code 1); run it on an entrant of your own before a full run",
+    )
+    p.set_defaults(handler=_check_entrant)
+    p.add_argument("name", help="the entrant's id, e.g. ucb1-matched or one of your own")
+    config_args(p, default=[CONFIG])
+    p.add_argument(
+        "--figure", default="regret", help="the arena's figure whose settings and seeds it plays"
+    )
+    p.add_argument(
+        "--settings",
+        nargs="+",
+        help="settings of the figure, as an overlay's `only` names them (a setting id, a listed "
+        "setting or a grid value's name); default: for each delay law's kind, without and with "
+        "censoring, the first setting with the most arms where the entrant applies",
+    )
+    p.add_argument(
+        "--replications",
+        type=positive,
+        default=CHECKED_REPLICATIONS,
+        help=f"replications per setting, the figure's first (default {CHECKED_REPLICATIONS})",
+    )
+    p.add_argument(
+        "--horizon", type=positive, help="rounds per run (default: the setting's horizon)"
     )
 
     p = sub.add_parser(
@@ -157,6 +192,61 @@ def _replay(args: argparse.Namespace) -> None:
         with atomic_path(args.out) as tmp:
             run.trace.to_csv(tmp, index=False, float_format="%.10g")
     print(summary)
+
+
+def _check_entrant(args: argparse.Namespace) -> None:
+    from delayed_bandits import config as cfg
+    from delayed_bandits import curves as cv
+    from delayed_bandits.arena import check
+
+    entrant = check.entrant(args.name)
+    if not check.compared(entrant):
+        print(
+            f"{entrant.id}: its kernel is its reference, so there is nothing to compare"
+            + (
+                "; note: declared without kernel=, its runs play its policy in plain Python, "
+                "tens of times slower than a kernel (the jobs' time requests count it: "
+                "resources.REFERENCE_STEPS_PER_SECOND)"
+                if entrant.interpreted
+                else ""
+            )
+        )
+        return
+    config = cfg.load(args.config, check.PAPER, args.override, args.figure)
+    fig = cv.figure(config, check.PAPER, args.figure)
+    settings = (
+        check.named_settings(fig, args.settings, "--settings")
+        if args.settings
+        else check.default_settings(fig, entrant)
+    )
+    results = []
+    for checked in check.check(
+        config, args.figure, entrant, settings, args.replications, args.horizon
+    ):
+        print(checked.line(), flush=True)
+        results.append(checked)
+    differ = [c.setting for c in results if c.mismatch]
+    run = [c for c in results if not c.skipped]
+    if not run:
+        given = f"--settings {' '.join(args.settings)}" if args.settings else "--figure"
+        raise ConfigError(
+            f"{given}: entrant {entrant.id!r} applies to none of the settings of "
+            f"papers.{check.PAPER}.{args.figure} chosen; name settings where it applies"
+        )
+    if differ:
+        named = ", ".join(differ[:CHECK_NAMED]) + (
+            f" and {len(differ) - CHECK_NAMED} more" if len(differ) > CHECK_NAMED else ""
+        )
+        raise VerifyFailed(
+            f"entrant {entrant.id!r}: its kernel and its reference played differently on "
+            f"{len(differ)} of {len(run)} settings, {named} (above: the first round that "
+            "differs in each); make the kernel take its policy's actions, reading only what the "
+            "policy is told"
+        )
+    print(
+        f"entrant {entrant.id!r}: kernel and reference took the same actions on "
+        f"{len(run)} setting{'s' if len(run) > 1 else ''}"
+    )
 
 
 def _digest(name: str, run: Path) -> dict[str, Any]:

@@ -84,7 +84,23 @@ def rebuild(
             f"--algorithm {algorithm!r} does not apply to --setting {setting!r}, so it was not "
             f"run there: {reason}"
         )
-    horizon = grid.horizon(fig, setting_cfg)
+    return drawn(config, figure, setting, entrant, st, replication, grid.horizon(fig, setting_cfg))
+
+
+def drawn(
+    config: Mapping[str, Any],
+    figure: str,
+    setting: str,
+    entrant: Entrant,
+    st: Any,
+    replication: int,
+    horizon: int,
+) -> Case:
+    """The ``Case`` of ``entrant`` on the built setting ``st`` (the figure's ``setting``) at
+    replication ``replication``, over ``horizon`` rounds: the replication's seeds
+    (``seeds.setting_seeds``) and draw (``problem.draw_environment``), as ``simulate.run_job``
+    makes them, and the figure's checkpoints."""
+    fig = config["papers"][PAPER][figure]
     env_seed, policy_seed = seeds.setting_seeds(config, PAPER, figure, setting, replication)
     return Case(
         setting,
@@ -97,10 +113,10 @@ def rebuild(
     )
 
 
-def play(case: Case) -> Run:
-    """Run the entrant's reference and kernel on the case; ``Mismatch`` names the first round
-    where their actions differ (the arena's regret is computed from the actions, so it cannot
-    differ where they agree)."""
+def compare(case: Case) -> tuple[np.ndarray, np.ndarray]:
+    """(regret at the checkpoints, actions) of the entrant's kernel on the case, after its
+    reference: ``Mismatch`` names the first round where their actions differ (the arena's regret
+    is computed from the actions, so it cannot differ where they agree)."""
     args = (case.setting, case.draw, case.checkpoints, case.policy_seed)
     _, ref_actions, _ = case.entrant.reference(*args)
     regret, actions, _ = case.entrant.kernel(*args)
@@ -112,7 +128,13 @@ def play(case: Case) -> Run:
             f"the kernel played arm {actions[t - 1]} at round {t}, the reference arm "
             f"{ref_actions[t - 1]} ({differ.size} rounds differ)"
         )
-    return Run(case, np.asarray(actions), np.asarray(regret), trace(case.draw, actions))
+    return np.asarray(regret), np.asarray(actions)
+
+
+def play(case: Case) -> Run:
+    """Run the entrant's reference and kernel on the case (``compare``), and trace the run."""
+    regret, actions = compare(case)
+    return Run(case, actions, regret, trace(case.draw, actions))
 
 
 def replay(
