@@ -1,6 +1,6 @@
 """The arena leaderboard's statistics: bootstrap intervals that cover at their stated rate, the
-equivalence rule for ties, numbers that do not depend on the order of the input, and intervals
-of the count of wins."""
+equivalence rule for ties (its error rates: test_tie_coverage.py), numbers that do not depend on
+the order of the input, and win counts that count the rule's decisions."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats as sps
 
 from delayed_bandits.arena import leaderboard
 from delayed_bandits.arena.entrants import MATCHED
@@ -82,19 +81,26 @@ def test_percentile_intervals_cover_a_known_mean_at_their_stated_rate() -> None:
 def test_ties_are_an_equivalence_test_with_a_margin_relative_to_the_best() -> None:
     board = leaderboard.build(_raw(RUNS), FIG, 1, "regret")
     one = _matched(board)
-    assert one.loc["patient", "verdict"] == "tied-best" and one.loc["patient", "diff_hi"] == 0
-    assert one.loc["patient", "half_width"] == 0 and one.loc["patient", "precise"]
-    assert one.loc["d-ucb", "margin"] == pytest.approx(1.3)
+    # the paired difference from the sample best, and its precision
+    assert one.loc["patient", "diff_hi"] == 0 and one.loc["patient", "half_width"] == 0
+    assert one.loc["patient", "precise"] and one.loc["d-ucb", "margin"] == pytest.approx(1.3)
     assert one.loc["d-ucb", "diff_lo"] == one.loc["d-ucb", "diff_hi"] == pytest.approx(0.5)
-    assert one.loc["d-ucb", "tied_best"] and one.loc["d-ucb", "verdict"] == "tied-best"
-    spread = one.loc["qpm-d-matched"]
-    assert spread.diff_lo < 1.3 < spread.diff_hi and not spread.tied_best
-    assert spread.verdict == "inconclusive"
+    # the excess over the margin: 13.5 - 1.1 x 13 for d-UCB
+    assert one.loc["d-ucb", "excess"] == pytest.approx(-0.8)
+    # four runs cannot show the sample best, nor d-UCB, within 10 % of the best: no free tie
+    assert one.loc["patient", "verdict"] == "inconclusive" and not one.loc["patient", "tied_best"]
+    assert one.loc["d-ucb", "verdict"] == "inconclusive"
     assert one.loc["uniform", "verdict"] == "worse" and one.loc["uniform", "diff_lo"] == 40
-    # within its model (labelled outcomes) QPM-D is alone, so its own best
-    assert spread.model_verdict == "tied-best" and spread.model_tied_best
     # the per-run quantiles
     assert one.loc["uniform", "max"] == 56 and one.loc["uniform", "q50"] == pytest.approx(53)
+    # forty runs (the same four, ten times) show both within the margin, QPM-D's spread not
+    many = {name: np.tile(runs, 10) for name, runs in RUNS.items()}
+    forty = _matched(leaderboard.build(_raw(many), {**FIG, "replications": 40}, 1, "regret"))
+    assert forty.loc["patient", "verdict"] == forty.loc["d-ucb", "verdict"] == "tied-best"
+    assert forty.loc["qpm-d-matched", "verdict"] == "inconclusive"
+    assert forty.loc["uniform", "verdict"] == "worse"
+    # within its model (labelled outcomes) QPM-D is alone: within the margin of itself
+    assert forty.loc["qpm-d-matched", "model_verdict"] == "tied-best"
 
 
 def test_same_numbers_whatever_the_order_of_the_input_and_another_seed_changes_them() -> None:
@@ -102,10 +108,15 @@ def test_same_numbers_whatever_the_order_of_the_input_and_another_seed_changes_t
     board = leaderboard.build(raw, FIG, 1, "regret")
     shuffled = raw.sample(frac=1.0, random_state=3).reset_index(drop=True)
     pd.testing.assert_frame_equal(board, leaderboard.build(shuffled, FIG, 1, "regret"))
-    other = leaderboard.build(raw, FIG, 2, "regret")
-    # four runs give few distinct intervals; the share of tied resamples shows the draws moved
-    shares = [_matched(b).loc["qpm-d-matched", "tie_share"] for b in (board, other)]
-    assert 0 < shares[0] < 1 and shares[0] != shares[1]
+    # another seed moves the resamples, and the simultaneous interval's ends with them (forty
+    # runs: four give too few distinct resamples to move a quantile)
+    many = _raw({name: np.tile(runs, 10) for name, runs in RUNS.items()})
+    fig = {**FIG, "replications": 40}
+    ends = [
+        _matched(leaderboard.build(many, fig, seed, "regret")).loc["qpm-d-matched", "excess_hi"]
+        for seed in (1, 2)
+    ]
+    assert ends[0] != ends[1]
 
 
 def test_the_interval_of_a_mean_never_goes_below_zero() -> None:
@@ -119,31 +130,18 @@ def test_the_interval_of_a_mean_never_goes_below_zero() -> None:
     assert (live.regret <= live.regret_hi).all()
 
 
-def test_wins_come_with_an_interval_that_holds_the_count() -> None:
-    # setting one as above; in two Patient and d-UCB trade places, far apart
-    raw = pd.concat(
-        [
-            _raw(RUNS, ("one-K2-large",)),
-            _raw({**RUNS, "d-ucb": BASE - 8, "patient": BASE + 20}, ("two-K2-large",)),
-        ]
-    )
-    board = leaderboard.build(raw, FIG, 1, "regret")
+def test_wins_count_the_decisions_of_the_tie_rule() -> None:
+    # forty runs; setting one as RUNS, in two Patient and d-UCB trade places, far apart
+    many = {name: np.tile(runs, 10) for name, runs in RUNS.items()}
+    swapped = {**many, "d-ucb": np.tile(BASE - 8, 10), "patient": np.tile(BASE + 20, 10)}
+    raw = pd.concat([_raw(many, ("one-K2-large",)), _raw(swapped, ("two-K2-large",))])
+    board = leaderboard.build(raw, {**FIG, "replications": 40}, 1, "regret")
     wins = leaderboard.wins(board).set_index(["horizon", "field", "algorithm"])
-    assert wins.loc[(100, MATCHED, "d-ucb"), "wins"] == 2
-    assert wins.loc[(100, MATCHED, "patient"), "wins"] == 1
-    assert wins.loc[(100, MATCHED, "uniform"), ["wins", "wins_lo", "wins_hi"]].tolist() == [0, 0, 0]
-    assert (wins.wins_lo <= wins.wins).all() and (wins.wins <= wins.wins_hi).all()
-    assert (wins.model_wins_lo <= wins.model_wins).all()
-    assert (wins.model_wins <= wins.model_wins_hi).all()
+    assert wins.loc[(100, MATCHED, "d-ucb"), ["wins", "worse", "outright"]].tolist() == [2, 0, 1]
+    assert wins.loc[(100, MATCHED, "patient"), ["wins", "worse"]].tolist() == [1, 1]
+    assert wins.loc[(100, MATCHED, "uniform"), ["wins", "worse"]].tolist() == [0, 2]
+    assert (wins.wins + wins.worse + wins.inconclusive == wins.settings).all()
     assert (wins.base_mean == 0.4).all()
-
-
-def test_the_count_interval_is_the_poisson_binomial_one() -> None:
-    """Settings won each with probability p: the count is binomial when p is the same."""
-    shares = np.full(100, 0.5)
-    expected = (int(sps.binom.ppf(0.025, 100, 0.5)), int(sps.binom.ppf(0.975, 100, 0.5)))
-    assert leaderboard._count_interval(shares, 0.95) == expected
-    assert leaderboard._count_interval(np.array([1.0, 1.0, 0.0]), 0.95) == (2, 2)
 
 
 def test_precision_report_counts_the_cells_that_reach_the_stated_precision() -> None:
@@ -161,3 +159,5 @@ def test_precision_report_counts_the_cells_that_reach_the_stated_precision() -> 
     assert report.all_cells == 2 * len(one)  # two settings alike
     assert report.all_precise == pytest.approx(one.precise.mean())
     assert report.contenders_cells == 2 * one.contender.sum()
+    decided = (one.verdict != "inconclusive").mean()
+    assert report.all_decided == pytest.approx(decided) and decided < 1

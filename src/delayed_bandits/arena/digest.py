@@ -253,10 +253,6 @@ def digest(run: Path) -> dict[str, Any]:
 # --- rendering ---------------------------------------------------------------------------------
 
 
-def _interval(lo: Any, hi: Any) -> str:
-    return f"[{lo:g}, {hi:g}]" if lo is not None and hi is not None else ""
-
-
 def _ratio(x: Any) -> str:
     if x is None:
         return "n/a"
@@ -292,7 +288,8 @@ def _wins_table(d: Mapping[str, Any]) -> str:
     rates = d["base_means"]
     head = ["information model", "algorithm"]
     for r in rates:
-        head += [f"{_rate(r)}: wins at T [95 % CI] (alone)", "in its model", "median ratio"]
+        head += [f"{_rate(r)}: tied-best / worse / inconclusive at T (alone)", "in its model"]
+        head += ["median ratio"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     order = {name: i for i, name in enumerate(INFORMATION)}
     algorithms = at_t.drop_duplicates("algorithm")
@@ -310,7 +307,8 @@ def _wins_table(d: Mapping[str, Any]) -> str:
                 continue
             w = w.iloc[0]
             cells += [
-                f"{w.wins:g} of {w.settings:g} {_interval(w.wins_lo, w.wins_hi)} ({w.outright:g})",
+                f"{w.wins:g} / {w.worse:g} / {w.inconclusive:g} of {w.settings:g} "
+                f"({w.outright:g})",
                 f"{w.model_wins:g}",
                 _ratio(w.median_ratio),
             ]
@@ -337,7 +335,7 @@ def _crossing_table(d: Mapping[str, Any]) -> str:
                     continue
                 w = at_t.loc[(r, a)]
                 cells.append(
-                    f"{w.wins:g} of {w.settings:g} {_interval(w.wins_lo, w.wins_hi)}, "
+                    f"{w.wins:g} of {w.settings:g} ({w.worse:g} worse), "
                     f"{_ratio(w.median_ratio)}"
                 )
             lines.append(f"| {handling} | " + " | ".join(cells) + " |")
@@ -375,8 +373,10 @@ def _precision(d: Mapping[str, Any]) -> str:
             f"cells (every applicable cell but each setting's best) have a 95 % half-width of at "
             f"most {target:.0%} of the best's regret, and {p['contenders_precise']:.0%} of the "
             f"{p['contenders_cells']} contenders (within {leaderboard.CONTENDER:g} times the "
-            f"best); 90 % of the cells would take about {p['all_runs_needed']:,.0f} runs, 90 % of "
-            f"the contenders about {p['contenders_runs_needed']:,.0f}."
+            f"best); the tie rule decides {p['all_decided']:.0%} of the cells and "
+            f"{p['contenders_decided']:.0%} of the contenders. 90 % of the cells would be precise "
+            f"at about {p['all_runs_needed']:,.0f} runs, 90 % of the contenders at about "
+            f"{p['contenders_runs_needed']:,.0f}."
         )
     return "\n".join(lines)
 
@@ -445,8 +445,8 @@ def _readme(d: Mapping[str, Any]) -> str:
         p, o = plain.iloc[0], oracle.iloc[0]
         parts.append(
             f"at {_rate(r)}, {p.label} is tied-best in {p.wins:g} of {p.settings:g} settings "
-            f"{_interval(p.wins_lo, p.wins_hi)} among the learners that see conversions, "
-            f"{o.label} in {o.wins:g} {_interval(o.wins_lo, o.wins_hi)} with labelled outcomes"
+            f"among the learners that see conversions, {o.label} in {o.wins:g} with labelled "
+            "outcomes"
         )
     return (
         f"The arena ({d['scale']} scale, {d['replications']['regret']} paired runs "

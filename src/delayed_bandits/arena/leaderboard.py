@@ -10,9 +10,12 @@ algorithm's mean regret; ``diff_lo``/``diff_hi`` that of its mean difference fro
 best (the lowest mean), the pairing kept.
 
 Ties are an equivalence test (``figure key statistics``), the tie rule of ``ties`` (worded
-there once, ``ties.tie_rule``), and so is the precision target (``ties.precision_rule``;
-``precision_report``: how many cells meet it, and how many runs the others would need). A win is
-a tied-best cell; the best is tied-best with a difference of 0.
+there once, ``ties.tie_rule``), on a simultaneous interval of each cell's excess over the margin
+(``excess_lo``/``excess_hi``, ``ties.excess``), which carries the uncertainty of the best and of
+the margin: the sample best is judged like the others. So is the precision target
+(``ties.precision_rule``; ``precision_report``: how many cells meet it and how many are decided,
+and how many runs the others would need). A win is a tied-best cell. ``failure_rate`` is the share
+of a cell's runs that failed (``ties.failure_rule``), what a mean and its interval hide.
 
 Information models: an entrant is also ranked among the entrants of its own information model
 (``entrants.INFORMATION``) in its comparison, with the same test (``model_tied_best``,
@@ -22,7 +25,6 @@ conversions."""
 
 from __future__ import annotations
 
-from statistics import NormalDist
 from typing import Any, Mapping
 
 import numpy as np
@@ -41,7 +43,17 @@ from delayed_bandits.arena.entrants import (
     SETTLED,
 )
 from delayed_bandits.arena.problem import Setting
-from delayed_bandits.arena.ties import STATISTICS, precise, statistics, tied, verdict
+from delayed_bandits.arena.ties import (
+    INCONCLUSIVE,
+    STATISTICS,
+    WORSE,
+    excess,
+    failed,
+    precise,
+    statistics,
+    tied,
+    verdict,
+)
 from delayed_bandits.errors import ConfigError
 
 PAPER = "arena"
@@ -72,6 +84,7 @@ COLUMNS = [
     "regret_lo",
     "regret_hi",
     *QUANTILES,
+    "failure_rate",
     "n_runs",
     "diff",
     "se_diff",
@@ -81,13 +94,14 @@ COLUMNS = [
     "half_width",
     "precise",
     "rank",
+    "excess",
+    "excess_lo",
+    "excess_hi",
     "tied_best",
     "verdict",
-    "tie_share",
     "ratio",
     "model_tied_best",
     "model_verdict",
-    "model_tie_share",
     "model_ratio",
 ]
 
@@ -112,27 +126,11 @@ def interval(boot: np.ndarray, confidence: float) -> tuple[Any, Any]:
     return lo, hi
 
 
-def _tie_share(runs: np.ndarray, w: np.ndarray, boot: np.ndarray, tie_margin: float, z: float):
-    """Share of the resamples in which each column of ``runs`` is tied-best, the best and the
-    margin recomputed in each resample. A percentile interval inside every resample (a nested
-    bootstrap) would cost resamples squared, so inside one the tie rule (``ties.tied``) is
-    applied to the normal approximation of the interval's upper end, diff + z se, se the paired
-    SE of the resample's per-run differences."""
-    n, every = len(runs), np.arange(len(boot))
-    best = boot.argmin(axis=1)
-    low = boot[every, best]
-    diff = boot - low[:, None]
-    square = w @ runs**2
-    cross = (w * runs[:, best].T) @ runs  # the resample's mean of x_a x_best
-    spread = square - 2 * cross + square[every, best][:, None] - diff**2
-    se = np.sqrt(np.maximum(spread, 0.0) / (n - 1)) if n > 1 else np.zeros_like(diff)
-    se[every, best] = 0.0  # the best against itself, whatever the rounding
-    return tied(diff + z * se, tie_margin * low[:, None]).mean(axis=0)
-
-
 def compare(runs: np.ndarray, w: np.ndarray, stats: Mapping[str, float]) -> dict[str, Any]:
-    """The columns of the test against the best (lowest mean) of ``runs`` (replications x the
-    group's applicable algorithms), one entry per column."""
+    """The columns of the test against the best of ``runs`` (replications x the group's
+    applicable algorithms), one entry per column: the paired difference from the sample best
+    (lowest mean) with its percentile interval and the precision target on it, and the tie rule
+    on the simultaneous interval of the excess over the margin (``ties.excess``)."""
     n = len(runs)
     mean = runs.mean(axis=0)
     best = int(np.argmin(mean))
@@ -140,30 +138,42 @@ def compare(runs: np.ndarray, w: np.ndarray, stats: Mapping[str, float]) -> dict
     paired = runs - runs[:, [best]]
     boot = w @ runs
     lo, hi = interval(boot - boot[:, [best]], stats["confidence"])
-    margin = stats["tie_margin"] * low
-    z = NormalDist().inv_cdf((1 + stats["confidence"]) / 2)
+    theta, theta_lo, theta_hi = excess(runs, w, stats["tie_margin"], stats["confidence"])
     return {
         "diff": mean - low,
         "se_diff": paired.std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.zeros_like(mean),
         "diff_lo": lo,
         "diff_hi": hi,
-        "margin": np.full_like(mean, margin),
+        "margin": np.full_like(mean, stats["tie_margin"] * low),
         "half_width": (hi - lo) / 2,
         "precise": precise(lo, hi, low, stats["precision"]),
-        "tied_best": tied(hi, margin),
-        "verdict": verdict(lo, hi, margin),
-        "tie_share": _tie_share(runs, w, boot, stats["tie_margin"], z),
+        "excess": theta,
+        "excess_lo": theta_lo,
+        "excess_hi": theta_hi,
+        "tied_best": tied(theta_hi),
+        "verdict": verdict(theta_lo, theta_hi),
         "ratio": mean / low if low > 0 else np.full_like(mean, np.nan),
     }
 
 
-_COMPARED = ("diff", "se_diff", "diff_lo", "diff_hi", "margin", "half_width", "ratio")
+_COMPARED = (
+    "diff",
+    "se_diff",
+    "diff_lo",
+    "diff_hi",
+    "margin",
+    "half_width",
+    "excess",
+    "excess_lo",
+    "excess_hi",
+    "ratio",
+)
 """The test's columns that are numbers, NaN where the cell does not apply."""
 
 
-_BLANK = {"precise": False, "tied_best": False, "verdict": "", "tie_share": 0.0}
+_BLANK = {"precise": False, "tied_best": False, "verdict": ""}
 """The test's columns of a cell that does not apply (the others are NaN)."""
-_MODEL = ("tied_best", "verdict", "tie_share", "ratio")
+_MODEL = ("tied_best", "verdict", "ratio")
 """The test's columns within an information model (named with the prefix ``model_``)."""
 
 
@@ -213,16 +223,19 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> 
     (setting, algorithm, replication, t, regret). ``regret`` and ``se`` are the mean
     pseudo-regret at ``horizon`` and its standard error, ``regret_lo``/``regret_hi`` its
     bootstrap interval (never below 0) and ``q50`` ... ``max`` quantiles of the per-run regret;
-    ``diff`` and ``se_diff`` the mean paired difference from the field's best and its SE, with
-    the test of the module docstring; ``tie_share`` the share of resamples in which the cell is
-    tied-best (what ``wins`` counts with); ``rank`` 1 is the lowest mean among the setting's
+    ``failure_rate`` the share of its runs that failed (``ties.failed``, from the last checkpoint
+    at or before half the horizon); ``diff`` and ``se_diff`` the mean paired difference from the
+    field's best and its SE, ``excess`` with its simultaneous interval the tie rule's statistic,
+    with the test of the module docstring; ``rank`` 1 is the lowest mean among the setting's
     applicable algorithms of the field (equal means share the lower rank); ``ratio`` is the
     regret over the best's. The bootstrap of a setting draws from ``seed``, ``figure`` and the
     setting's id alone, so neither the order of ``raw`` nor the sharding changes a number. A
     curve missing from ``raw`` although it applies, or missing some of the setting's
     replications, is an error."""
     stats = statistics(fig)
-    at = raw[raw.t.isin(horizons(fig))]
+    rounds = np.unique(raw.t.to_numpy())
+    halves = {h: _half(rounds, h) for h in horizons(fig)}
+    at = raw[raw.t.isin(set(horizons(fig)) | set(halves.values()))]
     wide = {
         key: group.pivot(index="replication", columns="algorithm", values="regret").sort_index()
         for key, group in at.groupby(["t", "setting"], sort=False)
@@ -234,6 +247,7 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> 
             name = point.id
             st = Setting.from_config(raw_setting, name)
             regrets = wide.get((horizon, name), pd.DataFrame())
+            late = (horizon - halves[horizon], regrets - wide.get((halves[horizon], name), 0.0))
             w = resample_weights(
                 len(regrets),
                 int(stats["resamples"]),
@@ -241,7 +255,7 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> 
             )
             rows = pd.DataFrame(
                 [
-                    _row(fig, point, raw_setting, st, algorithm, regrets, horizon, w)
+                    _row(fig, point, raw_setting, st, algorithm, regrets, late, horizon, w)
                     for algorithm in fig["algorithms"]
                 ]
             )
@@ -249,6 +263,12 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> 
                 members = rows[[field in fields[a] for a in rows.algorithm]]
                 out.append(_field_rows(members.assign(field=field), regrets, w, stats))
     return pd.concat(out, ignore_index=True)[COLUMNS]
+
+
+def _half(rounds: np.ndarray, horizon: int) -> int:
+    """The last checkpoint at or before half the ``horizon`` (0, the start, if there is none)."""
+    early = rounds[rounds <= horizon / 2]
+    return int(early.max()) if early.size else 0
 
 
 def _registry_id(fig: Mapping[str, Any], curve: str) -> str:
@@ -262,9 +282,12 @@ def _row(
     st: Setting,
     algorithm: str,
     regrets: pd.DataFrame,
+    late: tuple[int, pd.DataFrame],
     horizon: int,
     w: np.ndarray,
 ) -> dict[str, Any]:
+    """The cell's own columns; ``late`` is (rounds, the regret each run added over them) of the
+    second half of the horizon, for the failure rule."""
     name = point.id
     entrant = get(PAPER, _registry_id(fig, algorithm))
     reason = entrant.applies(st)
@@ -280,6 +303,8 @@ def _row(
             "setting's other algorithms have (a paired comparison needs every one)"
         )
     n = len(runs)
+    gaps = st.mu.max() - st.mu
+    gaps = gaps[gaps > 0]
     lo, hi = interval(w @ runs, statistics(fig)["confidence"]) if n else (np.nan, np.nan)
     return {
         "horizon": horizon,
@@ -306,6 +331,9 @@ def _row(
         "regret_lo": max(lo, 0.0),
         "regret_hi": max(hi, 0.0),
         **{q: np.quantile(runs, level) if n else np.nan for q, level in QUANTILES.items()},
+        "failure_rate": failed(late[1][algorithm].to_numpy(float), late[0], gaps.min()).mean()
+        if n and gaps.size
+        else np.nan,
         "n_runs": n,
     }
 
@@ -316,45 +344,34 @@ def view(board: pd.DataFrame, horizon: int | None = None, field: str = MATCHED) 
     return board[(board.horizon == horizon) & (board.field == field)]
 
 
-def _count_interval(shares: np.ndarray, confidence: float) -> tuple[int, int]:
-    """Percentile interval of a count of settings won, each won with probability its
-    ``tie_share``: the settings' replications are drawn from their own seeds and resampled
-    apart, so the count over resamples is a sum of independent Bernoulli draws (Poisson
-    binomial), whose distribution is exact where sampling it would add noise."""
-    pmf = np.ones(1)
-    for share in shares:
-        pmf = np.convolve(pmf, [1.0 - share, share])
-    cdf, tail = np.cumsum(pmf), (1 - confidence) / 2
-    return int(np.searchsorted(cdf, tail)), int(np.searchsorted(cdf, 1 - tail))
-
-
-def wins(board: pd.DataFrame, confidence: float = STATISTICS["confidence"]) -> pd.DataFrame:
-    """Per (horizon, field, base rate, algorithm): settings where it is tied-best (``wins``) with
-    the ``confidence`` bootstrap interval of that count (``wins_lo``/``wins_hi``,
-    ``_count_interval``), where it is the single best (``outright``: tied-best and nobody else
-    is), tied-best within its information model (``model_wins``, with its interval), where it
-    applies (``settings``), and the median ratios to the best."""
+def wins(board: pd.DataFrame) -> pd.DataFrame:
+    """Per (horizon, field, base rate, algorithm): the tie rule's decisions counted over the
+    settings where it applies (``settings``): ``wins`` (tied-best), ``worse`` and
+    ``inconclusive``, ``outright`` (tied-best and nobody else is), ``model_wins`` (tied-best
+    within its information model), and the median ratios to the best. A count of decisions, not
+    an estimate with an interval: each win is a setting where the rule showed the algorithm
+    within the margin of the best at the rule's confidence (``ties.tie_rule``)."""
     keys = ["horizon", "field", "setting"]
     alone = board.groupby(keys).tied_best.transform("sum") == 1
-    board = board.assign(outright=board.tied_best & alone)
+    board = board.assign(
+        outright=board.tied_best & alone,
+        worse=board.verdict == WORSE,
+        inconclusive=board.applicable.astype(bool) & (board.verdict == INCONCLUSIVE),
+    )
     groups = board.groupby(
         ["horizon", "field", "base_mean", "information", "algorithm", "label"], sort=False
     )
     table = groups.agg(
         wins=("tied_best", "sum"),
+        worse=("worse", "sum"),
+        inconclusive=("inconclusive", "sum"),
         outright=("outright", "sum"),
         model_wins=("model_tied_best", "sum"),
         settings=("applicable", "sum"),
         median_ratio=("ratio", "median"),
         median_model_ratio=("model_ratio", "median"),
     )
-    for column, share in (("wins", "tie_share"), ("model_wins", "model_tie_share")):
-        bounds = groups[share].apply(lambda s: _count_interval(s.to_numpy(float), confidence))
-        table[f"{column}_lo"] = [lo for lo, _ in bounds]
-        table[f"{column}_hi"] = [hi for _, hi in bounds]
-    order = ["wins", "wins_lo", "wins_hi", "outright", "model_wins", "model_wins_lo"]
-    order += ["model_wins_hi", "settings", "median_ratio", "median_model_ratio"]
-    return table[order].reset_index()
+    return table.reset_index()
 
 
 def oracle_worth(board: pd.DataFrame) -> pd.DataFrame:
@@ -393,8 +410,9 @@ def precision_report(
     board: pd.DataFrame, precision: float = STATISTICS["precision"], share: float = 0.9
 ) -> pd.DataFrame:
     """Per (horizon, field, base rate): of the cells of ``precision_cells``, and of the
-    contenders among them, how many there are, the share that is precise, and the replications
-    at which ``share`` of them would be (the ``share`` quantile of ``runs_needed``)."""
+    contenders among them, how many there are, the share that is precise, the share the tie rule
+    decides (tied-best or worse), and the replications at which ``share`` of them would be
+    precise (the ``share`` quantile of ``runs_needed``)."""
     cells = precision_cells(board, precision)
     out = []
     for key, group in cells.groupby(["horizon", "field", "base_mean"], sort=False):
@@ -402,6 +420,8 @@ def precision_report(
         for name, part in (("all", group), ("contenders", group[group.contender])):
             row[f"{name}_cells"] = len(part)
             row[f"{name}_precise"] = part.precise.mean() if len(part) else np.nan
+            decided = part.verdict != INCONCLUSIVE
+            row[f"{name}_decided"] = decided.mean() if len(part) else np.nan
             needed = np.quantile(part.runs_needed, share) if len(part) else np.nan
             row[f"{name}_runs_needed"] = needed
         out.append(row)

@@ -1,9 +1,10 @@
 """The arena's statistical rules, each applied and worded once: the tie rule (a cell is
-*tied-best*, *worse* or *inconclusive* against its setting's best, ``verdict``) and the precision
-target (``precise``). Every caption, schema description, notebook and document that states a rule
-reads or quotes its wording here (``tie_rule``, ``precision_rule``), so that changing a rule
-changes this module and the blocks ``delayed-bandits quote --write`` rewrites
-(``tests/docs/test_rules_said_once.py`` fails on a rule restated in other words).
+*tied-best*, *worse* or *inconclusive* against its setting's best, ``excess`` and ``verdict``),
+the precision target (``precise``) and the failure rule (``failed``). Every caption, schema
+description, notebook and document that states a rule reads or quotes its wording here
+(``tie_rule``, ``precision_rule``, ``failure_rule``), so that changing a rule changes this module
+and the blocks ``delayed-bandits quote --write`` rewrites (``tests/docs/test_rules_said_once.py``
+fails on a rule restated in other words).
 
 Kept apart from ``leaderboard`` (which applies the rules to a run's replications) so that the
 package's figure kinds can word their captions from it without importing pandas."""
@@ -25,24 +26,81 @@ def statistics(fig: Mapping[str, Any]) -> dict[str, float]:
     return {**STATISTICS, **fig.get("statistics", {})}
 
 
-def tied(upper: Any, margin: Any) -> Any:
-    """Whether a difference from the best whose interval ends at ``upper`` is shown to be within
-    the equivalence ``margin``: the tie rule (``tie_rule``), with whatever interval the caller
-    has (``leaderboard.compare``'s percentile interval, the normal approximation within each
-    resample of ``leaderboard._tie_share``)."""
-    return upper <= margin
+def excess(
+    runs: np.ndarray, w: np.ndarray, tie_margin: float, confidence: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tie rule's statistic and its simultaneous interval, per column of ``runs``
+    (replications x the group's algorithms, paired: row r of every column faced the same
+    draws), ``w`` the paired resamples (``leaderboard.resample_weights``).
+
+    The statistic is a's excess over the margin, theta_a = mu_a - (1 + tie_margin) min_b mu_b:
+    a is within the margin of the best when theta_a <= 0. As min_b mu_b is the lowest true mean,
+    theta_a = max_b g_ab with g_ab = mu_a - (1 + tie_margin) mu_b over every b, a included, so
+    simultaneous intervals of every g_ab bound every theta_a at once: the uncertainty of the
+    lowest mean, of the margin with it (a multiple of that mean) and of which algorithm is best
+    are all carried, and the sample best gets no free interval [0, 0] against itself.
+
+    The simultaneous intervals are a studentized max-type bootstrap (a bootstrap form of Hsu's
+    multiple comparisons with the best): in each paired resample, the largest deviation over all
+    pairs from the sample value in units of the resample's own standard error (bootstrap-t), one
+    quantile for the upper ends and one for the lower ends, each at (1 - confidence) / 2. The
+    resample's own standard error is what keeps the stated rate under skewed or bimodal runs,
+    where a percentile interval under-covers (``tests/arena/test_tie_coverage.py``).
+
+    Returns (theta_hat, lower, upper) over the columns; with fewer than two runs the interval is
+    NaN (inconclusive)."""
+    n, k = runs.shape
+    pairs = (runs[:, :, None] - (1 + tie_margin) * runs[:, None, :]).reshape(n, k * k)
+    g = pairs.mean(axis=0)
+    theta = g.reshape(k, k).max(axis=1)
+    if n < 2:
+        return theta, np.full(k, np.nan), np.full(k, np.nan)
+    se = pairs.std(axis=0, ddof=1) / np.sqrt(n)
+    boot = w @ pairs
+    boot_se = np.sqrt(np.maximum(w @ pairs**2 - boot**2, 0.0) / (n - 1))
+    shift = boot - g
+    # a pair whose runs are all equal moves in no resample (deviation 0); any other resample
+    # with no spread has an unbounded studentized deviation
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(boot_se > 0, shift / boot_se, np.where(shift == 0, 0.0, np.inf * shift))
+    tail = 1 - (1 - confidence) / 2
+    rise, fall = np.quantile(t.max(axis=1), tail), np.quantile((-t).max(axis=1), tail)
+    lower = (g - rise * se).reshape(k, k).max(axis=1)
+    upper = (g + fall * se).reshape(k, k).max(axis=1)
+    return theta, lower, upper
 
 
-def verdict(lower: Any, upper: Any, margin: Any) -> np.ndarray:
-    """The tie rule (``tie_rule``) on a difference interval [``lower``, ``upper``]: ``TIED`` when
-    it is shown within the ``margin``, ``WORSE`` when shown beyond it, else ``INCONCLUSIVE``."""
-    return np.where(tied(upper, margin), TIED, np.where(lower > margin, WORSE, INCONCLUSIVE))
+def tied(upper: Any) -> Any:
+    """Whether an excess interval (``excess``) ending at ``upper`` shows the cell within the
+    margin of the best: the tie rule (``tie_rule``)."""
+    return upper <= 0
+
+
+def verdict(lower: Any, upper: Any) -> np.ndarray:
+    """The tie rule (``tie_rule``) on an excess interval [``lower``, ``upper``] (``excess``):
+    ``TIED`` when it shows the cell within the margin, ``WORSE`` when beyond it, else
+    ``INCONCLUSIVE`` (also where there is no interval, with fewer than two runs)."""
+    return np.where(tied(upper), TIED, np.where(lower > 0, WORSE, INCONCLUSIVE))
 
 
 def precise(lower: Any, upper: Any, best: Any, precision: float) -> Any:
     """The precision target (``precision_rule``): the half-width of a difference interval
     [``lower``, ``upper``] at most ``precision`` times the ``best``'s mean regret."""
     return (upper - lower) / 2 <= precision * best
+
+
+FAILURE_SLOPE = 0.5
+"""A run has failed when, over the second half of its horizon, its pseudo-regret grew by at
+least this share of the smallest gap per round (``failed``)."""
+
+
+def failed(late: Any, rounds: Any, smallest_gap: Any) -> Any:
+    """The failure rule (``failure_rule``): whether runs whose pseudo-regret grew by ``late``
+    over their last ``rounds`` rounds (from the last checkpoint at or before half the horizon to
+    the horizon) still played worse arms at a linear rate, at least ``FAILURE_SLOPE`` times the
+    ``smallest_gap`` per round. A learner that has found the best arm adds O(log T) there; one
+    stuck on a worse arm adds a constant per round."""
+    return late >= FAILURE_SLOPE * smallest_gap * rounds
 
 
 def _percent(fraction: float) -> str:
@@ -54,10 +112,12 @@ def tie_rule(
 ) -> str:
     """The tie rule in words, at a figure's ``confidence`` and ``tie_margin`` (``statistics``)."""
     return (
-        f"tied-best: the upper end of the {_percent(confidence)} paired-bootstrap interval of "
-        f"its difference from the setting's lowest mean regret is within the equivalence margin, "
-        f"{_percent(tie_margin)} of that lowest; worse: the lower end is above the margin; "
-        "inconclusive otherwise"
+        f"tied-best: the upper end of the {_percent(confidence)} simultaneous interval of its mean "
+        f"regret minus {1 + tie_margin:g} times the setting's lowest true mean regret (a "
+        "studentized max-type paired bootstrap over every pair of algorithms, so that the best "
+        "and the equivalence margin, "
+        f"{_percent(tie_margin)} of the lowest mean, are estimated too) is at most 0; worse: the "
+        "lower end is above 0; inconclusive otherwise. The sample best is judged like the others"
     )
 
 
@@ -69,15 +129,30 @@ def precision_rule(precision: float = STATISTICS["precision"]) -> str:
     )
 
 
+def failure_rule() -> str:
+    """The failure rule in words."""
+    return (
+        "a run has failed when its pseudo-regret grew, from the last checkpoint at or before half "
+        f"the horizon to the horizon, by at least {FAILURE_SLOPE:g} times the smallest gap per "
+        "round: it still played worse arms at a linear rate"
+    )
+
+
 TIE_RULE = tie_rule()
 """The tie rule at the default ``STATISTICS``."""
 PRECISION_RULE = precision_rule()
 """The precision target at the default ``STATISTICS``."""
+FAILURE_RULE = failure_rule()
+"""The failure rule."""
 
 
 def blocks() -> dict[str, str]:
     """The rules as the docs quote them (``quoted``): one sentence each, at the defaults."""
     return {
-        "arena-tie-rule": TIE_RULE[0].upper() + TIE_RULE[1:] + ".",
-        "arena-precision-rule": PRECISION_RULE[0].upper() + PRECISION_RULE[1:] + ".",
+        name: rule[0].upper() + rule[1:] + "."
+        for name, rule in (
+            ("arena-tie-rule", TIE_RULE),
+            ("arena-precision-rule", PRECISION_RULE),
+            ("arena-failure-rule", FAILURE_RULE),
+        )
     }
