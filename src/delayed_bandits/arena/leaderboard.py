@@ -349,8 +349,8 @@ def wins(board: pd.DataFrame) -> pd.DataFrame:
     settings where it applies (``settings``): ``wins`` (tied-best), ``worse`` and
     ``inconclusive``, ``outright`` (tied-best and nobody else is), ``model_wins`` (tied-best
     within its information model), and the median ratios to the best. A count of decisions, not
-    an estimate with an interval: each win is a setting where the rule showed the algorithm
-    within the margin of the best at the rule's confidence (``ties.tie_rule``)."""
+    an estimate with an interval: each win is a setting where the tie rule (``ties.tie_rule``)
+    decided tied-best."""
     keys = ["horizon", "field", "setting"]
     alone = board.groupby(keys).tied_best.transform("sum") == 1
     board = board.assign(
