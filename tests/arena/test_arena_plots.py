@@ -14,7 +14,7 @@ import pytest
 
 from conftest import CONFIG, SMOKE
 from delayed_bandits import plotting
-from delayed_bandits.arena import leaderboard
+from delayed_bandits.arena import identifiability, leaderboard
 from delayed_bandits.arena.views import common, families
 from delayed_bandits.arena.views import curves as curves_view
 from delayed_bandits.arena.views import heatmap as heatmap_view
@@ -79,6 +79,8 @@ def _board() -> pd.DataFrame:
                             "regime_label": regime_label,
                             "delay": regime.split("-")[0],
                             "censored": censored,
+                            # marked in one panel column only: the low base rate's
+                            "identifiable": not (censored and base_mean == 0.02),
                             "window": 50 if censored else None,
                             "n_arms": n_arms,
                             "gap": gap,
@@ -164,6 +166,12 @@ def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
         "Pareto(0.5)",
         "Geometric(10), m = 50",
     ]  # the censored regime last
+    # the regime marked where its setting is unidentifiable, in that panel column alone
+    assert [t.get_text() for t in panels[3].get_xticklabels()][-1] == (
+        f"Geometric(10), m = 50 {identifiability.MARK}"
+    )
+    notes = [t.get_text().replace("\n", " ") for t in _texts(fig, "Cell")]
+    assert any(f"{identifiability.MARK} after a regime" in t for t in notes)
     assert [t.get_text() for t in panels[0].get_yticklabels()] == [
         "UCB",
         "Patient",

@@ -8,6 +8,7 @@ its workflow targets are the generic ones (the registry finds it in ``papers.BUI
 rules, its leaderboard and the other views of its figure, are in ``workflow/rules/arena.smk``;
 its own commands (``leaderboard``, ``replay``, ``quote``) in ``cli.py``."""
 
+from delayed_bandits.arena.identifiability import MARK, UNIDENTIFIABLE
 from delayed_bandits.arena.ties import TIE_RULE
 from delayed_bandits.kindtype import PSEUDO_REGRET, Kind
 from delayed_bandits.papers import Paper
@@ -17,7 +18,8 @@ _HEATMAP = (
     f"setting at matched exploration (1 = best; bold: tied-best, faded: worse, plain: "
     f"inconclusive, by the tie rule at the default statistics: {TIE_RULE}), one panel per "
     "(number of arms, base rate, gap); below the rule, the index methods at their papers' "
-    "constants; grey where the algorithm's model does not cover the delays."
+    "constants; grey where the algorithm's model does not cover the delays; a regime marked "
+    f"{MARK} where its setting is {UNIDENTIFIABLE} (the claims leave it out)."
 )
 
 PAPER = Paper(

@@ -19,14 +19,18 @@ b" is a non-inferiority test with the leaderboard's equivalence margin (``tie_ma
 regret): holds when the interval lies below the margin, fails when it lies above it. A claim over
 settings holds when it holds in every one, fails when it fails in one (the note names where and
 what may explain it), else is inconclusive (the note names the settings that do not decide).
-Comparisons with UCB that ignores delays use it at the matched exploration scale, so that what
-differs is the delay handling. A claim whose answer the base rate could change is made per base
-rate."""
+Its settings are the identifiable ones (``problem.Setting.identifiable``): where the conversions
+within m do not single out the best arm, no learner of them can find it, so such a setting
+decides nothing about the learners; the note names it apart, with its own verdict. Comparisons
+with UCB that ignores delays use it at the matched exploration scale, so that what differs is
+the delay handling. A claim whose answer the base rate could change is made per base rate, and
+one about every algorithm is made per algorithm, so that one algorithm does not decide it for
+the others (docs/decisions/arena.md#identifiable)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -34,6 +38,7 @@ import pandas as pd
 from delayed_bandits import grid
 from delayed_bandits.arena import experiment, leaderboard
 from delayed_bandits.arena.entrants import MATCHED
+from delayed_bandits.arena.identifiability import UNIDENTIFIABLE
 from delayed_bandits.claims import Checker, Claim, Z, every, word
 
 # Methods of the UCB family that use the delay law or correct for delays, and see conversions
@@ -52,7 +57,14 @@ WINDOWED = {"d-ucb": "discarding-ucb", "d-klucb": "discarding-klucb"}
 """The window figure's delay-corrected methods of Vernade et al. 2017 and the Discarding policy
 of the same learner (the paper has no Thompson sampling, so d-TS is not held to its claims)."""
 
-Result = tuple[bool | None, str]  # a setting's verdict and what was measured there
+
+class Result(NamedTuple):
+    """A setting's verdict, what was measured there, and whether the setting is identifiable
+    (``problem.Setting.identifiable``; a claim's verdict leaves the others out, ``_claim``)."""
+
+    holds: bool | None
+    text: str
+    identifiable: bool = True
 
 
 def _row(board: pd.DataFrame, setting: str, algorithm: str) -> pd.Series:
@@ -92,7 +104,8 @@ def _below(board: pd.DataFrame, setting: str, low: str, high: str) -> Result:
     a, b = _row(board, setting, low), _row(board, setting, high)
     lo, hi, test = _difference(a, b)
     holds = True if hi < 0 else (False if lo > 0 else None)
-    return holds, f"{setting}: {low} {a.regret:.0f}, {high} {b.regret:.0f} ({test})"
+    text = f"{setting}: {low} {a.regret:.0f}, {high} {b.regret:.0f} ({test})"
+    return Result(holds, text, bool(a.identifiable))
 
 
 def _no_worse(board: pd.DataFrame, setting: str, a: str, b: str, margin: float) -> Result:
@@ -100,9 +113,8 @@ def _no_worse(board: pd.DataFrame, setting: str, a: str, b: str, margin: float) 
     b's regret."""
     ra, rb = _row(board, setting, a), _row(board, setting, b)
     lo, hi, test = _difference(ra, rb)
-    return _inferior(
-        lo, hi, margin * rb.regret
-    ), f"{setting}: {a} {ra.regret:.0f}, {b} {rb.regret:.0f} ({test})"
+    text = f"{setting}: {a} {ra.regret:.0f}, {b} {rb.regret:.0f} ({test})"
+    return Result(_inferior(lo, hi, margin * rb.regret), text, bool(ra.identifiable))
 
 
 def _claim(
@@ -115,28 +127,39 @@ def _claim(
     measured: str = "",
     unit: str = "settings",
 ) -> Claim:
-    """A claim over settings (``every``): the note names the settings that fail, with
-    ``explain`` (what may explain it), or those that do not decide."""
+    """A claim over settings (``every``) of the identifiable ones: the note names the settings
+    that fail, with ``explain`` (what may explain it), or those that do not decide, then the
+    unidentifiable settings (``UNIDENTIFIABLE``), left out of the verdict, with their own."""
     results = list(results)
-    holds = every(v for v, _ in results)
-    counts = {w: sum(word(v) == w for v, _ in results) for w in ("holds", "fails")}
-    undecided = len(results) - sum(counts.values())
-    failed = [text for v, text in results if v is False]
-    open_ = [text for v, text in results if v is None]
+    kept = [r for r in results if r.identifiable]
+    holds = every(r.holds for r in kept)
+    counts = {w: sum(word(r.holds) == w for r in kept) for w in ("holds", "fails")}
+    undecided = len(kept) - sum(counts.values())
+    failed = [r.text for r in kept if r.holds is False]
+    open_ = [r.text for r in kept if r.holds is None]
     if failed:
         note = f"fails in {'; '.join(failed)}. {explain}"
     elif open_:
         note = f"inconclusive in {'; '.join(open_)}"
     else:
         note = ""
+    apart = [r for r in results if not r.identifiable]
+    if apart:
+        # a regime no learner of the conversions can solve decides nothing about the learners
+        note += (" " if note else "") + (
+            f"Left out, {UNIDENTIFIABLE}: "
+            + "; ".join(f"{word(r.holds)} in {r.text}" for r in apart)
+            + "."
+        )
+        measured += f"; {len(apart)} unidentifiable {unit} left out"
     return Claim(
         cid,
         statement,
         ref,
-        f"holds in {counts['holds']} of {len(results)} {unit}, fails in {counts['fails']}, "
+        f"holds in {counts['holds']} of {len(kept)} {unit}, fails in {counts['fails']}, "
         f"inconclusive in {undecided}{measured}",
         expected,
-        holds if results else None,
+        holds if kept else None,
         note,
     )
 
@@ -272,27 +295,40 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
             )
         )
     if "uniform" in present:
-        learners = [a for a in fig_cfg["algorithms"] if a != "uniform"]
-        results = [
-            _no_worse(board, s, algorithm, "uniform", margin)
-            for s in _settings(board)
-            for algorithm in learners
-            if _row(board, s, algorithm).applicable
-        ]
-        claims.append(
-            _claim(
-                "no-worse-than-uniform",
-                "Every algorithm, where it applies, ends with no more regret than uniform play",
-                "every paper's regret bound is sublinear in T; uniform play's is linear",
-                results,
-                f"in every (setting, algorithm) pair, interval below {margin:g} x uniform's regret",
-                "A bound sublinear in T says nothing at a finite T, and assumes the model: where "
-                "the best arm's conversions arrive later than the others' (arm-dependent laws), "
-                "a method that reads a conversion in flight as a 0, or uses one CDF for every "
-                "arm, can settle on a worse arm and pay more than uniform play.",
-                unit="(setting, algorithm) pairs",
+        # one claim per algorithm: an algorithm that fails does not decide it for the others
+        for algorithm in fig_cfg["algorithms"]:
+            settings = [
+                s
+                for s in _settings(board)
+                if algorithm != "uniform" and _row(board, s, algorithm).applicable
+            ]
+            if not settings:
+                continue
+            # how far below uniform play, where the verdict is made: a claim that holds
+            # everywhere still says by how much
+            cells = [(_row(board, s, algorithm), _row(board, s, "uniform")) for s in settings]
+            factor = [float(a.regret / u.regret) for a, u in cells if a.identifiable]
+            measured = (
+                f"; regret over uniform play's from {min(factor):.2f} to {max(factor):.2f}"
+                if factor
+                else ""
             )
-        )
+            claims.append(
+                _claim(
+                    f"no-worse-than-uniform-{algorithm}",
+                    f"{algorithm}, where it applies, ends with no more regret than uniform play",
+                    "every paper's regret bound is sublinear in T; uniform play's is linear",
+                    (_no_worse(board, s, algorithm, "uniform", margin) for s in settings),
+                    f"in every setting where it applies, interval below {margin:g} x uniform's "
+                    "regret",
+                    "A bound sublinear in T says nothing at a finite T, and assumes the model: "
+                    "where the best arm's conversions arrive later than the others' "
+                    "(arm-dependent laws), a method that reads a conversion in flight as a 0, or "
+                    "uses one CDF for every arm, can settle on a worse arm and pay more than "
+                    "uniform play.",
+                    measured,
+                )
+            )
     return claims
 
 
@@ -371,9 +407,10 @@ def _across_windows(small: Any, large: Any, margin: float) -> Result:
     settings' replications are drawn apart, so their means are independent."""
     lo, hi, _ = independent(large, small)
     holds = _inferior(lo, hi, margin * small.regret)
-    return (
+    return Result(
         holds,
         f"{large.setting}: {large.regret:.0f} against {small.regret:.0f} at m = {small.window}",
+        bool(small.identifiable and large.identifiable),
     )
 
 

@@ -1,7 +1,8 @@
 """The arena's leaderboard: regret of every algorithm in every setting at each of the figure's
 ``leaderboard_at`` horizons (T/10 and T at paper scale, read from the same runs), ranked within
-the setting in each comparison (``entrants.FIELDS``), with ties, what each algorithm was told and
-why some do not apply.
+the setting in each comparison (``entrants.FIELDS``), with ties, what each algorithm was told,
+why some do not apply, and whether the setting's conversions single out its best arm
+(``identifiable``, ``problem.Setting.identifiable``).
 
 Intervals: the replications are paired (every algorithm of a replication faces the same draws),
 so one bootstrap resamples a setting's replication indices with replacement, the same indices for
@@ -68,6 +69,7 @@ COLUMNS = [
     "delay",
     "arm_dependent",
     "censored",
+    "identifiable",
     "window",
     "n_arms",
     "gap",
@@ -314,6 +316,7 @@ def _row(
         "delay": delays.describe(raw_setting["delay"]),
         "arm_dependent": st.arm_dependent,
         "censored": st.censored,
+        "identifiable": st.identifiable,
         "window": st.window,
         "n_arms": st.n_arms,
         "gap": float(raw_setting["gap"]),

@@ -19,6 +19,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from delayed_bandits import delays
+from delayed_bandits.arena import identifiability
 from delayed_bandits.environment import Realisation, draw
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.manegueu2020.policies import AdaptParams
@@ -100,6 +101,31 @@ class Setting:
         if isinstance(self.delay, delays.PerArm):
             return delays.Pooled(self.delay.arms)
         return self.delay
+
+    @property
+    def laws(self) -> tuple[delays.DelayDistribution, ...]:
+        """Each arm's delay law, in arm order (the one law repeated when it is common)."""
+        if isinstance(self.delay, delays.PerArm):
+            return self.delay.arms
+        return (self.delay,) * self.n_arms
+
+    @property
+    def observed_means(self) -> np.ndarray:
+        """The rate at which each arm's pulls convert in a way a learner ever sees: mu_a tau_a(m),
+        tau_a(m) = P(D_a <= m) the arm's delay CDF at the window, under censoring (Vernade et al.
+        2017, Section 2: a conversion later than m never arrives); mu_a without it, every
+        conversion arriving eventually."""
+        if not self.censored:
+            return self.mu
+        return self.mu * np.array([float(law.cdf(self.window)) for law in self.laws])
+
+    @property
+    def identifiable(self) -> bool:
+        """Whether the conversions a learner sees single out the best arm
+        (``identifiability.identifiable`` of ``observed_means``): always without censoring, and
+        under one law for all arms; not where arm-dependent laws censored at m give another arm
+        an observed rate at least the best arm's."""
+        return identifiability.identifiable(self.mu, self.observed_means)
 
     @property
     def observable(self) -> delays.DelayDistribution:

@@ -17,6 +17,8 @@ from matplotlib.ticker import FixedLocator, NullLocator
 
 from delayed_bandits.arena import leaderboard, ties
 from delayed_bandits.arena.entrants import LABELLED, PUBLISHED
+from delayed_bandits.arena.identifiability import MARK as UNIDENTIFIED
+from delayed_bandits.arena.identifiability import UNIDENTIFIABLE
 from delayed_bandits.arena.views.common import (
     MARK,
     MARKS,
@@ -107,7 +109,9 @@ def heatmap_panel(
     """One problem's algorithms x regimes: cells coloured by ratio and annotated with it (bold:
     tied-best; plain: inconclusive; faded: worse, ``cell_look``), grey "n/a" where not
     applicable; a rule between uncensored and censored regimes, and one above the rows at the
-    papers' constants (in italics)."""
+    papers' constants (in italics); a regime's label marked ``UNIDENTIFIED`` where the panel's
+    setting is not identifiable (in the arena that holds for every K alike, the other arms
+    sharing one mean and one law, so the labels under the bottom row say it for the column)."""
     labels, regimes = algorithm_labels(board), regime_order(board)
     ratio = grid(board, problem, "ratio").to_numpy(dtype=float)
     na = grid(board, problem, "applicable").eq(False)  # a missing row is not n/a
@@ -159,8 +163,16 @@ def heatmap_panel(
     ax.set_ylim(len(labels), 0)  # first algorithm on top
     ax.set_xticks(np.arange(len(regimes)) + 0.5)
     ax.set_yticks(np.arange(len(labels)) + 0.5)
+    identifiable = (
+        problem_rows(board, problem).drop_duplicates("regime").set_index("regime").identifiable
+    )
     ax.set_xticklabels(
-        list(regime_rows.regime_label) if column_labels else [],
+        [
+            f"{label} {UNIDENTIFIED}" if not identifiable.get(regime, True) else label
+            for regime, label in regime_rows.regime_label.items()
+        ]
+        if column_labels
+        else [],
         rotation=55,
         ha="right",
         rotation_mode="anchor",
@@ -173,11 +185,16 @@ def heatmap_panel(
 
 
 def heatmap_note(
-    labels: Mapping[str, str], width: float, zero_best: bool = False, rule: str = ties.TIE_RULE
+    labels: Mapping[str, str],
+    width: float,
+    zero_best: bool = False,
+    rule: str = ties.TIE_RULE,
+    unidentifiable: bool = False,
 ) -> str:
     """What a cell, its type (the tie ``rule``, ``ties.tie_rule`` at the figure's statistics),
-    n/a, censored and the marks mean (and ``ZERO_BEST`` if shown), wrapped to a figure ``width``
-    inches wide (about 17 characters of 6 pt per inch)."""
+    n/a, censored and the marks mean (and ``ZERO_BEST`` if shown, ``UNIDENTIFIED`` if a regime
+    is ``unidentifiable``), wrapped to a figure ``width`` inches wide (about 17 characters of 6 pt
+    per inch)."""
     text = [
         "Cell: mean pseudo-regret over the lowest among the applicable algorithms of the same "
         "setting at matched exploration (every index method at f(t) = log t). Bold: tied-best; "
@@ -200,6 +217,11 @@ def heatmap_note(
         text.append(
             f"{MARK} anonymous aggregate feedback: the algorithm sees only the sum of "
             "the rewards arriving each round, not which pull they came from."
+        )
+    if unidentifiable:
+        text.append(
+            f"{UNIDENTIFIED} after a regime: in that panel the setting is {UNIDENTIFIABLE}; the "
+            "claims leave it out of their verdicts and name it apart."
         )
     return "\n".join(textwrap.fill(t, int(17 * width)) for t in text)
 
@@ -225,7 +247,15 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
 
     panel_width, panel_height = CELL_WIDTH * len(regimes), CELL_HEIGHT * len(labels)
     width = len(rates) * (panel_width + 0.15) + 2.1
-    note_height = 0.75
+    text = heatmap_note(
+        labels,
+        width,
+        bool((board.applicable.astype(bool) & board.ratio.isna()).any()),
+        ties.tie_rule(*(ties.statistics(fig_cfg)[k] for k in ("confidence", "tie_margin"))),
+        not board.identifiable.astype(bool).all(),
+    )
+    # its lines of 6 pt (0.1 in each), so that a longer note does not squeeze the panels
+    note_height = max(0.75, 0.1 * (text.count("\n") + 1))
     fig = plt.figure(
         figsize=(width, len(arms) * (panel_height + 0.45) + 1.6 + note_height),
         layout="constrained",  # room for the tick labels of the bottom row only
@@ -261,12 +291,7 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
     note.text(
         0,
         1,
-        heatmap_note(
-            labels,
-            width,
-            bool((board.applicable.astype(bool) & board.ratio.isna()).any()),
-            ties.tie_rule(*(ties.statistics(fig_cfg)[k] for k in ("confidence", "tie_margin"))),
-        ),
+        text,
         ha="left",
         va="top",
         fontsize=6,
