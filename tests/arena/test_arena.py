@@ -211,7 +211,7 @@ def test_qpmd_matched_base_explores_a_quarter_as_much() -> None:
 
 TINY = {
     "horizon": 100,
-    "replications": 4,
+    "replications": 40,
     "checkpoints": 2,
     "leaderboard_at": [50, 100],
     "algorithms": ["d-ucb", "patient", "odaaf", "qpm-d", "qpm-d-matched", "uniform"],
@@ -241,7 +241,9 @@ TINY = {
         },
     },
 }
-BASE = np.array([10.0, 12.0, 14.0, 16.0])  # per replication
+# per replication: four values ten times over, enough runs for the tie rule's simultaneous
+# intervals to decide (four runs leave every close cell inconclusive)
+BASE = np.tile([10.0, 12.0, 14.0, 16.0], 10)
 
 
 def _raw(regrets: dict[tuple[str, str], np.ndarray]) -> pd.DataFrame:
@@ -252,7 +254,7 @@ def _raw(regrets: dict[tuple[str, str], np.ndarray]) -> pd.DataFrame:
                 {
                     "setting": s,
                     "algorithm": a,
-                    "replication": range(4),
+                    "replication": range(len(BASE)),
                     "t": t,
                     "regret": r * t / 100,
                 }
@@ -272,7 +274,7 @@ RAW = _raw(
         # (0.1 x 13); unpaired, its SE (1.3) would have hidden it
         ("heavy-K2-large", "qpm-d-matched"): BASE + 2,
         # within 1 of the best in every resample: inside the margin
-        ("heavy-K2-large", "qpm-d"): BASE + np.array([0.0, 1.0, -1.0, 0.5]),
+        ("heavy-K2-large", "qpm-d"): BASE + np.tile([0.0, 1.0, -1.0, 0.5], 10),
         ("heavy-K2-large", "uniform"): BASE + 40,
         ("arm-K2-large", "d-ucb"): BASE + 20,
         ("arm-K2-large", "patient"): BASE - 8,
@@ -342,8 +344,8 @@ def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> N
     assert not extra.tied_best.any()
 
     claims = {c.id: c for c in arena_claims.regret({"leaderboard": board}, TINY)}
-    assert claims["patient-robust-to-wrong-cdf"].holds  # 5 vs 33, se 2.6 each
-    assert claims["odaaf-pays-for-anonymity"].holds  # 15 vs 7: 8 > 2 SE (3.7)
+    assert claims["patient-robust-to-wrong-cdf"].holds  # 5 vs 33, se 0.4 each
+    assert claims["odaaf-pays-for-anonymity"].holds  # 15 vs 7: 8 > 2 SE (0.6)
     uniform = [c for c in claims.values() if c.id.startswith("no-worse-than-uniform-")]
     # one claim per algorithm that applies somewhere, uniform play itself excepted
     assert sorted(c.id for c in uniform) == [
