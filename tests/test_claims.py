@@ -121,6 +121,24 @@ def test_claims_md_counts_and_lists_reproductions_and_checks_apart(tmp_path: Pat
     assert "| phase 2 is a round robin | check | Alg. 1 | exact | exact | yes |  |  |" in lines
 
 
+def test_the_scale_line_names_a_subset_and_is_unchanged_for_a_complete_run(
+    tmp_path: Path,
+) -> None:
+    _report(tmp_path)
+    path = tmp_path / "vernade2017" / "fig1" / "claims.json"
+    fig = {"settings": {"a": {}, "b": {}, "c": {}}}
+    complete = claims.to_markdown([path], "paper", {"vernade2017 fig1": fig})
+    assert complete == claims.to_markdown([path], "paper")
+    assert "Scale: **paper** (the papers' horizons and replication counts)." in complete
+    subset = claims.to_markdown([path], "paper", {"vernade2017 fig1": {**fig, "only": ["b"]}})
+    assert (
+        "Scale: **paper scale, a subset: 1 of 3 settings (only: b)** (the papers' horizons and "
+        "replication counts)." in subset
+    )
+    smoke = claims.to_markdown([path], "smoke", {"vernade2017 fig1": {**fig, "only": ["a", "c"]}})
+    assert "Scale: **smoke scale, a subset: 2 of 3 settings (only: a, c)** (not the paper" in smoke
+
+
 def test_the_html_page_counts_apart_and_gives_kinds_and_runs_needed(tmp_path: Path) -> None:
     _, page = _report(tmp_path)
     assert "<p>1 of 3 reproductions hold, 1 fail, 1 inconclusive; 1 of 1 checks hold" in page

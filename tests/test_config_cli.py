@@ -270,6 +270,80 @@ def test_only_runs_a_subset_with_the_full_figures_settings() -> None:
     assert all(low[s] == every[s] for s in low)  # the same settings, so the same seeds and numbers
 
 
+def _full_arena(only: list[str] | None = None) -> dict[str, Any]:
+    fig = cfg.merged([CONFIG])["papers"]["arena"]["regret"]
+    return fig if only is None else {**fig, "only": only}
+
+
+def test_only_unites_within_an_axis_and_intersects_across_axes() -> None:
+    every = grid.expand(_full_arena())
+    kept = grid.points(_full_arena(["geometric100", "pareto1", "K10"]))
+    # (geometric100 or pareto1) and K10: no K = 2 setting, whichever regime
+    assert set(kept) == {
+        p.id for p in every if p.listed in ("geometric100", "pareto1") and p.names[0] == "K10"
+    }
+    assert len(kept) == 2 * 4 and not any("-K2-" in s for s in kept)
+    # two values of one axis unite
+    assert set(grid.points(_full_arena(["K2", "K10"]))) == {p.id for p in every}
+    low = grid.points(_full_arena(["low_small", "low_large"]))
+    assert set(low) == {p.id for p in every if p.names[1] in ("low_small", "low_large")}
+    # a listed setting and an axis value intersect
+    assert set(grid.points(_full_arena(["geometric100", "low_large"]))) == {
+        "geometric100-K2-low_large",
+        "geometric100-K10-low_large",
+    }
+
+
+def test_only_unites_setting_ids_with_the_intersection() -> None:
+    kept = grid.points(_full_arena(["pareto1", "K10", "uniform-K2-small"]))
+    assert set(kept) == {
+        f"pareto1-K10-{b}" for b in ("small", "large", "low_small", "low_large")
+    } | {"uniform-K2-small"}
+    assert list(grid.points(_full_arena(["uniform-K2-small"]))) == ["uniform-K2-small"]
+    fig = _full_arena(["geometric100", "K10"])
+    every = grid.settings(_full_arena())
+    assert all(cfg_ == every[s] for s, cfg_ in grid.settings(fig).items())  # same seeds, numbers
+
+
+def test_only_that_selects_no_setting_names_the_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a grid is the product of its axes, so only a figure whose settings are not one (here the
+    # K = 10 settings of geometric100 taken away) can leave groups without a common setting
+    expand = grid.expand
+    monkeypatch.setattr(
+        grid,
+        "expand",
+        lambda fig: {
+            p: c
+            for p, c in expand(fig).items()
+            if (p.listed, p.names[0]) != ("geometric100", "K10")
+        },
+    )
+    grid.check_only(_full_arena(["geometric100", "K2"]), "papers.arena.regret")
+    with pytest.raises(ConfigError) as info:
+        grid.check_only(_full_arena(["geometric100", "K10"]), "papers.arena.regret")
+    assert str(info.value).startswith(
+        "papers.arena.regret.only: [geometric100, K10] selects no setting: "
+        "settings ∩ n_arms is empty"
+    )
+
+
+def test_a_subset_states_its_scale_and_a_complete_figure_does_not_change() -> None:
+    full, part = _full_arena(), _full_arena(["geometric100", "pareto1", "K10"])
+    assert grid.scale("paper", {"arena regret": full}) == "paper"
+    assert grid.scale("paper", {"arena regret": full}, prose=True) == "paper scale"
+    assert grid.scale("paper", {"arena regret": _full_arena(["K2", "K10"])}) == "paper"
+    label = "paper scale, a subset: 8 of 112 settings (only: geometric100, pareto1, K10)"
+    assert grid.scale("paper", {"arena regret": part}) == label
+    assert grid.scale(label, prose=True) == label  # a digest's label, worded again
+    assert grid.scale("paper", {"arena regret": part, "arena window": full}) == (
+        "paper scale, arena regret: a subset: 8 of 112 settings (only: geometric100, pareto1, K10)"
+    )
+    assert grid.title(full) == full["title"]
+    assert grid.title(part) == (
+        f"{full['title']}; a subset: 8 of 112 settings (only: geometric100, pareto1, K10)"
+    )
+
+
 def test_validate_does_not_modify_the_config() -> None:
     config = _smoke()
     before = copy.deepcopy(config)

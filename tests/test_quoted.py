@@ -67,6 +67,22 @@ def test_the_docs_quote_the_committed_digests(monkeypatch) -> None:
     assert cli.main(["quote"]) == 0
 
 
+def test_the_verdicts_state_a_subset_scale_and_a_complete_one_unchanged() -> None:
+    papers = json.loads((ROOT / "docs/data/papers.json").read_text())
+    figure = papers["figures"][0]
+    cell = f"{figure['paper']}-{figure['figure']}-verdicts"
+    complete = verdicts.blocks(papers)
+    assert papers["scale"] == "paper" and complete["papers-headline"].startswith("At paper scale,")
+    assert " scale" not in complete[cell]
+    label = "paper scale, a subset: 8 of 112 settings (only: geometric100, pareto1, K10)"
+    subset = verdicts.blocks({**papers, "scale": label})
+    assert subset["papers-headline"].startswith(f"At **{label}** (these counts are the subset's;")
+    assert subset[cell] == f"{complete[cell]} at {label}"
+    smoke = verdicts.blocks({**papers, "scale": "smoke"})
+    assert smoke["papers-headline"].startswith("At **smoke** scale (not the paper scale")
+    assert smoke[cell] == f"{complete[cell]} at smoke scale"
+
+
 # A verdict count: a table's "holds / fails / inconclusive", "N of M claims hold", "N hold, M fail",
 # "N fail, M inconclusive" (the words may break across lines).
 TYPED_COUNT = re.compile(

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import pandas as pd
 
-from delayed_bandits import papers
+from delayed_bandits import grid, papers
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.outputs import html_page
 from delayed_bandits.tables import regenerate_hint
@@ -352,15 +352,20 @@ def read(path: Path) -> list[dict[str, Any]]:
     return claims
 
 
-def to_markdown(files: Iterable[str | Path], scale: str | None = None) -> str:
+def to_markdown(
+    files: Iterable[str | Path],
+    scale: str | None = None,
+    figures: Mapping[str, Mapping[str, Any]] | None = None,
+) -> str:
     """Every claims file as one table per figure (``COLUMNS``), each under its count, the whole
     under the count of every claim (``count``: reproductions and checks apart) and, when given,
-    the scale of the run (config key ``scale``)."""
+    the scale of the run (config key ``scale``), worded by ``grid.scale`` over ``figures`` (their
+    configs, by ``<paper> <figure>``): a figure whose ``only`` keeps a subset is named."""
     lines = ["# Claims: what the papers say, and what our runs measure", ""]
     if scale is not None:
         lines.insert(
             2,
-            f"Scale: **{scale}**"
+            f"Scale: **{grid.scale(scale, figures)}**"
             + (
                 " (the papers' horizons and replication counts).\n"
                 if scale == "paper"

@@ -198,6 +198,12 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_gather_claims)
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--scale", help="the run's scale (config key scale), stated at the top")
+    p.add_argument(
+        "--merged",
+        type=Path,
+        help="the config the workflow merged (.snakemake/delayed-bandits/config-<hash>.json): "
+        "the scale then names the figures whose only keeps a subset of their settings",
+    )
     p.add_argument("claims", nargs="+", type=Path)
 
     p = sub.add_parser("plot", help="render a figure from its summary")
@@ -506,8 +512,14 @@ def _claims(args: argparse.Namespace) -> None:
 def _gather_claims(args: argparse.Namespace) -> None:
     from delayed_bandits import claims
 
+    figures: dict[str, Mapping[str, Any]] = {}
+    if args.merged is not None:
+        config, _ = cfg.read_merged(args.merged)
+        # results/<paper>/<figure>/claims.json
+        where = [(path.parent.parent.name, path.parent.name) for path in args.claims]
+        figures = {f"{p} {f}": cv.figure(config, p, f) for p, f in where}
     with atomic_path(args.out) as tmp:
-        tmp.write_text(claims.to_markdown(args.claims, args.scale))
+        tmp.write_text(claims.to_markdown(args.claims, args.scale, figures))
 
 
 def _plot(args: argparse.Namespace) -> None:

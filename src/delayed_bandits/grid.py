@@ -1,6 +1,6 @@
 """The settings of a figure: each listed setting (``settings``), repeated once per value of the
-figure's ``sweep`` or per combination of its ``grid``'s values, and the subset an overlay keeps
-with ``only``.
+figure's ``sweep`` or per combination of its ``grid``'s values, the subset an overlay keeps
+with ``only`` (``selected``), and how a run of a subset states it (``scale``, ``title``).
 
 Each setting is a ``Point``: the listed setting it repeats and where it stands along the sweep or
 on each axis of the grid. Its id is made from the point and never read back: what needs a
@@ -67,14 +67,48 @@ def expand(fig: Mapping[str, Any]) -> dict[Point, dict[str, Any]]:
 
 
 def selected(fig: Mapping[str, Any]) -> dict[Point, dict[str, Any]]:
-    """The settings of ``expand`` an entry of the figure's ``only`` names (its id, its listed
-    setting or the name of one of its grid values); every one without ``only``."""
-    only = set(fig.get("only") or ())
+    """The settings of ``expand`` the figure's ``only`` keeps (every one without ``only``): a
+    setting id entry keeps its setting; the other entries are grouped by what they name (the
+    listed settings, or the value names of one grid axis: ``only_groups``), and a setting is kept
+    when, in every group that has entries, it matches one of them. Entries of one group unite,
+    groups intersect, and the ids unite with the result: ``[geometric100, pareto1, K10]`` keeps
+    the K = 10 settings of geometric100 and of pareto1."""
+    only = fig.get("only")
+    every = expand(fig)
+    if not only:
+        return every
+    ids, groups = only_groups(fig)
     return {
         p: cfg
-        for p, cfg in expand(fig).items()
-        if not only or p.id in only or p.listed in only or not only.isdisjoint(p.names)
+        for p, cfg in every.items()
+        if p.id in ids or (groups and all(_matches(p, what, names) for what, names in groups))
     }
+
+
+def only_groups(fig: Mapping[str, Any]) -> tuple[set[str], list[tuple[int | None, set[str]]]]:
+    """The entries of the figure's ``only`` that are setting ids, and the others grouped by what
+    they name: ``(None, listed settings)``, then ``(i, value names of grid axis i)`` per axis, in
+    the grid's order, each group only when it has entries. An entry naming a value on two axes
+    is in both groups; an entry naming nothing is in none (``check_only`` refuses it)."""
+    only = list(fig.get("only") or ())
+    every = list(expand(fig))
+    ids = {p.id for p in every} & set(only)
+    rest = [entry for entry in only if entry not in ids]
+    groups: list[tuple[int | None, set[str]]] = []
+    listed = {entry for entry in rest if entry in fig["settings"]}
+    if listed:
+        groups.append((None, listed))
+    for i, axis in enumerate(fig.get("grid") or ()):
+        named = {entry for entry in rest if entry not in listed and entry in axis["names"]}
+        if named:
+            groups.append((i, named))
+    return ids, groups
+
+
+def _matches(p: Point, what: int | None, names: set[str]) -> bool:
+    """Whether the point's listed setting (``what`` None) or its value on grid axis ``what`` is
+    one of ``names``."""
+    return (p.listed if what is None else p.names[what]) in names
 
 
 def points(fig: Mapping[str, Any]) -> dict[str, Point]:
@@ -105,9 +139,9 @@ def axis_values(axis: Mapping[str, Any], value: Any) -> dict[str, Any]:
 
 def check_only(fig: Mapping[str, Any], where: str, given_as: str = "") -> None:
     """``only`` (an overlay's subset of a figure's settings): each entry names a setting id, a
-    listed setting or a grid value's name, and together they leave at least one setting. The
-    error names ``given_as`` (a command's option that selects settings the same way), else the
-    config key ``<where>.only``."""
+    listed setting or a grid value's name, and together (``selected``) they leave at least one
+    setting. The error names ``given_as`` (a command's option that selects settings the same
+    way), else the config key ``<where>.only``."""
     only = fig.get("only")
     if not only:
         return
@@ -115,12 +149,69 @@ def check_only(fig: Mapping[str, Any], where: str, given_as: str = "") -> None:
     ids = {p.id for p in every}
     names = {name for p in every for name in p.names} - ids - set(fig["settings"])
     unknown = [entry for entry in only if entry not in ids | set(fig["settings"]) | names]
+    key = given_as or f"{where}.only"
     if unknown:
         raise ConfigError(
-            f"{given_as or where + '.only'}: no setting of the figure is named {', '.join(map(repr, unknown))}; "
+            f"{key}: no setting of the figure is named {', '.join(map(repr, unknown))}; "
             f"allowed: a setting id, a listed setting ({', '.join(fig['settings'])}) or a grid "
             f"value's name ({', '.join(sorted(names))})"
         )
+    if not selected(fig):
+        _, groups = only_groups(fig)
+        raise ConfigError(
+            f"{key}: [{', '.join(only)}] selects no setting: "
+            f"{' ∩ '.join(_group_name(fig, what) for what, _ in groups)} is empty; allowed: "
+            "entries whose groups (the listed settings, each grid axis's value names) share a "
+            "setting, or setting ids"
+        )
+
+
+def _group_name(fig: Mapping[str, Any], what: int | None) -> str:
+    """A group of ``only_groups`` in an error: ``settings``, or the key of its grid axis."""
+    if what is None:
+        return "settings"
+    key = fig["grid"][what]["key"]
+    return "+".join(key) if isinstance(key, list) else str(key)
+
+
+def _subset(fig: Mapping[str, Any]) -> str:
+    """What the figure's ``only`` keeps, when it keeps fewer settings than the figure has:
+    ``a subset: <n> of <N> settings (only: <entries>)``; "" when it keeps every one."""
+    if not fig.get("only"):
+        return ""  # nothing to expand: a figure drawn from a bare config may list no settings
+    kept, every = len(selected(fig)), len(expand(fig))
+    if kept == every:
+        return ""
+    return f"a subset: {kept} of {every} settings (only: {', '.join(fig['only'])})"
+
+
+def scale(
+    name: str, figs: Mapping[str, Mapping[str, Any]] | None = None, prose: bool = False
+) -> str:
+    """How a run states its scale, where ``name`` is its config's ``scale`` (``paper``, ``smoke``,
+    ``full``...; a name has no space) and ``figs`` the figures it speaks for, by how a reader
+    names them (``arena regret``): ``name`` when each keeps every setting, else ``<name> scale,
+    a subset: <n> of <N> settings (only: <entries>)``, each subset figure named when ``figs``
+    has several (``<name> scale, arena regret: a subset: ...; arena window: a subset: ...``).
+    ``prose``: as a phrase, ``<name> scale`` for a complete run. ``name`` may be a label this
+    function made (a digest's ``scale``): it is returned as it is."""
+    if " " in name:  # a label already worded: a name has no space (the schema's pattern)
+        return name
+    subsets = {title: _subset(fig) for title, fig in (figs or {}).items()}
+    subsets = {title: words for title, words in subsets.items() if words}
+    if not subsets:
+        return f"{name} scale" if prose else name
+    if len(figs or {}) == 1:
+        return f"{name} scale, {next(iter(subsets.values()))}"
+    return f"{name} scale, " + "; ".join(f"{title}: {words}" for title, words in subsets.items())
+
+
+def title(fig: Mapping[str, Any], default: str = "") -> str:
+    """The figure's ``title`` (``default`` without one), followed by ``; a subset: ...`` when its
+    ``only`` keeps a subset of its settings: a title may state the scale ("standard scale"),
+    which would otherwise read as the complete figure's."""
+    words = _subset(fig)
+    return fig.get("title", default) + (f"; {words}" if words else "")
 
 
 def horizon(fig: Mapping[str, Any], setting_cfg: Mapping[str, Any]) -> int:

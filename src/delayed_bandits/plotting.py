@@ -307,7 +307,7 @@ def regret_figure(
     n_runs = int(summary.n_runs.min()) if not summary.empty else 0
     fig.suptitle(
         reader(
-            f"{fig_cfg.get('title', f'{paper} {figure}')}\nT = {fig_cfg['horizon']}, "
+            f"{grid.title(fig_cfg, f'{paper} {figure}')}\nT = {fig_cfg['horizon']}, "
             f"mean ± 2 SE over {n_runs} runs"
         ),
         fontsize=10,

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from delayed_bandits import claims, config, provenance
+from delayed_bandits import claims, config, grid, provenance
 from delayed_bandits.errors import ConfigError
 
 
@@ -90,7 +90,13 @@ def digest(run: Path, leave_out: Iterable[str] = ()) -> dict[str, Any]:
     )
     papers = list(dict.fromkeys(f["paper"] for f in figures))
     return {
-        "scale": run_config["scale"],
+        "scale": grid.scale(
+            run_config["scale"],
+            {
+                f"{f['paper']} {f['figure']}": run_config["papers"][f["paper"]][f["figure"]]
+                for f in figures
+            },
+        ),
         "figures": figures,
         "papers": [
             {
@@ -110,6 +116,11 @@ def digest(run: Path, leave_out: Iterable[str] = ()) -> dict[str, Any]:
 def _scale_note(d: Mapping[str, Any]) -> str:
     if d["scale"] == "paper":
         return "At paper scale"
+    if " " in d["scale"]:  # worded by grid.scale: a figure's only kept a subset of its settings
+        return (
+            f"At **{d['scale']}** (these counts are the subset's; `delayed-bandits quote papers "
+            "--run . --write` after `make figures` replaces them)"
+        )
     return (
         f"At **{d['scale']}** scale (not the paper scale: these counts test nothing; "
         "`delayed-bandits quote papers --run . --write` after `make figures` replaces them)"
@@ -131,7 +142,7 @@ def _cell(d: Mapping[str, Any], tallied: Mapping[str, Mapping[str, int]]) -> str
     cell = f"{r['holds']} / {r['fails']} / {r['inconclusive']}"
     if sum(c.values()):
         cell += f" (checks {c['holds']} / {c['fails']} / {c['inconclusive']})"
-    return cell if d["scale"] == "paper" else f"{cell} at {d['scale']} scale"
+    return cell if d["scale"] == "paper" else f"{cell} at {grid.scale(d['scale'], prose=True)}"
 
 
 def blocks(d: Mapping[str, Any]) -> dict[str, str]:

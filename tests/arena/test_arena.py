@@ -4,6 +4,7 @@ tie-aware leaderboard at two horizons and the claims computed from it."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -11,13 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import CONFIG, SMOKE_FILES
+from conftest import CONFIG, ROOT, SMOKE_FILES
 from delayed_bandits import config as cfg
 from delayed_bandits import curves as cv
 from delayed_bandits import grid, seeds
 from delayed_bandits.arena import claims as arena_claims
+from delayed_bandits.arena import digest, leaderboard
 from delayed_bandits.arena import experiment as arena
-from delayed_bandits.arena import leaderboard
 from delayed_bandits.arena.entrants import FIELDS, LABELLED, MATCHED, PUBLISHED
 from delayed_bandits.arena.problem import conversions, per_round
 from delayed_bandits.environment import checkpoint_grid
@@ -360,6 +361,29 @@ def test_full_config_is_the_stated_scale() -> None:
     laws = {p.listed: r["delay"]["kind"] for p, r in grid.selected(FULL).items()}
     assert sorted(set(laws.values())) == ["empirical", "geometric", "pareto", "per_arm", "uniform"]
     assert sum(name.endswith("_censored") for name in laws) == 7
+
+
+def test_the_digest_states_a_subset_scale_and_a_complete_one_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = cfg.merged(CONFIG)["papers"]["arena"]["window"]
+    run = tmp_path / "full"
+    assert digest.run_scale(run, {"regret": FULL, "window": window}) == "full"
+    monkeypatch.chdir(tmp_path)
+    assert digest.run_scale(Path("."), {"regret": FULL, "window": window}) == "standard"
+    subset = {**FULL, "only": ["geometric100", "pareto1", "K10"]}
+    scale = digest.run_scale(run, {"regret": subset, "window": window})
+    assert scale == (
+        "full scale, arena regret: a subset: 8 of 112 settings (only: geometric100, pareto1, K10)"
+    )
+    committed = json.loads((ROOT / "docs/data/arena-full.json").read_text())
+    blocks = digest.blocks(committed)
+    assert committed["scale"] == "full"
+    assert blocks["arena-run"].startswith("*full scale*: 80 paired runs of each of the 112 ")
+    assert blocks["readme-arena"].startswith("The arena (full scale, 80 paired runs of 112 ")
+    blocks = digest.blocks({**committed, "scale": scale})  # the sentences built from it
+    assert blocks["arena-run"].startswith(f"*{scale}*: 80 paired runs")
+    assert blocks["readme-arena"].startswith(f"The arena ({scale}, 80 paired runs")
 
 
 def test_a_regime_can_draw_its_delays_from_a_file_of_samples(tmp_path: Path) -> None:

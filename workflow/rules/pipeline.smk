@@ -212,9 +212,10 @@ rule gather_claims:
     params:
         code=SOURCE_SHA256,
         scale=SCALE,
+        config=MERGED,
     shell:
-        "delayed-bandits gather-claims --scale {params.scale:q} --out {output.report:q}"
-        " {input.claims:q} > {log:q} 2>&1"
+        "delayed-bandits gather-claims --scale {params.scale:q} --merged {params.config:q}"
+        " --out {output.report:q} {input.claims:q} > {log:q} 2>&1"
 
 
 # One paper's claims in one page, made by `snakemake <paper>` (results/claims.md gathers every
@@ -237,6 +238,7 @@ rule gather_paper_claims:
     params:
         code=SOURCE_SHA256,
         scale=SCALE,
+        config=MERGED,
     shell:
-        "delayed-bandits gather-claims --scale {params.scale:q} --out {output.report:q}"
-        " {input.claims:q} > {log:q} 2>&1"
+        "delayed-bandits gather-claims --scale {params.scale:q} --merged {params.config:q}"
+        " --out {output.report:q} {input.claims:q} > {log:q} 2>&1"

@@ -23,7 +23,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import claims, config, provenance
+from delayed_bandits import claims, config, grid, provenance
 from delayed_bandits import curves as cv
 from delayed_bandits.arena import claims as arena_claims
 from delayed_bandits.arena import experiment, leaderboard
@@ -221,15 +221,23 @@ def _provenance(run: Path, figure: str) -> tuple[Mapping[str, Any], dict[str, An
     return cv.figure(made, PAPER, figure), provenance.digested(side)
 
 
+def run_scale(run: Path, figures: Mapping[str, Mapping[str, Any]]) -> str:
+    """The scale of the arena run under ``run``, as its digest states it: ``standard`` for
+    ``.``, else the run's folder (``full``), worded by ``grid.scale`` over the run's ``figures``
+    (their configs, by figure id), so that a run whose ``only`` kept a subset of a figure's
+    settings says so."""
+    name = "standard" if run.resolve() == Path.cwd().resolve() else run.name
+    return grid.scale(name, {f"{PAPER} {figure}": fig for figure, fig in figures.items()})
+
+
 def digest(run: Path) -> dict[str, Any]:
     """The digest of the arena run under ``run``: ``.`` for the standard scale of
-    `make figures`, ``full`` for config/arena-full.yaml's."""
-    scale = "standard" if run.resolve() == Path.cwd().resolve() else run.name
+    `make figures`, ``full`` for config/arena-full.yaml's (``run_scale``)."""
     board = _board(run, "regret")
     at_t = leaderboard.view(board)
     made = {figure: _provenance(run, figure) for figure in FIGURES}
     return {
-        "scale": scale,
+        "scale": run_scale(run, {figure: fig for figure, (fig, _) in made.items()}),
         "horizon": int(board.horizon.max()),
         "horizons": sorted(int(h) for h in board.horizon.unique()),
         "settings": int(board.setting.nunique()),
@@ -275,8 +283,8 @@ def _run_line(d: Mapping[str, Any]) -> str:
     reps, window_reps = d["replications"]["regret"], d["replications"]["window"]
     cost = d["cost"]
     return (
-        f"*{d['scale']} scale*: {reps} paired runs of each of the {d['settings']} settings of the "
-        f"leaderboard ({len(d['base_means'])} base rates, "
+        f"*{grid.scale(d['scale'], prose=True)}*: {reps} paired runs of each of the "
+        f"{d['settings']} settings of the leaderboard ({len(d['base_means'])} base rates, "
         f"{', '.join(_rate(r) for r in d['base_means'])}), {window_reps} of the window study, "
         f"T = {d['horizon']:,}, {d['entrants']} entrants. Cost, from Snakemake's benchmarks: "
         f"{cost['cpu_s'] / 3600:.2f} CPU-hours in {cost['jobs']} jobs (the simulation "
@@ -449,8 +457,8 @@ def _readme(d: Mapping[str, Any]) -> str:
             f"{o.label} in {o.wins:g} {_interval(o.wins_lo, o.wins_hi)} with labelled outcomes"
         )
     return (
-        f"The arena ({d['scale']} scale, {d['replications']['regret']} paired runs "
-        f"of {d['settings']} settings): " + "; ".join(parts) + ". Claims: "
+        f"The arena ({grid.scale(d['scale'], prose=True)}, {d['replications']['regret']} "
+        f"paired runs of {d['settings']} settings): " + "; ".join(parts) + ". Claims: "
         f"{claims.phrase(_tally(d))[:-1]} (docs/arena.md)."
     )
 

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import EngFormatter
 
+from delayed_bandits import grid
 from delayed_bandits.arena import leaderboard
 from delayed_bandits.arena.entrants import LABELLED
 from delayed_bandits.arena.views.common import (
@@ -165,7 +166,7 @@ def curves_page(
         note += f"; {MARKS[LABELLED]} labelled outcomes (an oracle)"
     fig.suptitle(
         reader(
-            f"{fig_cfg['title']}: {problem_title(problem)} (page {page} of "
+            f"{grid.title(fig_cfg)}: {problem_title(problem)} (page {page} of "
             f"{pages}, a page per problem)\nmean pseudo-regret against t, band: 5-95 % of "
             f"{runs_note(rows_of)}, T = {fig_cfg['horizon']:,}\n{note}"
         ),

@@ -28,6 +28,7 @@ from delayed_bandits.arena.views.common import (
     regime_order,
     runs_note,
 )
+from delayed_bandits.grid import title as figure_title
 from delayed_bandits.style import reader
 
 NA_GREY = "0.82"
@@ -277,7 +278,7 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
         else f"t = {horizon:,} (T = {fig_cfg['horizon']:,})"
     )
     fig.suptitle(
-        f"{fig_cfg['title']}\npseudo-regret at {at}, mean over {runs_note(board)} per cell",
+        f"{figure_title(fig_cfg)}\npseudo-regret at {at}, mean over {runs_note(board)} per cell",
         fontsize=9,
     )
     return fig

@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from delayed_bandits import curves as cv
+from delayed_bandits import grid
 from delayed_bandits.papers.manegueu2020.analysis import sweep_table
 from delayed_bandits.style import legend_outside, palette, reader, unique_handles
 
@@ -39,7 +40,7 @@ def sweep_figure(
     )
     legend_outside(fig, *ax.get_legend_handles_labels())
     fig.suptitle(
-        reader(f"{fig_cfg['title']}\n{int(table.n_runs.min())} runs per point"), fontsize=10
+        reader(f"{grid.title(fig_cfg)}\n{int(table.n_runs.min())} runs per point"), fontsize=10
     )
     return fig
 
@@ -76,7 +77,7 @@ def alpha_figure(
     legend_outside(fig, *unique_handles(axes[0]))
     fig.suptitle(
         reader(
-            f"{fig_cfg['title']}\n{events.replication.nunique()} runs, mean and "
+            f"{grid.title(fig_cfg)}\n{events.replication.nunique()} runs, mean and "
             "5-95% quantiles over runs"
         ),
         fontsize=10,

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import algorithms
+from delayed_bandits.grid import title as figure_title
 from delayed_bandits.papers.thune2019 import policies as p19
 from delayed_bandits.papers.thune2019.analysis import (
     at_horizon,
@@ -136,7 +137,7 @@ def example8_figure(
     n_runs = int(summary.n_runs.min()) if not summary.empty else 0
     fig.suptitle(
         reader(
-            f"{fig_cfg['title']}\nK = {problem.n_arms}, {losses_text(problem.losses)}; "
+            f"{figure_title(fig_cfg)}\nK = {problem.n_arms}, {losses_text(problem.losses)}; "
             f"slopes fitted for T ≥ {horizons[upper].min():,}, {n_runs} runs per "
             "point"
         ),

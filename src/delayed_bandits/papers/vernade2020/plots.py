@@ -68,7 +68,7 @@ def density_figure(
     )
     legend_outside(fig, *ax.get_legend_handles_labels(), ncol=2)
     label = grid.settings(fig_cfg)[name].get("label", name)
-    fig.suptitle(reader(f"{fig_cfg.get('title', f'{paper} {figure}')}\n{label}"), fontsize=10)
+    fig.suptitle(reader(f"{grid.title(fig_cfg, f'{paper} {figure}')}\n{label}"), fontsize=10)
     return fig
 
 
