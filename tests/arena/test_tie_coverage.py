@@ -113,3 +113,15 @@ def test_the_failure_rule_counts_runs_still_linear_at_the_end() -> None:
     (0.3 >= 0.5 x 0.4); one that added 0.1 per round did not."""
     late = np.array([0.3 * 5000, 0.1 * 5000])
     assert list(ties.failed(late, 5000, 0.4)) == [True, False]
+
+
+def test_one_run_apart_leaves_the_cells_it_touches_undecided(recwarn) -> None:
+    """Seventy-nine equal runs and one stuck run: a third of the resamples leave the stuck run
+    out and have no spread (to rounding), so the studentized deviation is unbounded there, the
+    critical value too, and the cells compared with it are inconclusive (no NaN, no warning)."""
+    runs = np.column_stack([np.full(N, 100.0), np.r_[np.full(N - 1, 100.0), 5000.0]])
+    w = leaderboard.resample_weights(N, RESAMPLES, np.random.SeedSequence(0))
+    _, lower, upper = ties.excess(runs, w, MARGIN, CONFIDENCE)
+    assert (upper > 1e6 * runs.max()).all() and not np.isnan(lower).any()
+    assert list(ties.verdict(lower, upper)) == [ties.INCONCLUSIVE] * 2
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

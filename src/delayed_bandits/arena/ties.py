@@ -64,7 +64,10 @@ def excess(
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(boot_se > 0, shift / boot_se, np.where(shift == 0, 0.0, np.inf * shift))
     tail = 1 - (1 - confidence) / 2
-    rise, fall = np.quantile(t.max(axis=1), tail), np.quantile((-t).max(axis=1), tail)
+    # the order statistic at or above the level, not an interpolation: between two unbounded
+    # deviations an interpolation is undefined, and the critical value is then unbounded
+    rise = np.quantile(t.max(axis=1), tail, method="higher")
+    fall = np.quantile((-t).max(axis=1), tail, method="higher")
     lower = (g - rise * se).reshape(k, k).max(axis=1)
     upper = (g + fall * se).reshape(k, k).max(axis=1)
     return theta, lower, upper
