@@ -114,6 +114,23 @@ def smoke_run(tmp_path_factory) -> Path:
     return work
 
 
+class FirstArm:
+    """The simplest arena policy of the conversions model (``entrants.Policy``): the first arm,
+    always. The tests' plug-in entrants start from it."""
+
+    def __init__(self, problem, rng):
+        pass
+
+    def choose(self, t):
+        return 0
+
+    def played(self, t, arm):
+        pass
+
+    def observe(self, s, arm, delay):
+        pass
+
+
 def arena_draw(seed: int, horizon: int, n_arms: int = 4, window: int = 20, censored: bool = False):
     """One arena setting (gap 0.2 above 0.4, geometric delays of mean 5) and a replication's draw
     of it, for tests that play a policy on the arena's problem: (setting, draw)."""

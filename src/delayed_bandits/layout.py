@@ -57,12 +57,11 @@ def simulation_request(
     if not curves:  # a job with no curve has no request of its own: its command says why
         return rs.simulation(paper, int(fig["horizon"]), replications)
     all_settings = grid.settings(fig)
+    rounds = [grid.horizon(fig, all_settings[setting]) for setting, _ in curves]
     steps = [0, 0]  # with a compiled kernel, without
-    for setting, algorithm in curves:
-        rounds = grid.horizon(fig, all_settings[setting])
-        steps[cv.interpreted(paper, fig, algorithm)] += rounds
-    longest = max(grid.horizon(fig, all_settings[setting]) for setting, _ in curves)
-    return rs.simulation(paper, longest, replications, steps[0], interpreted=steps[1])
+    for (_, algorithm), horizon in zip(curves, rounds):
+        steps[cv.interpreted(paper, fig, algorithm)] += horizon
+    return rs.simulation(paper, max(rounds), replications, steps[0], interpreted=steps[1])
 
 
 def recorded_values(fig: Mapping[str, Any]) -> int:

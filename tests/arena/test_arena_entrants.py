@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import BIN, arena_draw, copy_workflow, plugin
+from conftest import BIN, FirstArm, arena_draw, copy_workflow, plugin
 from delayed_bandits.arena.entrants import (
     ANONYMOUS,
     LABELLED,
@@ -168,41 +168,27 @@ def test_an_entrant_taking_a_built_in_id_is_refused(tmp_path: Path, toy: dict[st
     assert "arena algorithm ids ['ts'] are declared twice" in run.stderr
 
 
-class _First:
-    def __init__(self, problem, rng):
-        pass
-
-    def choose(self, t):
-        return 0
-
-    def played(self, t, arm):
-        pass
-
-    def observe(self, s, arm, delay):
-        pass
-
-
 def test_an_entrant_declares_information_and_fields_it_can_have() -> None:
     with pytest.raises(ValueError, match="information 'psychic' is not one of conversions"):
-        Entrant("x", "X", "x", _First, _First, information="psychic")
+        Entrant("x", "X", "x", FirstArm, FirstArm, information="psychic")
     with pytest.raises(ValueError, match="a policy class observes one of conversions"):
-        from_policy("x", "X", "x", _First, information=ANONYMOUS)
+        from_policy("x", "X", "x", FirstArm, information=ANONYMOUS)
     with pytest.raises(ValueError, match="fields .* must be some of matched, published"):
-        from_policy("x", "X", "x", _First, fields=("best",))
-    entrant = from_policy("x", "X", "x", _First)
+        from_policy("x", "X", "x", FirstArm, fields=("best",))
+    entrant = from_policy("x", "X", "x", FirstArm)
     assert isinstance(entrant, Entrant) and entrant.kernel is entrant.reference
 
 
 def test_a_policy_runs_on_the_replications_draw() -> None:
     st, draw = arena_draw(3, 100)
-    entrant = from_policy("x", "X", "x", _First)
+    entrant = from_policy("x", "X", "x", FirstArm)
     regret, actions, _ = entrant.reference(st, draw, np.array([50, 100]), 0)
     assert (actions == 0).all()
     gap = 0.0 if draw.setting.best == 0 else 0.2
     np.testing.assert_allclose(regret, [50 * gap, 100 * gap])
 
 
-class _Recorder(_First):
+class _Recorder(FirstArm):
     """Plays arm 0 and records every outcome it is told (labelled or settled model)."""
 
     seen: list[tuple[int, int, float, int]]

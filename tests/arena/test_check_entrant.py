@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ROOT, plugin
+from conftest import ROOT, FirstArm, plugin
 from delayed_bandits import config as cfg
 from delayed_bandits import environment, grid, seeds
 from delayed_bandits.arena import check, experiment
@@ -154,22 +154,8 @@ def test_an_unknown_entrant_is_named_with_the_known_ones(capsys) -> None:
     assert "$DELAYED_BANDITS_PAPERS" in err
 
 
-class _First:
-    def __init__(self, problem, rng):
-        pass
-
-    def choose(self, t):
-        return 0
-
-    def played(self, t, arm):
-        pass
-
-    def observe(self, s, arm, delay):
-        pass
-
-
 def test_an_entrant_without_a_kernel_has_nothing_to_compare(monkeypatch, capsys) -> None:
-    slow = from_policy("first-arm", "First arm", "the first arm", _First)
+    slow = from_policy("first-arm", "First arm", "the first arm", FirstArm)
     monkeypatch.setattr(experiment, "ALGORITHMS", [*experiment.ALGORITHMS, slow])
     assert not check.compared(slow) and slow.interpreted
     assert main(["check-entrant", "first-arm"]) == 0

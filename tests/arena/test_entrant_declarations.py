@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from conftest import ROOT, arena_draw
+from conftest import ROOT, FirstArm, arena_draw
 from delayed_bandits import quoted
 from delayed_bandits.arena import claims, digest, experiment
 from delayed_bandits.arena.entrants import (
@@ -176,20 +176,8 @@ def test_no_count_of_the_entrants_is_typed(path: str) -> None:
     assert not found, f"{path}: the number of entrants typed (count the declarations): {found}"
 
 
-class _Converts:
+class _Converts(FirstArm):
     """A policy of the conversions model: choose, played, observe."""
-
-    def __init__(self, problem, rng):
-        pass
-
-    def choose(self, t):
-        return 0
-
-    def played(self, t, arm):
-        pass
-
-    def observe(self, s, arm, delay):
-        pass
 
 
 class _Outcomes:
