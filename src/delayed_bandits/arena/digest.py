@@ -307,8 +307,7 @@ def _wins_table(d: Mapping[str, Any]) -> str:
                 continue
             w = w.iloc[0]
             cells += [
-                f"{w.wins:g} / {w.worse:g} / {w.inconclusive:g} of {w.settings:g} "
-                f"({w.outright:g})",
+                f"{w.wins:g} / {w.worse:g} / {w.inconclusive:g} of {w.settings:g} ({w.outright:g})",
                 f"{w.model_wins:g}",
                 _ratio(w.median_ratio),
             ]
@@ -335,8 +334,7 @@ def _crossing_table(d: Mapping[str, Any]) -> str:
                     continue
                 w = at_t.loc[(r, a)]
                 cells.append(
-                    f"{w.wins:g} of {w.settings:g} ({w.worse:g} worse), "
-                    f"{_ratio(w.median_ratio)}"
+                    f"{w.wins:g} of {w.settings:g} ({w.worse:g} worse), {_ratio(w.median_ratio)}"
                 )
             lines.append(f"| {handling} | " + " | ".join(cells) + " |")
         lines.append("")
