@@ -20,7 +20,7 @@ from delayed_bandits.arena import claims as arena_claims
 from delayed_bandits.arena import digest, leaderboard
 from delayed_bandits.arena import experiment as arena
 from delayed_bandits.arena.entrants import FIELDS, LABELLED, MATCHED, PUBLISHED
-from delayed_bandits.arena.problem import conversions, per_round
+from delayed_bandits.arena.observe import conversions, losses
 from delayed_bandits.environment import checkpoint_grid
 from delayed_bandits.errors import ConfigError
 
@@ -137,13 +137,14 @@ def test_censoring_removes_late_conversions_only() -> None:
 def test_per_round_losses_settle_at_the_window() -> None:
     st = _setting("geometric1000_censored-K3-large")
     env = arena.draw_environment(np.random.SeedSequence(2), 3000, st).realisation
-    losses, d = per_round(st, env)
+    loss, d = losses(st, env)
     first = env.delays[:, 0]
     assert d.max() <= st.window
-    np.testing.assert_array_equal(d, np.minimum(first, st.window))
     converted = (env.uniforms < st.mu) & (first <= st.window)[:, None]
-    np.testing.assert_array_equal(losses, 1.0 - converted)
-    losses, d = per_round(_setting("pareto03-K3-large"), env)
+    np.testing.assert_array_equal(loss, 1.0 - converted)
+    # a round with a 1 settles at m; a round of 0s only at its delay d_t <= m
+    np.testing.assert_array_equal(d, np.where(converted.all(axis=1), first, st.window))
+    loss, d = losses(_setting("pareto03-K3-large"), env)
     assert d.max() <= 3000  # capped at T: the total delay Skipper is told stays finite
 
 
@@ -153,7 +154,11 @@ def test_what_does_not_apply_and_why() -> None:
     assert ENTRANTS["odaaf"].applies(_setting("pareto03_censored-K3-large")) == ""  # min(D, m)
     for name in ("dew", "skipper", "doubling", "otflinucb", "otflints"):
         assert "depend on the arm" in ENTRANTS[name].applies(per_arm)
+    for name in ("dew", "skipper", "doubling"):
         assert ENTRANTS[name].applies(heavy) == ""
+    for name in ("otflinucb", "otflints", "d-ucb", "d-klucb", "d-ts"):
+        # uncensored, the window is the law's 0.99 quantile, 4.6e6 rounds for Pareto(0.3)
+        assert "quantile" in ENTRANTS[name].applies(heavy)
     assert all(
         ENTRANTS[name].applies(per_arm) == ""
         for name in ("d-ucb", "patient", "qpm-d", "odaaf", "ts", "klucb")
@@ -221,11 +226,12 @@ TINY = {
     ],
     "settings": {
         "heavy": {
-            "delay": {"kind": "pareto", "alpha": 0.3},
+            # infinite mean, so ODAAF does not apply; a 0.99 quantile (99) d-UCB's window can take
+            "delay": {"kind": "pareto", "alpha": 1.0},
             "censored": False,
             "window": 20,
             "base_mean": 0.4,
-            "alpha_tilde": 0.3,
+            "alpha_tilde": 0.5,
         },
         "arm": {
             # the best arm's law the lighter: identifiable (tests/arena/test_identifiable.py has

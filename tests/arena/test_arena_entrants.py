@@ -208,9 +208,10 @@ class _Recorder(FirstArm):
 @pytest.mark.parametrize("information", [LABELLED, SETTLED])
 @pytest.mark.parametrize("censored", [False, True])
 def test_an_outcome_policy_is_told_every_outcome_when_it_is_known(information, censored) -> None:
-    """Labelled: every pull's 0 or 1 at s + D + 1 (a conversion later than m a 0 under
-    censoring); settled: at s + min(D, m) + 1, a conversion later than m a 0 with or without
-    censoring. Each outcome is the realisation's, so 0s arrive too."""
+    """Labelled: every pull's 0 or 1 at s + D + 1, under censoring at s + min(D, m) + 1 with a
+    conversion later than m a 0; settled: a conversion within m at s + D + 1, every other pull a
+    0 at s + m + 1, with or without censoring (``arena.observe``). Each outcome is the
+    realisation's, so 0s arrive too."""
     horizon = 300
     st, draw = arena_draw(5, horizon, n_arms=2, window=6, censored=censored)
     entrant = from_policy("x", "X", "x", _Recorder, information=information)
@@ -221,8 +222,11 @@ def test_an_outcome_policy_is_told_every_outcome_when_it_is_known(information, c
     for s in range(1, horizon + 1):
         late = d[s - 1] > 6
         reward = float(u[s - 1] < mu and not (late and (censored or information == SETTLED)))
-        wait = min(d[s - 1], 6) if information == SETTLED else d[s - 1]
+        if information == SETTLED:
+            wait = int(d[s - 1]) if reward else 6
+        else:
+            wait = min(int(d[s - 1]), 6) if censored else int(d[s - 1])
         if s + wait + 1 <= horizon:
-            expected.append((s + wait + 1, s, reward, int(d[s - 1])))
+            expected.append((s + wait + 1, s, reward, wait))
     assert sorted(seen) == sorted(expected)
     assert {r for _, _, r, _ in seen} == {0.0, 1.0}

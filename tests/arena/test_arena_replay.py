@@ -15,8 +15,8 @@ from scipy.special import betaln
 
 from conftest import SMOKE_FILES, smoke_config
 from delayed_bandits.arena import replay
+from delayed_bandits.arena.observe import conversions
 from delayed_bandits.arena.policies import IgnoresDelays
-from delayed_bandits.arena.problem import conversions
 from delayed_bandits.cli import main
 from delayed_bandits.references import run as play_reference
 from delayed_bandits.tables import read_shard

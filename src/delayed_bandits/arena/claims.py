@@ -242,7 +242,10 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
                 )
             )
     if {"patient", "d-ucb"} <= present:
-        settings = _settings(board, arm_dependent=True)
+        # where d-UCB runs: uncensored, its window (the law's 0.99 quantile) may be too long
+        settings = [
+            s for s in _settings(board, arm_dependent=True) if _row(board, s, "d-ucb").applicable
+        ]
         if settings:
             claims.append(
                 _claim(
@@ -261,10 +264,14 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
         if {ignores, corrected} <= present:
             rows = []
             for s in _settings(board):
-                rows_of = [corrected] + [
-                    a for a in (uncensored,) if a in present and _row(board, s, a).applicable
+                # the uncensored form where it runs, else the windowed one, where either runs
+                rows_of = [
+                    a
+                    for a in (corrected, uncensored)
+                    if a in present and _row(board, s, a).applicable
                 ]
-                # the uncensored form where it runs, else the windowed one
+                if not rows_of:
+                    continue
                 best = min(rows_of, key=lambda a: _row(board, s, a).regret)
                 rows.append(_no_worse(board, s, best, ignores, margin))
             claims.append(

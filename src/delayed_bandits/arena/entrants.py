@@ -13,7 +13,10 @@ Your own algorithm enters the same way, without editing this package (``docs/are
    replication, its only source of randomness. A policy that needs every outcome, 0 or 1, has
    ``observe_outcome(s, arm, reward, delay)`` instead of ``observe`` and declares the
    information it needs, ``information=LABELLED`` (every outcome after its delay: an oracle) or
-   ``information=SETTLED`` (each outcome once settled at the window m).
+   ``information=SETTLED`` (a conversion within the window m after its delay, any other pull's
+   0 at m); ``delay`` is then the wait the model imposed (D, or m for a settled 0, min(D, m)
+   for a censored labelled outcome), never a non-conversion's hidden D. What each model
+   delivers, and when, is the observation layer's (``observe``).
 2. Declare it: ``ENTRANTS = [from_policy("my-id", "My label", "what it is", MyPolicy)]`` in a
    package named in ``$DELAYED_BANDITS_PAPERS`` (importable, e.g. through ``PYTHONPATH``).
    Optionally give ``kernel=``, a compiled function that takes the same actions (the tests hold
@@ -26,14 +29,15 @@ of the best arm) and lands as a row of the leaderboard and the heatmap.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 import numpy as np
 
 from delayed_bandits import delays
 from delayed_bandits.algorithms import Algorithm, Runner
-from delayed_bandits.arena.problem import Draw, conversions, pseudo_regret
+from delayed_bandits.arena import observe
+from delayed_bandits.arena.problem import Draw, pseudo_regret
 from delayed_bandits.environment import Realisation
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.references import checked_arm, run, run_outcomes
@@ -45,22 +49,25 @@ ANONYMOUS = "anonymous aggregate"
 LOSSES = "per-round losses"
 NONE = "none"
 INFORMATION = {
-    CONVERSIONS: "the conversions only: a 1 arrives after its delay (never, if censored), a 0 is "
-    "never announced",
-    SETTLED: "the conversions, each pull's outcome settled at the window m: a conversion counts "
-    "if it arrives within m rounds, and none after m rounds means 0 (what censoring at m "
+    CONVERSIONS: "the conversions only: a 1 arrives after its delay D (never, if censored and "
+    "D > m), a 0 is never announced",
+    SETTLED: "the conversions within the window m, after their delay, and every other pull's 0 "
+    "when the window closes, m rounds after the pull, never earlier (what censoring at m "
     "reveals; without censoring, the learner censors itself at m)",
-    LABELLED: "every outcome, 0 or 1, after its delay: an oracle, since an application cannot "
-    "know that a 0 is final before the window closes",
+    LABELLED: "every outcome, 0 or 1, after its delay D (under censoring after min(D, m), a "
+    "conversion later than m a 0): an oracle, since an application cannot know that a 0 is "
+    "final before the window closes",
     ANONYMOUS: "the sum of the conversions arriving each round, with no arm or pull attached",
-    LOSSES: "every round's loss, 0 or 1, after the round's delay (settled at m under censoring): "
-    "the adversarial model's feedback, which also announces the 0s",
+    LOSSES: "every round's loss, 0 or 1, after the round's delay d_t (under censoring a 1 at m, "
+    "never earlier, a 0 at d_t <= m): the adversarial model's feedback, which also announces "
+    "the 0s",
     NONE: "nothing",
 }
 """What an entrant observes, its information model
 (``docs/decisions/arena.md#information-models``), in the order the leaderboard and the heatmap
 group them. An entrant is compared with the others of its model; ``LABELLED`` is marked as an
-oracle."""
+oracle. Each model's rule is written once, in the observation layer (``observe``), which every
+runner reads."""
 
 MATCHED, PUBLISHED = "matched", "published"
 FIELDS = (MATCHED, PUBLISHED)
@@ -167,14 +174,16 @@ def problem(draw: Draw) -> Problem:
     return Problem(st.n_arms, draw.realisation.uniforms.shape[0], st.window, st.censored, st.pooled)
 
 
-def settled(st: Any, env: Realisation) -> Realisation:
-    """The settled model's realisation: every conversion later than the window m removed (its
-    uniform set to 1), whether the problem censors or the learner censors itself."""
-    return conversions(replace(st, censored=True), env)
-
-
 POLICY_INFORMATION = (CONVERSIONS, SETTLED, LABELLED)
 """The information models a policy class can have (the others need their own kernels)."""
+
+OBSERVATION: dict[str, Callable[[Any, Realisation], Realisation]] = {
+    CONVERSIONS: observe.conversions,
+    SETTLED: observe.settled,
+    LABELLED: observe.labelled,
+}
+"""What a policy of each model (``POLICY_INFORMATION``) is given to read: the observation
+layer's realisation of its model (``observe``), the same for its reference and its kernel."""
 
 
 def policy_runners(
@@ -184,11 +193,12 @@ def policy_runners(
     who: str = "the policy",
 ) -> tuple[Runner, Runner]:
     """(kernel, reference) runners of a policy on the arena's problem, under its information
-    model: the reference plays the policy through the shared loop with a generator seeded by the
-    replication's policy seed, ``references.run`` for the conversions, ``run_outcomes`` for the
-    outcomes (labelled: each at s + D + 1; settled: at s + min(D, m) + 1, a conversion later than
-    m a 0); the kernel, when given, takes the realisation the reference reads. Both are held to
-    the rules (``held``): every arm chosen is checked, ``who`` named in the error."""
+    model: the reference plays the policy, with a generator seeded by the replication's policy
+    seed, on the observation layer's realisation of its model (``OBSERVATION``), through the
+    shared loop: ``references.run`` for the conversions (the 1s only), ``run_outcomes`` for the
+    outcomes (every 0 or 1, when the model delivers it: ``observe``); the kernel, when given,
+    takes the realisation the reference reads. Both are held to the rules (``held``): every arm
+    chosen is checked, ``who`` named in the error."""
     if information not in POLICY_INFORMATION:
         raise ConfigError(
             f"information {information!r}: a policy class observes one of "
@@ -196,18 +206,13 @@ def policy_runners(
         )
 
     def environment(draw: Draw) -> Realisation:
-        return (settled if information == SETTLED else conversions)(draw.setting, draw.realisation)
+        return OBSERVATION[information](draw.setting, draw.realisation)
 
     def play(policy: Any, draw: Draw, env: Realisation) -> np.ndarray:
         mu = draw.setting.mu
         if information == CONVERSIONS:
             return run(policy, mu, env.uniforms, env.delays, None, who=who)
-        if information == LABELLED:
-            return run_outcomes(policy, mu, env.uniforms, env.delays, who=who)
-        m = draw.setting.window
-        return run_outcomes(
-            policy, mu, env.uniforms, env.delays, lambda s, d: s + min(d, m) + 1, who=who
-        )
+        return run_outcomes(policy, mu, env.uniforms, env.delays, who=who)
 
     def reference(_: Any, draw: Draw, cp: np.ndarray, seed: int):
         env = environment(draw)

@@ -4,25 +4,31 @@ Bernoulli bandit with delayed conversions (``problem``), under each delay regime
 Each algorithm is one ``Entrant`` (``entrants``), with its information model
 (``entrants.INFORMATION``). The papers' algorithms run through their own paper's kernel and
 reference, on inputs translated from the replication's draw (the arms in the replication's
-order, and a uniform and a delay per (round, arm)). Where a paper's model differs from the
-arena's problem, the translation says how (``docs/decisions/arena.md#information-models``):
+order, and a uniform and a delay per (round, arm)) by the observation layer (``observe``), which
+writes each model's rule once: what its learners may see, and when
+(``docs/decisions/arena.md#information-models``). No runner applies a window of its own to the
+problem's feedback.
 
 - conversions (Vernade 2017's d-UCB family, Manegueu 2020, the baselines that ignore delays):
-  the realisation as it is; under censoring a conversion with D > m is removed (its uniform set
-  to 1, so it never converts). Discarding (settled at m) reads the same realisation and counts
-  only conversions within m of pulls older than m.
-- labelled outcomes, an oracle (QPM-D over each base): the same realisation, every pull's 0 or 1
-  queued at s + D + 1.
-- anonymous aggregate (ODAAF, ODAAF-V, Pike-Burke 2018): the same realisation; their kernels
+  ``observe.conversions``, the realisation as it is; under censoring a conversion with D > m is
+  removed (its uniform set to 1, so it never converts). The windowed methods (d-UCB, d-KLUCB,
+  d-TS, OTFLinUCB/TS) then keep the conversions within their own window,
+  ``Setting.learner_window``: m under censoring, the law's 0.99 quantile without
+  (``docs/decisions/arena.md#uncensored-window``).
+- settled at m (Discarding): ``observe.settled``, a conversion within m at s + D + 1, every
+  other pull a 0 at s + m + 1, censored or not; Discarding counts the pulls older than m.
+- labelled outcomes, an oracle (QPM-D over each base): ``observe.labelled``, every pull's 0 or 1
+  queued at s + D + 1, or at s + min(D, m) + 1 under censoring, a conversion later than m a 0.
+- anonymous aggregate (ODAAF, ODAAF-V, Pike-Burke 2018): ``observe.conversions``; their kernels
   observe only the sum of the conversions arriving each round.
-- per-round loss (DEW, Skipper, Doubling, Thune 2019: adversarial bandits): round t's loss
-  l_t^a = 1 - 1{u_t^a < mu_a} (times 1{d_t <= m} under censoring) reaches the learner after
-  d_t = D[t, 0] rounds (min(d_t, m) under censoring, when the outcome is settled), so they also
-  learn of non-conversions. Their model has one delay per round, whatever the action, so they do
-  not apply to arm-dependent delays.
-- linear (OTFLinUCB/TS, Vernade 2020) on the canonical basis (d = K, theta = mu): one uniform and
-  one delay per round, u[t, 0] and D[t, 0] (the same law as the played arm's); their model's
-  delays do not depend on the action either.
+- per-round loss (DEW, Skipper, Doubling, Thune 2019: adversarial bandits): ``observe.losses``,
+  round t's loss l_t^a = 1 - 1{u_t^a < mu_a} (times 1{d_t <= m} under censoring) after
+  d_t = D[t, 0] rounds; under censoring a 1 after m, never earlier, so they also learn of
+  non-conversions, when they are settled. Their model has one delay per round, whatever the
+  action, so they do not apply to arm-dependent delays.
+- linear (OTFLinUCB/TS, Vernade 2020) on the canonical basis (d = K, theta = mu): the
+  conversions, one uniform and one delay per round, u[t, 0] and D[t, 0] (the same law as the
+  played arm's); their model's delays do not depend on the action either.
 
 Exploration is compared twice (``entrants.FIELDS``): every index method of the UCB family at its
 paper's constant, and at the common exploration function f(t) = log t. The metric is
@@ -54,13 +60,14 @@ from delayed_bandits.arena.entrants import (
     from_policy,
 )
 from delayed_bandits.arena.kernels import run_ignores_delays_kernel
+from delayed_bandits.arena.observe import conversions, labelled, losses, settled
 from delayed_bandits.arena.policies import IgnoresDelays
 from delayed_bandits.arena.problem import (
+    UNCENSORED_COVERAGE,
+    WINDOW_LIMIT,
     Draw,
     Setting,
-    conversions,
     draw_environment,
-    per_round,
     pseudo_regret,
 )
 from delayed_bandits.environment import Realisation, checkpoint_grid
@@ -106,8 +113,15 @@ def _translated(
 
 def _vernade2017(st: Setting) -> v17.Setting:
     """epsilon = 0: beta(t) = log t, the common exploration function, as in our reproduction of
-    Vernade et al. 2017 (docs/decisions/vernade2017.md#exploration)."""
+    Vernade et al. 2017 (docs/decisions/vernade2017.md#exploration); the window m is the
+    setting's, where Discarding's pulls are settled."""
     return v17.Setting(st.mu, st.pooled, st.window, 0.0, 1.0)
+
+
+def _windowed(st: Setting) -> v17.Setting:
+    """Algorithm 1's windowed form at its window, ``Setting.learner_window``: m under censoring,
+    the law's ``UNCENSORED_COVERAGE`` quantile without (Corollary 10's proof)."""
+    return replace(_vernade2017(st), window=st.learner_window)
 
 
 def _pikeburke(coefficient: float) -> Callable[[Setting], pb.Setting]:
@@ -131,19 +145,24 @@ def _thune(st: Setting) -> th.Setting:
 
 
 def _thune_environment(st: Setting, env: Realisation) -> th.Environment:
-    return th.Environment(*per_round(st, env))
+    return th.Environment(*losses(st, env))
 
 
 def _vernade2020(st: Setting) -> v20.Setting:
-    return v20.Setting(st.mu, st.n_arms, "canonical", st.pooled, st.window)
+    """OTFLin's window is its own parameter (Vernade et al. 2020, Section 4): the problem's m
+    under censoring, the law's ``UNCENSORED_COVERAGE`` quantile without
+    (``Setting.learner_window``)."""
+    return v20.Setting(st.mu, st.n_arms, "canonical", st.pooled, st.learner_window)
 
 
 def _linear_environment(st: Setting, env: Realisation) -> v20.Environment:
-    """Canonical basis: action k is e_k every round, so <A_t, theta> = mu_k."""
+    """Canonical basis: action k is e_k every round, so <A_t, theta> = mu_k; the conversions of
+    the observation layer, one uniform and one delay per round (column 0)."""
     horizon = env.uniforms.shape[0]
+    seen = conversions(st, env)
     basis = np.broadcast_to(np.eye(st.n_arms), (horizon, st.n_arms, st.n_arms))
     return v20.Environment(
-        basis, np.ascontiguousarray(env.uniforms[:, 0]), np.ascontiguousarray(env.delays[:, 0])
+        basis, np.ascontiguousarray(seen.uniforms[:, 0]), np.ascontiguousarray(seen.delays[:, 0])
     )
 
 
@@ -202,7 +221,29 @@ def _action_independent(st: Setting) -> str:
 
 def _cdf(st: Setting) -> str:
     law = "pooled law's" if st.arm_dependent else "law's"
-    return f"m = {st.window} and the {law} CDF τ(d) up to m"
+    return f"m = {_window(st)} and the {law} CDF τ(d) up to m"
+
+
+def _window(st: Setting) -> str:
+    """The window a windowed method is told, and where it comes from when uncensored."""
+    if st.censored:
+        return str(st.window)
+    return f"{st.learner_window} (the law's {UNCENSORED_COVERAGE:g} quantile: uncensored)"
+
+
+def _window_affordable(st: Setting) -> str:
+    """Where a windowed method's window is affordable (``problem.WINDOW_LIMIT``)."""
+    if st.learner_window <= WINDOW_LIMIT:
+        return ""
+    return (
+        f"uncensored, its window is the law's {UNCENSORED_COVERAGE:g} quantile, "
+        f"{st.learner_window} rounds: beyond {WINDOW_LIMIT}, a sum over the window each round "
+        "is not affordable at this T"
+    )
+
+
+def _linear_applies(st: Setting) -> str:
+    return _action_independent(st) or _window_affordable(st)
 
 
 def _settled(st: Setting) -> str:
@@ -292,7 +333,8 @@ BUILT_IN: list[Entrant] = [
         "d-ucb",
         "d-UCB",
         "DelayedUCB (Vernade et al. 2017, Algorithm 1), window m",
-        *_translated("vernade2017", "d-ucb", _vernade2017, conversions),
+        *_translated("vernade2017", "d-ucb", _windowed, conversions),
+        applies=_window_affordable,
         knows=_cdf,
         bonus=f"{LOG_T} (ε = 0)",
         family=VERNADE2017,
@@ -303,7 +345,8 @@ BUILT_IN: list[Entrant] = [
         "d-klucb",
         "d-KLUCB",
         "DelayedKLUCB (Vernade et al. 2017, Algorithm 1), window m",
-        *_translated("vernade2017", "d-klucb", _vernade2017, conversions),
+        *_translated("vernade2017", "d-klucb", _windowed, conversions),
+        applies=_window_affordable,
         knows=_cdf,
         bonus=f"{LOG_T} (ε = 0)",
         family=VERNADE2017,
@@ -315,7 +358,8 @@ BUILT_IN: list[Entrant] = [
         "d-TS",
         "Beta(1, 1) Thompson sampling on Vernade et al. 2017's N~, window m: "
         "Beta(1 + S, 1 + max(N~ - S, 0))",
-        *_translated("vernade2017", "d-ts", _vernade2017, conversions),
+        *_translated("vernade2017", "d-ts", _windowed, conversions),
+        applies=_window_affordable,
         knows=_cdf,
         family=TS_ON_N,
         handling=CORRECT,
@@ -360,7 +404,7 @@ BUILT_IN: list[Entrant] = [
         "discarding-ucb",
         "Discarding UCB",
         "UCB on pulls older than m (Vernade et al. 2017)",
-        *_translated("vernade2017", "discarding-ucb", _vernade2017, conversions),
+        *_translated("vernade2017", "discarding-ucb", _vernade2017, settled),
         information=SETTLED,
         knows=_tau_m,
         bonus=f"{LOG_T} (ε = 0)",
@@ -372,7 +416,7 @@ BUILT_IN: list[Entrant] = [
         "discarding-klucb",
         "Discarding KL-UCB",
         "KL-UCB on pulls older than m (Vernade et al. 2017, Section 6)",
-        *_translated("vernade2017", "discarding-klucb", _vernade2017, conversions),
+        *_translated("vernade2017", "discarding-klucb", _vernade2017, settled),
         information=SETTLED,
         knows=_tau_m,
         bonus=f"{LOG_T} (ε = 0)",
@@ -384,7 +428,7 @@ BUILT_IN: list[Entrant] = [
         "discarding-ts",
         "Discarding TS",
         "Beta(1, 1) Thompson sampling on pulls older than m",
-        *_translated("vernade2017", "discarding-ts", _vernade2017, conversions),
+        *_translated("vernade2017", "discarding-ts", _vernade2017, settled),
         information=SETTLED,
         knows=lambda st: f"m = {st.window}",
         family=DISCARDING,
@@ -395,7 +439,7 @@ BUILT_IN: list[Entrant] = [
         "qpm-d",
         "QPM-D",
         "QPM-D with UCB1 (Joulani et al. 2013), labelled outcomes",
-        *_translated("pikeburke2018", "qpm-d", _pikeburke(2.0), conversions),
+        *_translated("pikeburke2018", "qpm-d", _pikeburke(2.0), labelled),
         information=LABELLED,
         bonus="f(n) = 4 log n (UCB1)",
         fields=(PUBLISHED,),
@@ -405,7 +449,7 @@ BUILT_IN: list[Entrant] = [
         "qpm-d-matched",
         "QPM-D at log n",
         "QPM-D with UCB at f(n) = log n as its base, labelled outcomes",
-        *_translated("pikeburke2018", "qpm-d", _pikeburke(0.5), conversions),
+        *_translated("pikeburke2018", "qpm-d", _pikeburke(0.5), labelled),
         information=LABELLED,
         bonus="f(n) = log n",
         fields=(MATCHED,),
@@ -417,7 +461,7 @@ BUILT_IN: list[Entrant] = [
         "qpm-d-klucb",
         "QPM-D over KL-UCB",
         "QPM-D with Bernoulli KL-UCB at f(n) = log n as its base, labelled outcomes",
-        *_translated("pikeburke2018", "qpm-d-klucb", _pikeburke(0.5), conversions),
+        *_translated("pikeburke2018", "qpm-d-klucb", _pikeburke(0.5), labelled),
         information=LABELLED,
         bonus="f(n) = log n",
         family=QUEUEING,
@@ -429,7 +473,7 @@ BUILT_IN: list[Entrant] = [
         "QPM-D over TS",
         "QPM-D with Beta(1, 1) Thompson sampling as its base (one posterior draw per base "
         "step), labelled outcomes",
-        *_translated("pikeburke2018", "qpm-d-ts", _pikeburke(0.5), conversions),
+        *_translated("pikeburke2018", "qpm-d-ts", _pikeburke(0.5), labelled),
         information=LABELLED,
         family=QUEUEING,
         handling=QUEUE,
@@ -511,8 +555,8 @@ BUILT_IN: list[Entrant] = [
         "OTFLinUCB",
         "Vernade et al. 2020, Algorithm 1, canonical basis",
         *_translated("vernade2020", "otflinucb", _vernade2020, _linear_environment),
-        applies=_action_independent,
-        knows=lambda st: f"m = {st.window}, λ = 1, δ = 0.1",
+        applies=_linear_applies,
+        knows=lambda st: f"m = {_window(st)}, λ = 1, δ = 0.1",
         family=VERNADE2020,
     ),
     Entrant(
@@ -520,8 +564,8 @@ BUILT_IN: list[Entrant] = [
         "OTFLinTS",
         "Vernade et al. 2020, Algorithm 2, canonical basis",
         *_translated("vernade2020", "otflints", _vernade2020, _linear_environment),
-        applies=_action_independent,
-        knows=lambda st: f"m = {st.window}, λ = 1, δ = 0.1",
+        applies=_linear_applies,
+        knows=lambda st: f"m = {_window(st)}, λ = 1, δ = 0.1",
         family=VERNADE2020,
     ),
     from_policy(

@@ -1,6 +1,6 @@
 """The arena's one problem, shared by every algorithm: Vernade et al. 2017's Bernoulli bandit with
-delayed conversions (Section 2), and the translations of its realisation that the other papers'
-models need.
+delayed conversions (Section 2). What a learner of each information model sees of it, and when,
+is the observation layer's (``observe``).
 
 Pulling arm k at round s converts with probability mu_k, and a conversion is seen D rounds
 later; with a censoring window m it is seen only if D <= m. Nothing signals a non-conversion.
@@ -14,6 +14,7 @@ algorithm of a replication faces the same position and the same draws (paired co
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Mapping
 
 import numpy as np
@@ -33,7 +34,7 @@ class Setting:
 
     mu: np.ndarray
     delay: delays.DelayDistribution | delays.PerArm
-    window: int  # m: the censoring window when censored, else the window the windowed methods use
+    window: int  # m: the censoring window when censored, else the window the settled model uses
     censored: bool
     alpha_tilde: float  # Patient's tail parameter (Manegueu et al. 2020, Algorithm 1)
     adapt: AdaptParams = field(default_factory=AdaptParams)
@@ -133,11 +134,52 @@ class Setting:
         censoring, D otherwise (what ODAAF's E[tau] and V(tau) are computed from)."""
         return delays.Capped(self.pooled, self.window) if self.censored else self.pooled
 
+    @cached_property
+    def learner_window(self) -> int:
+        """The window of the methods that take one as a parameter (d-UCB, d-KLUCB, d-TS,
+        OTFLinUCB, OTFLinTS): under censoring, m, the problem's. Uncensored, the problem has no
+        window, and a learner that chose m as a censored setting's would discard the conversions
+        later than m (1 - tau_m of them) that the problem shows it: it takes m_eps, the smallest
+        d with tau(d) >= ``UNCENSORED_COVERAGE`` (1 - eps) of the pooled law. That is Vernade et
+        al. 2017's reading of the uncensored setting (Corollary 10's proof runs the censored
+        algorithm at an m with tau_m >= 1 - eps) and Vernade et al. 2020's (Section 4, "Choosing
+        the window": "ideally tau_m should be large"; Figure 1's tau_m = 0.993)."""
+        if self.censored:
+            return self.window
+        return quantile(self.pooled, UNCENSORED_COVERAGE)
+
+
+UNCENSORED_COVERAGE = 0.99
+"""tau(m_eps) = 1 - eps: the share of the conversions that a windowed method keeps in an
+uncensored setting (``Setting.learner_window``; ``docs/decisions/arena.md#uncensored-window``)."""
+
+WINDOW_LIMIT = 5000
+"""The largest window a windowed method runs at: its cost is one addition per pull in the window
+each round (d-UCB's Ñ, OTFLin's exact window sum), 25 times the arena's m = 200 at this limit.
+Beyond it (the uncensored Pareto α = 0.3 law, whose 0.99 quantile is 4.6·10⁶, the per-arm Pareto at
+K = 2 and the Criteo-like law, 24660) the row does not apply, the reason in the leaderboard."""
+
+
+def quantile(law: delays.DelayDistribution, level: float) -> int:
+    """The smallest d >= 0 with P(D <= d) >= ``level``, by doubling then bisection on the CDF."""
+    high = 1
+    while float(law.cdf(high)) < level:
+        high *= 2
+    low = 0
+    while low < high:
+        middle = (low + high) // 2
+        if float(law.cdf(middle)) >= level:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
 
 @dataclass(frozen=True)
 class Draw:
     """One replication's environment: the problem with its arms in this replication's order, and
-    a uniform and a delay per (round, arm), uncensored (each translation applies the window)."""
+    a uniform and a delay per (round, arm), uncensored (the observation layer, ``observe``,
+    applies the window)."""
 
     setting: Setting
     realisation: Realisation
@@ -155,23 +197,3 @@ def pseudo_regret(mu: np.ndarray, actions: np.ndarray, cp: np.ndarray) -> np.nda
     """sum_{s <= t} (max mu - mu_{A_s}) at the checkpoints t of ``cp``: the arena's metric for
     every algorithm, whatever its own kernel reports."""
     return np.cumsum(mu.max() - mu[actions])[cp - 1]
-
-
-def conversions(st: Setting, env: Realisation) -> Realisation:
-    """What conversion learners face: under censoring, a conversion with D > m never happens."""
-    if not st.censored:
-        return env
-    return Realisation(np.where(env.delays > st.window, 1.0, env.uniforms), env.delays)
-
-
-def per_round(st: Setting, env: Realisation) -> tuple[np.ndarray, np.ndarray]:
-    """(losses (T, K), delays (T,)) of the per-round-loss translation (``experiment``); delays
-    are capped at T, which changes no arrival within the game but keeps the total delay D that
-    Skipper's tuning reads finite."""
-    horizon = env.uniforms.shape[0]
-    d = env.delays[:, 0]
-    converted = env.uniforms < st.mu
-    if st.censored:
-        converted &= (d <= st.window)[:, None]
-        d = np.minimum(d, st.window)
-    return 1.0 - converted, np.ascontiguousarray(np.minimum(d, horizon))

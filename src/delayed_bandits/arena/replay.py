@@ -22,7 +22,8 @@ from scipy import stats
 from delayed_bandits import curves as cv
 from delayed_bandits import grid, seeds
 from delayed_bandits.arena.entrants import CONVERSIONS, Entrant
-from delayed_bandits.arena.problem import Draw, conversions, draw_environment
+from delayed_bandits.arena.observe import conversions
+from delayed_bandits.arena.problem import Draw, draw_environment
 from delayed_bandits.environment import checkpoint_grid
 from delayed_bandits.errors import ConfigError
 
