@@ -40,12 +40,15 @@ def excess(
     lowest mean, of the margin with it (a multiple of that mean) and of which algorithm is best
     are all carried, and the sample best gets no free interval [0, 0] against itself.
 
-    The simultaneous intervals are a studentized max-type bootstrap (a bootstrap form of Hsu's
-    multiple comparisons with the best): in each paired resample, the largest deviation over all
-    pairs from the sample value in units of the resample's own standard error (bootstrap-t), one
-    quantile for the upper ends and one for the lower ends, each at (1 - confidence) / 2. The
-    resample's own standard error is what keeps the stated rate under skewed or bimodal runs,
-    where a percentile interval under-covers (``tests/arena/test_tie_coverage.py``).
+    The simultaneous intervals are a studentized paired bootstrap (a bootstrap form of Hsu's
+    multiple comparisons with the best): in each paired resample, every pair's deviation from
+    its sample value in units of the resample's own standard error (bootstrap-t), and per pair
+    the quantile that keeps all pairs inside at once in a share (1 + confidence) / 2 of the
+    resamples, for the upper ends and for the lower ends, each pair at the same marginal level
+    (``_balanced``). The resample's own standard error is what keeps the stated rate under
+    skewed or bimodal runs, where a percentile interval under-covers; the balance keeps a pair
+    with a rare stuck run from widening every other pair's interval, as one critical value for
+    the largest deviation did (``tests/arena/test_tie_coverage.py``).
 
     Returns (theta_hat, lower, upper) over the columns; with fewer than two runs the interval is
     NaN (inconclusive)."""
@@ -59,18 +62,44 @@ def excess(
     boot = w @ pairs
     boot_se = np.sqrt(np.maximum(w @ pairs**2 - boot**2, 0.0) / (n - 1))
     shift = boot - g
-    # a pair whose runs are all equal moves in no resample (deviation 0); any other resample
-    # with no spread has an unbounded studentized deviation
+    # runs within one part in a million of each other count as equal: below that the standard
+    # errors are rounding (the resamples' variance is a difference of two moments), and a pair
+    # whose runs are all equal moves in no resample (deviation 0); any other resample with no
+    # spread has an unbounded studentized deviation
+    scale = np.abs(pairs).max(axis=0)
+    spread = 1e-6 * scale / np.sqrt(n)
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(boot_se > 0, shift / boot_se, np.where(shift == 0, 0.0, np.inf * shift))
-    tail = 1 - (1 - confidence) / 2
-    # the order statistic at or above the level, not an interpolation: between two unbounded
-    # deviations an interpolation is undefined, and the critical value is then unbounded
-    rise = np.quantile(t.max(axis=1), tail, method="higher")
-    fall = np.quantile((-t).max(axis=1), tail, method="higher")
-    lower = (g - rise * se).reshape(k, k).max(axis=1)
-    upper = (g + fall * se).reshape(k, k).max(axis=1)
+        t = np.where(
+            boot_se > spread,
+            shift / boot_se,
+            np.where(np.abs(shift) <= 1e-9 * scale, 0.0, np.inf * np.sign(shift)),
+        )
+        tail = 1 - (1 - confidence) / 2
+        rise, fall = _balanced(t, tail), _balanced(-t, tail)
+        moves = se > spread
+        lower = np.where(moves, g - rise * se, g).reshape(k, k).max(axis=1)
+        upper = np.where(moves, g + fall * se, g).reshape(k, k).max(axis=1)
     return theta, lower, upper
+
+
+def _balanced(t: np.ndarray, level: float) -> np.ndarray:
+    """Per column of ``t`` (resamples x pairs), a critical value such that every column stays at
+    or below its own in a share ``level`` of the resamples at once, each column at the same
+    marginal level (Beran's balanced simultaneous intervals, 1988).
+
+    A common critical value for the maximum over pairs lets the widest-tailed pair (one with a
+    rare stuck run, whose resamples without it have almost no spread) set every pair's interval;
+    balancing gives each pair its own tail at one rank instead. A resample's rank in a column is
+    the share of the column strictly below it, so a column that never moves ranks 0 and takes no
+    part; the level is an order statistic of the resamples' largest rank (no interpolation: an
+    unbounded deviation stays unbounded)."""
+    b = len(t)
+    order = np.sort(t, axis=0)
+    below = np.stack(
+        [np.searchsorted(order[:, j], t[:, j], side="left") for j in range(t.shape[1])], axis=1
+    )
+    k = int(np.quantile(below.max(axis=1), level, method="higher"))
+    return order[min(k, b - 1)]
 
 
 def tied(upper: Any) -> Any:
@@ -117,7 +146,8 @@ def tie_rule(
     return (
         f"tied-best: the upper end of the {_percent(confidence)} simultaneous interval of its mean "
         f"regret minus {1 + tie_margin:g} times the setting's lowest true mean regret (a "
-        "studentized max-type paired bootstrap over every pair of algorithms, so that the best "
+        "balanced studentized paired bootstrap over every pair of algorithms, each pair at one "
+        "marginal level, so that the best "
         "and the equivalence margin, "
         f"{_percent(tie_margin)} of the lowest mean, are estimated too) is at most 0; worse: the "
         "lower end is above 0; inconclusive otherwise. The sample best is judged like the others"
