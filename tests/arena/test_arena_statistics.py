@@ -25,7 +25,7 @@ FIG = {
     "settings": {
         name: {
             "delay": {"kind": "pareto", "alpha": 0.3},
-            "censored": False,
+            "censored": True,  # uncensored, d-UCB would need the law's 0.99 quantile as its window
             "window": 20,
             "base_mean": 0.4,
             "alpha_tilde": 0.3,
