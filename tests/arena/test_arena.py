@@ -407,6 +407,57 @@ def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> N
     assert "odaaf-v-pays-for-anonymity" not in claims  # not in the figure
 
 
+def _window_study(paired: bool) -> dict:
+    """The smoke window figure on one law, two entrants and three windows m."""
+    fig = cfg.load(SMOKE_FILES, "arena")["papers"]["arena"]["window"]
+    problem, windows = fig["grid"]
+    windows = {**windows, "values": [5, 20, 80], "names": ["m5", "m20", "m80"]}
+    if not paired:
+        windows = {k: v for k, v in windows.items() if k != "paired"}
+    return {
+        **fig,
+        "horizon": 100,
+        "checkpoints": 2,
+        "algorithms": ["d-ucb", "ts"],
+        "settings": {"geometric100": fig["settings"]["geometric100"]},
+        "grid": [problem, windows],
+    }
+
+
+WINDOW_RAW = _raw(
+    {
+        # paired across m: the same four values per replication at every m, so the differences
+        # between windows have no noise
+        ("geometric100-K3-m5", "d-ucb"): BASE + 20,
+        ("geometric100-K3-m20", "d-ucb"): BASE,
+        ("geometric100-K3-m80", "d-ucb"): BASE + 5,
+        ("geometric100-K3-m5", "ts"): BASE + 0.5,
+        ("geometric100-K3-m20", "ts"): BASE + np.tile([0.0, 1.0, -1.0, 0.5], 10),
+        ("geometric100-K3-m80", "ts"): BASE,
+    }
+)
+
+
+def test_the_window_study_ranks_the_windows_by_the_tie_rule() -> None:
+    board = leaderboard.build(WINDOW_RAW, _window_study(paired=True), 0, "window")
+    at_t = leaderboard.view(board).set_index(["algorithm", "window"])
+    assert at_t.loc[("d-ucb", 20), "paired_verdict"] == "tied-best"
+    assert at_t.loc[("d-ucb", 5), "paired_verdict"] == "worse"
+    assert at_t.loc[("d-ucb", 80), "paired_verdict"] == "worse"
+    assert set(at_t.loc["ts", "paired_verdict"]) == {"tied-best"}
+    found = {r["algorithm"]: r for r in digest._window(board)}
+    assert found["d-ucb"]["best_window"] == 20 and not found["d-ucb"]["best_at_edge"]
+    assert found["d-ucb"]["windows_tied"] == [20]
+    assert found["d-ucb"]["windows_worse"] == [5, 80]
+    assert found["ts"]["best_window"] == 80 and found["ts"]["best_at_edge"]
+    assert found["ts"]["windows_tied"] == [5, 20, 80] and not found["ts"]["windows_inconclusive"]
+    text = digest._window_table({"window": list(found.values())})
+    assert "m = 20 (13)" in text and "the grid does not bracket the best m" in text
+    # without a paired axis no two settings share their draws: no verdict across them
+    unpaired = leaderboard.build(WINDOW_RAW, _window_study(paired=False), 0, "window")
+    assert set(unpaired.paired_verdict) == {""}
+
+
 def test_leaderboard_horizons_must_be_checkpoints() -> None:
     bad = {**TINY, "leaderboard_at": [30, 100]}
     with pytest.raises(ConfigError, match=r"leaderboard_at: 30 is not a checkpoint.*50, 100"):
