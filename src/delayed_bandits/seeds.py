@@ -45,16 +45,29 @@ def replication_seeds(
 
 
 def seed_name(fig: Mapping[str, Any], setting: str) -> str:
-    """The setting id the environment's seed uses. A sweep of an algorithm's parameter
-    (``sweep.environment: false``) keeps the listed setting's id, so every value of the sweep faces
-    the same draws (paired comparison along the sweep); ``shared_draws`` gives every setting the
-    first listed setting's id (common random numbers across settings)."""
+    """The setting id the environment's seed uses: the setting's own, but for the dimensions
+    along which the figure's settings face the same draws (a paired comparison along them: common
+    random numbers), where it takes the part of the id that dimension would give its first value.
+    Those dimensions are every setting (``shared_draws``: the first listed setting's id), a sweep
+    of an algorithm's parameter (``sweep.environment: false``: the listed setting's id, without
+    the sweep's index), and each grid axis with ``paired: true`` (the name of its first value:
+    every window m of the arena's window study draws as its first m)."""
     if fig.get("shared_draws", False):
         return next(iter(fig["settings"]))
-    sweep = fig.get("sweep")
-    if sweep and not sweep.get("environment", True):
-        return grid.point(fig, setting).listed
-    return setting
+    sweep = fig.get("sweep") or {}
+    axes = fig.get("grid") or ()
+    paired_sweep = bool(sweep) and not sweep.get("environment", True)
+    if not paired_sweep and not any(axis.get("paired", False) for axis in axes):
+        return setting
+    p = grid.point(fig, setting)
+    return grid.Point(
+        p.listed,
+        index=None if paired_sweep else p.index,
+        names=tuple(
+            axis["names"][0] if axis.get("paired", False) else name
+            for axis, name in zip(axes, p.names)
+        ),
+    ).id
 
 
 def setting_seeds(

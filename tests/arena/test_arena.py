@@ -15,7 +15,7 @@ import pytest
 from conftest import CONFIG, ROOT, SMOKE_FILES
 from delayed_bandits import config as cfg
 from delayed_bandits import curves as cv
-from delayed_bandits import grid, seeds
+from delayed_bandits import grid, provenance, seeds
 from delayed_bandits.arena import claims as arena_claims
 from delayed_bandits.arena import digest, leaderboard
 from delayed_bandits.arena import experiment as arena
@@ -110,6 +110,52 @@ def test_grid_expands_every_regime_in_order() -> None:
     assert seeds.seed_name(FULL, "uniform-K2-small") == "uniform-K2-small"  # own draws per cell
     st = arena.Setting.from_config(grid.settings(FULL)["uniform-K10-small"], "x")
     assert st.n_arms == 10 and st.mu[-1] == pytest.approx(0.45) and st.mu[:-1].max() == 0.4
+
+
+WINDOW_CONFIG = cfg.load(CONFIG, "arena")
+WINDOW = WINDOW_CONFIG["papers"]["arena"]["window"]
+
+
+def test_the_window_study_pairs_its_draws_across_m() -> None:
+    axis = next(a for a in WINDOW["grid"] if a["key"] == "window")
+    assert axis["paired"] is True
+    first = f"criteo-K10_small-{axis['names'][0]}"
+    at = {m: f"criteo-K10_small-{m}" for m in axis["names"]}
+    assert {seeds.seed_name(WINDOW, s) for s in at.values()} == {first}
+    # the other axis and the law keep draws of their own
+    assert seeds.seed_name(WINDOW, "criteo-K2_low_small-m800") == "criteo-K2_low_small-m50"
+    assert seeds.seed_name(WINDOW, "pareto1-K10_small-m800") == "pareto1-K10_small-m50"
+
+    def env_state(setting: str, r: int = 3) -> list[int]:
+        env, _ = seeds.setting_seeds(WINDOW_CONFIG, "arena", "window", setting, r)
+        return env.generate_state(4).tolist()
+
+    assert len({tuple(env_state(s)) for s in at.values()}) == 1
+    assert env_state(at["m50"]) != env_state("criteo-K2_low_small-m50")
+    assert env_state(at["m50"]) != env_state("geometric100-K10_small-m50")
+    assert env_state(at["m50"]) != env_state(at["m50"], r=4)
+    # the same uncensored draws at every m: only the censoring differs
+    draws = {}
+    for m, setting in at.items():
+        st = arena.Setting.from_config(grid.settings(WINDOW)[setting], setting)
+        env, _ = seeds.setting_seeds(WINDOW_CONFIG, "arena", "window", setting, 0)
+        draws[m] = arena.draw_environment(env, 500, st)
+    for m, draw in draws.items():
+        assert draw.setting.best == draws["m50"].setting.best
+        np.testing.assert_array_equal(draw.realisation.uniforms, draws["m50"].realisation.uniforms)
+        np.testing.assert_array_equal(draw.realisation.delays, draws["m50"].realisation.delays)
+    # the provenance's record derives the same entropy as the simulation
+    record = provenance.seed_record(WINDOW_CONFIG, "arena", "window", list(at.values()))
+    assert {e["seed_setting"] for e in record["settings"].values()} == {first}
+
+
+def test_a_paired_grid_axis_is_declared_in_the_config() -> None:
+    unpaired = {
+        **WINDOW,
+        "grid": [{k: v for k, v in a.items() if k != "paired"} for a in WINDOW["grid"]],
+    }
+    assert seeds.seed_name(unpaired, "criteo-K10_small-m800") == "criteo-K10_small-m800"
+    assert seeds.seed_name(WINDOW, "criteo-K10_small-m800") == "criteo-K10_small-m50"
 
 
 def test_per_arm_law_puts_the_first_entry_on_the_best_arm() -> None:
@@ -359,6 +405,57 @@ def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> N
     ]
     assert all(c.holds for c in uniform)
     assert "odaaf-v-pays-for-anonymity" not in claims  # not in the figure
+
+
+def _window_study(paired: bool) -> dict:
+    """The smoke window figure on one law, two entrants and three windows m."""
+    fig = cfg.load(SMOKE_FILES, "arena")["papers"]["arena"]["window"]
+    problem, windows = fig["grid"]
+    windows = {**windows, "values": [5, 20, 80], "names": ["m5", "m20", "m80"]}
+    if not paired:
+        windows = {k: v for k, v in windows.items() if k != "paired"}
+    return {
+        **fig,
+        "horizon": 100,
+        "checkpoints": 2,
+        "algorithms": ["d-ucb", "ts"],
+        "settings": {"geometric100": fig["settings"]["geometric100"]},
+        "grid": [problem, windows],
+    }
+
+
+WINDOW_RAW = _raw(
+    {
+        # paired across m: the same four values per replication at every m, so the differences
+        # between windows have no noise
+        ("geometric100-K3-m5", "d-ucb"): BASE + 20,
+        ("geometric100-K3-m20", "d-ucb"): BASE,
+        ("geometric100-K3-m80", "d-ucb"): BASE + 5,
+        ("geometric100-K3-m5", "ts"): BASE + 0.5,
+        ("geometric100-K3-m20", "ts"): BASE + np.tile([0.0, 1.0, -1.0, 0.5], 10),
+        ("geometric100-K3-m80", "ts"): BASE,
+    }
+)
+
+
+def test_the_window_study_ranks_the_windows_by_the_tie_rule() -> None:
+    board = leaderboard.build(WINDOW_RAW, _window_study(paired=True), 0, "window")
+    at_t = leaderboard.view(board).set_index(["algorithm", "window"])
+    assert at_t.loc[("d-ucb", 20), "paired_verdict"] == "tied-best"
+    assert at_t.loc[("d-ucb", 5), "paired_verdict"] == "worse"
+    assert at_t.loc[("d-ucb", 80), "paired_verdict"] == "worse"
+    assert set(at_t.loc["ts", "paired_verdict"]) == {"tied-best"}
+    found = {r["algorithm"]: r for r in digest._window(board)}
+    assert found["d-ucb"]["best_window"] == 20 and not found["d-ucb"]["best_at_edge"]
+    assert found["d-ucb"]["windows_tied"] == [20]
+    assert found["d-ucb"]["windows_worse"] == [5, 80]
+    assert found["ts"]["best_window"] == 80 and found["ts"]["best_at_edge"]
+    assert found["ts"]["windows_tied"] == [5, 20, 80] and not found["ts"]["windows_inconclusive"]
+    text = digest._window_table({"window": list(found.values())})
+    assert "m = 20 (13)" in text and "the grid does not bracket the best m" in text
+    # without a paired axis no two settings share their draws: no verdict across them
+    unpaired = leaderboard.build(WINDOW_RAW, _window_study(paired=False), 0, "window")
+    assert set(unpaired.paired_verdict) == {""}
 
 
 def test_leaderboard_horizons_must_be_checkpoints() -> None:

@@ -11,8 +11,8 @@ interval of the difference of two cells' mean regrets at T:
   paired-bootstrap interval of the other's difference from it (``diff_lo``, ``diff_hi``);
 - otherwise the difference ± ``Z`` standard errors of the two means taken as independent (the
   table keeps no paired statistic between two cells that are not the best; the replications
-  share environments, so this only widens the interval), and across the window figure's
-  settings, whose replications are drawn apart, exactly so.
+  share environments, so this only widens the interval), also across the window figure's
+  settings, whose replications are paired across m (``seeds.seed_name``).
 
 "a below b" holds when the interval lies below 0 and fails when it lies above; "a no worse than
 b" is a non-inferiority test with the leaderboard's equivalence margin (``tie_margin`` times b's
@@ -410,8 +410,10 @@ def window(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> li
 
 
 def _across_windows(small: Any, large: Any, margin: float) -> Result:
-    """Whether the larger window's cell ends with no more regret than the smaller's; the two
-    settings' replications are drawn apart, so their means are independent."""
+    """Whether the larger window's cell ends with no more regret than the smaller's. The two
+    settings' runs are paired (every m faces the same draws, ``seeds.seed_name``), but the
+    leaderboard holds each cell's mean and SE alone, so the difference is taken as independent
+    (``independent``): conservative, as paired runs move together."""
     lo, hi, _ = independent(large, small)
     holds = _inferior(lo, hi, margin * small.regret)
     return Result(

@@ -28,9 +28,11 @@ from delayed_bandits import curves as cv
 from delayed_bandits.arena import claims as arena_claims
 from delayed_bandits.arena import experiment, leaderboard
 from delayed_bandits.arena.entrants import CONVERSIONS, INFORMATION, LABELLED, SETTLED
+from delayed_bandits.arena.ties import INCONCLUSIVE, TIED, WORSE
 
 PAPER = "arena"
 FIGURES = ("regret", "window")
+VERDICTS = (TIED, INCONCLUSIVE, WORSE)
 CORES = (2, 16)  # the machines the cost is stated for: this one, and a cluster node
 COMPARISONS = (  # (lower, higher, what the comparison isolates)
     ("ts", "ucb1-matched", "the base learner, both ignoring delays"),
@@ -147,8 +149,10 @@ def _oracle(board: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _window(board: pd.DataFrame) -> list[dict[str, Any]]:
-    """Per (law, problem, algorithm): the window with the lowest mean regret at T, and the
-    windows whose interval overlaps the best one's (the evidence cannot order them)."""
+    """Per (law, problem, algorithm): the window with the lowest mean regret at T, the windows by
+    the tie rule across its windows (``leaderboard``'s ``paired_verdict``: tied-best, worse,
+    inconclusive; the runs are paired across m), and whether the best is the smallest or largest
+    window the algorithm ran at (``best_at_edge``: the grid does not bracket the best m)."""
     at_t = leaderboard.view(board)
     at_t = at_t[at_t.applicable.astype(bool)]
     out = []
@@ -156,17 +160,21 @@ def _window(board: pd.DataFrame) -> list[dict[str, Any]]:
     for key, rows in at_t.groupby(keys, sort=False):
         rows = rows.sort_values("window")
         best = rows.loc[rows.regret.idxmin()]
-        near = rows[rows.regret_lo <= best.regret_hi]
+        by = {v: [int(w) for w in rows.window[rows.paired_verdict == v]] for v in VERDICTS}
         out.append(
             {
                 **{k: _number(v) for k, v in zip(keys, key)},
                 "label": best.label,
                 "regime_label": best.regime_label,
                 "best_window": int(best.window),
+                "best_at_edge": len(rows) > 1
+                and best.window in (rows.window.min(), rows.window.max()),
                 "regret": _number(best.regret),
                 "regret_lo": _number(best.regret_lo),
                 "regret_hi": _number(best.regret_hi),
-                "windows_not_separated": [int(w) for w in near.window],
+                "windows_tied": by[TIED],
+                "windows_inconclusive": by[INCONCLUSIVE],
+                "windows_worse": by[WORSE],
                 "regret_by_window": {
                     str(int(w)): _number(r) for w, r in zip(rows.window, rows.regret)
                 },
@@ -411,10 +419,13 @@ def _window_table(d: Mapping[str, Any]) -> str:
                     cells.append("n/a")
                     continue
                 r = r.iloc[0]
-                tied = [w for w in r.windows_not_separated if w != r.best_window]
+                tied = [w for w in r.windows_tied if w != r.best_window]
+                open_ = [w for w in r.windows_inconclusive if w != r.best_window]
                 cells.append(
                     f"m = {r.best_window} ({r.regret:.0f})"
-                    + (f"; not separated from {', '.join(map(str, tied))}" if tied else "")
+                    + (f"; {TIED}: {', '.join(map(str, tied))}" if tied else "")
+                    + (f"; {INCONCLUSIVE}: {', '.join(map(str, open_))}" if open_ else "")
+                    + ("; the grid does not bracket the best m" if r.best_at_edge else "")
                 )
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -22,7 +22,12 @@ Information models: an entrant is also ranked among the entrants of its own info
 (``entrants.INFORMATION``) in its comparison, with the same test (``model_tied_best``,
 ``model_verdict``, ``model_ratio``), so that the verdict compares like with like;
 ``oracle_worth`` is what the labelled outcomes buy over the best learner that sees only
-conversions."""
+conversions.
+
+Across settings: where the figure's settings face the same draws along a paired grid axis (the
+windows m of the window study, ``seeds.seed_name``), ``paired_verdict`` is the same tie rule
+among the cells of one algorithm over that axis's values, the best value judged like the others
+(``_paired_verdicts``)."""
 
 from __future__ import annotations
 
@@ -105,6 +110,7 @@ COLUMNS = [
     "model_tied_best",
     "model_verdict",
     "model_ratio",
+    "paired_verdict",
 ]
 
 
@@ -264,7 +270,51 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> 
             for field in FIELDS:
                 members = rows[[field in fields[a] for a in rows.algorithm]]
                 out.append(_field_rows(members.assign(field=field), regrets, w, stats))
-    return pd.concat(out, ignore_index=True)[COLUMNS]
+    board = pd.concat(out, ignore_index=True)
+    board["paired_verdict"] = _paired_verdicts(board, wide, fig, stats, seed, figure)
+    return board[COLUMNS]
+
+
+def _paired_verdicts(
+    board: pd.DataFrame,
+    wide: Mapping[tuple[int, str], pd.DataFrame],
+    fig: Mapping[str, Any],
+    stats: Mapping[str, float],
+    seed: int,
+    figure: str,
+) -> np.ndarray:
+    """The ``paired_verdict`` column: the tie rule (``ties.verdict`` on ``ties.excess``) of each
+    cell among the cells of the same algorithm and horizon in the settings that face the same
+    draws (one ``seeds.seed_name``: the values of a paired grid axis, the windows m of the window
+    study), on the replications x settings matrix of its runs (paired: row r is replication r in
+    each). Its resamples (``resample_weights``) draw from ``seed``, ``figure`` and the shared
+    setting id. "" where the cell does not apply or fewer than two applicable settings share its
+    draws."""
+    out = np.full(len(board), "", dtype=object)
+    live = board[board.applicable.astype(bool)]
+    shared = live.setting.map(lambda s: seeds.seed_name(fig, s))
+    for (horizon, name, algorithm), rows in live.groupby(
+        ["horizon", shared, "algorithm"], sort=False
+    ):
+        settings = list(dict.fromkeys(rows.setting))
+        if len(settings) < 2:
+            continue
+        runs = pd.concat([wide[horizon, s][algorithm] for s in settings], axis=1)
+        if runs.isna().to_numpy().any():
+            raise ConfigError(
+                f"{algorithm} at t = {horizon}: the settings {', '.join(settings)} face the same "
+                "draws but do not have the same replications (a paired comparison needs every one)"
+            )
+        runs = runs.to_numpy(float)
+        w = resample_weights(
+            len(runs),
+            int(stats["resamples"]),
+            seeds.analysis_seed(seed, PAPER, figure, f"paired {name}"),
+        )
+        _, lower, upper = excess(runs, w, stats["tie_margin"], stats["confidence"])
+        found = dict(zip(settings, verdict(lower, upper)))
+        out[board.index.get_indexer(rows.index)] = [found[s] for s in rows.setting]
+    return out
 
 
 def _half(rounds: np.ndarray, horizon: int) -> int:
