@@ -23,6 +23,23 @@ def shards(replications: int, shard_size: int) -> list[tuple[int, int]]:
     return [(a, min(a + shard_size, replications) - 1) for a in range(0, replications, shard_size)]
 
 
+def race_shard_paths(
+    config: Mapping[str, Any], paper: str, figure: str, plan: Mapping[str, Any]
+) -> list[str]:
+    """The shards of a second stage of runs (``arena.leaderboard.race_plan``): per raced
+    (setting, algorithm), its replications ``first`` to ``last`` in jobs of the figure's shard
+    size, one curve per job (``<setting>/<algorithm>/rep<a>-<b>``)."""
+    first, last = int(plan["first"]), int(plan["last"])
+    size = shard_size(config, paper, cv.figure(config, paper, figure))
+    ranges = [(first + a, first + b) for a, b in shards(last - first + 1, size)]
+    return [
+        f"results/{paper}/{figure}/{setting}/{algorithm}/rep{a}-{b}.parquet"
+        for setting, algorithms in plan["settings"].items()
+        for algorithm in algorithms
+        for a, b in ranges
+    ]
+
+
 def shard_size(config: Mapping[str, Any], paper: str, fig: Mapping[str, Any]) -> int:
     """Replications per job: the figure's own ``shard_size`` or the global one; ``auto`` asks the
     resource model (``resources.auto_shard_size``) for the fewest jobs of bounded length."""

@@ -7,9 +7,48 @@
 # experiment is in config/config.yaml under papers.arena.
 
 
-rule leaderboard:
+checkpoint leaderboard_base:
     input:
         shards=lambda wc: shard_files(SimpleNamespace(paper="arena", figure=wc.figure)),
+    output:
+        leaderboard=out("results/arena/{figure}/leaderboard-base.csv"),
+        record=out("results/arena/{figure}/leaderboard-base.provenance.json"),
+    log:
+        out("logs/arena/{figure}/leaderboard-base.log"),
+    benchmark:
+        out("benchmarks/arena/{figure}/leaderboard-base.tsv")
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=lambda wc: figure_analysis("arena", wc.figure).mem_mb,
+        runtime=lambda wc: figure_analysis("arena", wc.figure).runtime,
+    params:
+        code=SOURCE_SHA256,
+        config=MERGED,
+    shell:
+        "delayed-bandits leaderboard --merged {params.config:q} --paper arena"
+        " --figure {wildcards.figure:q} --out {output.leaderboard:q} {input.shards:q} > {log:q} 2>&1"
+
+
+def race_shards(wildcards):
+    """The second stage's shards that the base runs' leaderboard asks for (racing:
+    delayed_bandits.arena.leaderboard.race_plan), known once the checkpoint has run; the
+    base leaderboard is verified as it is read."""
+    from delayed_bandits.arena.cli import TABLES
+    from delayed_bandits.arena.leaderboard import race_plan
+
+    base = checkpoints.leaderboard_base.get(figure=wildcards.figure).output.leaderboard
+    made_by = dbprovenance.binding(config, "arena", wildcards.figure)
+    board = TABLES["leaderboard"](base, made_by)
+    plan = race_plan(board, figure_config("arena", wildcards.figure))
+    return [OUT + p for p in dblayout.race_shard_paths(config, "arena", wildcards.figure, plan)]
+
+
+rule leaderboard:
+    input:
+        base=out("results/arena/{figure}/leaderboard-base.csv"),
+        shards=race_shards,
     output:
         leaderboard=out("results/arena/{figure}/leaderboard.csv"),
         record=out("results/arena/{figure}/leaderboard.provenance.json"),
@@ -28,7 +67,8 @@ rule leaderboard:
         config=MERGED,
     shell:
         "delayed-bandits leaderboard --merged {params.config:q} --paper arena"
-        " --figure {wildcards.figure:q} --out {output.leaderboard:q} {input.shards:q} > {log:q} 2>&1"
+        " --figure {wildcards.figure:q} --base {input.base:q} --out {output.leaderboard:q}"
+        " {input.shards:q} > {log:q} 2>&1"
 
 
 rule arena_view:

@@ -58,7 +58,13 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(handler=_leaderboard)
     figure_args(p)
     p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
-    p.add_argument("shards", nargs="+", type=Path)
+    p.add_argument(
+        "--base",
+        type=Path,
+        help="the base runs' leaderboard to race: the shards given are then the second stage's, "
+        "as its plan asks (none where it asks for none); without it, the shards are the base runs'",
+    )
+    p.add_argument("shards", nargs="*", type=Path)
 
     p = sub.add_parser(
         "replay",
@@ -165,13 +171,23 @@ TABLES = {"leaderboard": _read_leaderboard}
 
 
 def _leaderboard(args: argparse.Namespace) -> None:
-    from delayed_bandits.arena import leaderboard
+    from delayed_bandits import provenance
+    from delayed_bandits.arena import leaderboard, racing
 
     if args.paper != leaderboard.PAPER:
         raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a leaderboard")
-    board, fig = shards_to_table(
-        args, lambda raw, config, fig: leaderboard.build(raw, fig, config["seed"], args.figure)
-    )
+    if args.base is None and not args.shards:
+        raise ConfigError("shards: the base runs' shards are required without --base")
+
+    def make(raw: Any, config: Mapping[str, Any], fig: Mapping[str, Any]) -> Any:
+        if args.base is None:
+            board = leaderboard.build(raw, fig, config["seed"], args.figure)
+            return racing.combine(board, board.iloc[:0])
+        base = _read_leaderboard(args.base, provenance.binding(config, args.paper, args.figure))
+        base = base[leaderboard.BASE_COLUMNS]
+        return leaderboard.race(base, raw, fig, config["seed"], args.figure)
+
+    board, fig = shards_to_table(args, make)
     # what the log keeps: how precise the table is, and what more runs would buy
     precision = leaderboard.statistics(fig)["precision"]
     print(leaderboard.precision_report(board, precision).to_string(index=False))

@@ -49,6 +49,7 @@ from delayed_bandits.arena.entrants import (
     SETTLED,
 )
 from delayed_bandits.arena.problem import Setting
+from delayed_bandits.arena.racing import combine, plan, stage_confidence
 from delayed_bandits.arena.ties import (
     INCONCLUSIVE,
     STATISTICS,
@@ -65,7 +66,7 @@ from delayed_bandits.errors import ConfigError
 PAPER = "arena"
 QUANTILES = {"q50": 0.5, "q90": 0.9, "q99": 0.99, "max": 1.0}
 """Quantiles of the per-run regret: the far tail is what a mean hides (a bimodal cell)."""
-COLUMNS = [
+BASE_COLUMNS = [
     "horizon",
     "field",
     "setting",
@@ -112,6 +113,10 @@ COLUMNS = [
     "model_ratio",
     "paired_verdict",
 ]
+"""The columns of a board as ``build`` makes it from one batch of runs (the base runs', or a
+second stage's)."""
+COLUMNS = [*BASE_COLUMNS, "stage", "race_runs"]
+"""The columns of the leaderboard, after racing (``race``)."""
 
 
 def horizons(fig: Mapping[str, Any]) -> list[int]:
@@ -146,7 +151,7 @@ def compare(runs: np.ndarray, w: np.ndarray, stats: Mapping[str, float]) -> dict
     paired = runs - runs[:, [best]]
     boot = w @ runs
     lo, hi = interval(boot - boot[:, [best]], stats["confidence"])
-    theta, theta_lo, theta_hi = excess(runs, w, stats["tie_margin"], stats["confidence"])
+    theta, theta_lo, theta_hi = excess(runs, w, stats["tie_margin"], stage_confidence(stats))
     return {
         "diff": mean - low,
         "se_diff": paired.std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.zeros_like(mean),
@@ -225,7 +230,13 @@ def _field_rows(
     )
 
 
-def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> pd.DataFrame:
+def build(
+    raw: pd.DataFrame,
+    fig: Mapping[str, Any],
+    seed: int,
+    figure: str,
+    purpose: str = "leaderboard",
+) -> pd.DataFrame:
     """One row per (horizon, field, setting, algorithm of the field), fields in the order of
     ``FIELDS``, settings and algorithms in config order. ``raw`` holds the replications
     (setting, algorithm, replication, t, regret). ``regret`` and ``se`` are the mean
@@ -236,8 +247,9 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> 
     field's best and its SE, ``excess`` with its simultaneous interval the tie rule's statistic,
     with the test of the module docstring; ``rank`` 1 is the lowest mean among the setting's
     applicable algorithms of the field (equal means share the lower rank); ``ratio`` is the
-    regret over the best's. The bootstrap of a setting draws from ``seed``, ``figure`` and the
-    setting's id alone, so neither the order of ``raw`` nor the sharding changes a number. A
+    regret over the best's. The bootstrap of a setting draws from ``seed``, ``figure``,
+    ``purpose`` (the base runs' or the second stage's, ``race``) and the setting's id alone, so
+    neither the order of ``raw`` nor the sharding changes a number. A
     curve missing from ``raw`` although it applies, or missing some of the setting's
     replications, is an error."""
     stats = statistics(fig)
@@ -259,7 +271,7 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> 
             w = resample_weights(
                 len(regrets),
                 int(stats["resamples"]),
-                seeds.analysis_seed(seed, PAPER, figure, f"leaderboard {name}"),
+                seeds.analysis_seed(seed, PAPER, figure, f"{purpose} {name}"),
             )
             rows = pd.DataFrame(
                 [
@@ -272,7 +284,41 @@ def build(raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str) -> 
                 out.append(_field_rows(members.assign(field=field), regrets, w, stats))
     board = pd.concat(out, ignore_index=True)
     board["paired_verdict"] = _paired_verdicts(board, wide, fig, stats, seed, figure)
-    return board[COLUMNS]
+    return board[BASE_COLUMNS]
+
+
+def race_plan(board: pd.DataFrame, fig: Mapping[str, Any]) -> dict[str, Any]:
+    """The second stage the base ``board`` asks for (``racing``): per raced setting, its raced
+    algorithms (``racing.plan``), and the replications they get, after the base runs'; no
+    setting where the figure's ``statistics`` ask for no second stage."""
+    runs = int(statistics(fig).get("race_runs", 0))
+    first = int(fig["replications"])
+    settings = plan(board, CONTENDER) if runs > 0 else {}
+    return {"first": first, "last": first + runs - 1, "settings": settings}
+
+
+def race(
+    base: pd.DataFrame, raw: pd.DataFrame, fig: Mapping[str, Any], seed: int, figure: str
+) -> pd.DataFrame:
+    """The leaderboard after racing: the ``base`` board with each raced cell that the base runs
+    left inconclusive decided by the tie rule on the second stage's runs ``raw`` alone, among
+    the setting's raced algorithms (``racing.combine``); the base board where nothing was raced.
+    ``raw`` must hold exactly the replications ``race_plan`` asked for."""
+    asked = race_plan(base, fig)
+    boards = []
+    for setting, algorithms in asked["settings"].items():
+        runs = raw[(raw.setting == setting) & raw.algorithm.isin(algorithms)]
+        held = set(runs.replication)
+        want = set(range(asked["first"], asked["last"] + 1))
+        if held != want:
+            raise ConfigError(
+                f"{setting}: the second stage's shards hold replications "
+                f"{min(held, default=None)}-{max(held, default=None)} ({len(held)}), the plan "
+                f"asks for {asked['first']}-{asked['last']}"
+            )
+        one = {**fig, "algorithms": algorithms, "only": [setting]}
+        boards.append(build(runs, one, seed, figure, purpose="race"))
+    return combine(base, pd.concat(boards, ignore_index=True) if boards else base.iloc[:0])
 
 
 def _paired_verdicts(

@@ -15,7 +15,13 @@ from typing import Any, Mapping
 
 import numpy as np
 
-STATISTICS = {"resamples": 2000, "confidence": 0.95, "tie_margin": 0.1, "precision": 0.1}
+STATISTICS = {
+    "resamples": 2000,
+    "confidence": 0.95,
+    "tie_margin": 0.1,
+    "precision": 0.1,
+    "race_runs": 0,
+}
 """Defaults of the figure key ``statistics`` (schema.yaml says what each means; ``leaderboard``
 and the docs read them from here)."""
 TIED, WORSE, INCONCLUSIVE = "tied-best", "worse", "inconclusive"
