@@ -26,6 +26,13 @@ def figure(config: Mapping[str, Any], paper: str, fig: str) -> Mapping[str, Any]
 JOB_KINDS = ("per_figure", "per_setting", "per_curve")
 
 
+def replication_limit(fig: Mapping[str, Any]) -> int:
+    """How many replications a figure's runs may have: its ``replications``, and the fresh ones
+    of a second stage where its ``statistics`` ask for one (``race_runs``: the arena's racing,
+    ``delayed_bandits.arena.racing``), which take the indices after them."""
+    return int(fig["replications"]) + int((fig.get("statistics") or {}).get("race_runs", 0))
+
+
 def simulate_jobs(fig: Mapping[str, Any]) -> str:
     """What one simulation job of the figure runs (one of ``JOB_KINDS``): ``per_figure`` (every
     curve of the figure, the default: the fewest jobs), ``per_setting`` (every algorithm on one

@@ -138,10 +138,10 @@ def run_job(
     horizon x algorithms run."""
     fig = config["papers"][paper][figure]
     cv.check_curves(paper, figure, fig, settings, names)
-    if not 0 <= first <= last < fig["replications"]:
+    if not 0 <= first <= last < cv.replication_limit(fig):
         raise ConfigError(
-            f"--reps {first}-{last}: need 0 <= first <= last < "
-            f"{fig['replications']} (papers.{paper}.{figure}.replications)"
+            f"--reps {first}-{last}: need 0 <= first <= last < {cv.replication_limit(fig)} "
+            f"(papers.{paper}.{figure}.replications, and statistics.race_runs where racing)"
         )
     plugin = algorithms.experiment(paper)
     specs = provenance.curve_specs(config, paper, figure, [(s, n) for s in settings for n in names])
