@@ -23,20 +23,16 @@ def shards(replications: int, shard_size: int) -> list[tuple[int, int]]:
     return [(a, min(a + shard_size, replications) - 1) for a in range(0, replications, shard_size)]
 
 
-def race_shard_paths(
-    config: Mapping[str, Any], paper: str, figure: str, plan: Mapping[str, Any]
-) -> list[str]:
-    """The shards of a second stage of runs (``arena.leaderboard.race_plan``): per raced
-    (setting, algorithm), its replications ``first`` to ``last`` in jobs of the figure's shard
-    size, one curve per job (``<setting>/<algorithm>/rep<a>-<b>``)."""
+def race_shard_paths(paper: str, figure: str, plan: Mapping[str, Any]) -> list[str]:
+    """The shards of a second stage of runs (``arena.leaderboard.race_plan``): one job per raced
+    setting, its raced algorithms on all the stage's replications ``first`` to ``last``
+    (``<setting>/race<first>-<last>``). A setting's raced curves are a small part of a figure's
+    runs, and a job per curve or per replication would pay an interpreter's start-up and the
+    kernels' load for each of thousands."""
     first, last = int(plan["first"]), int(plan["last"])
-    size = shard_size(config, paper, cv.figure(config, paper, figure))
-    ranges = [(first + a, first + b) for a, b in shards(last - first + 1, size)]
     return [
-        f"results/{paper}/{figure}/{setting}/{algorithm}/rep{a}-{b}.parquet"
-        for setting, algorithms in plan["settings"].items()
-        for algorithm in algorithms
-        for a, b in ranges
+        f"results/{paper}/{figure}/{setting}/race{first}-{last}.parquet"
+        for setting in plan["settings"]
     ]
 
 

@@ -88,14 +88,18 @@ def binding(
     figure: str,
     curves: Sequence[tuple[str, str]] | None = None,
 ) -> Binding:
-    """What the tables of a figure made from ``config`` by these sources record, and what their
-    readers expect: of ``curves``, or every curve of the figure (``curves.curves``)."""
+    """What the tables of a figure made from ``config`` by this simulation code record, and what
+    their readers expect: of ``curves``, or every curve of the figure (``curves.curves``). The
+    code is the simulating modules' (``software.simulation_sha256``), not the whole package's: a
+    run's numbers depend on nothing else, so an edit of a claim or a plot leaves the runs valid;
+    the tables made from them are redone by the workflow, whose rules take the whole package's
+    hash (docs/auditing.md, "When results are redone")."""
     if curves is None:
         curves = cv.curves(paper, figure, cv.figure(config, paper, figure))
     specs = curve_specs(config, paper, figure, curves)
     return Binding(
         int(config["seed"]),
-        software.environment()["source_sha256"],
+        software.environment()["simulation_sha256"],
         {key: config_hash(spec) for key, spec in specs.items()},
     )
 
@@ -243,7 +247,7 @@ def build(
 def digested(record: Mapping[str, Any]) -> dict[str, Any]:
     """What a digest of the docs (``quoted``) records of a summary's provenance ``record``: the
     commits of its shards, and the hashes of the package's sources and of its simulating modules
-    alone (``software.SIMULATION``; none for shards made before it was recorded)."""
+    alone (``software.simulation_files``; none for shards made before it was recorded)."""
     environments = record["shard_environments"]
     return {
         "git_commits": record["shards"]["git_commits"],

@@ -147,7 +147,7 @@ def _short(values: list[str]) -> str:
 def information(digest: Mapping[str, Any], rerun: Mapping[str, Any]) -> str:
     """What differs between the digest's run and the rerun beyond their numbers, as one sentence:
     the commits and sources' hashes of each, whether the simulation code differs (from the hash
-    of the simulating modules, ``software.SIMULATION``), and the measured cost."""
+    of the simulating modules, ``software.simulation_files``), and the measured cost."""
     made, again = digest.get("provenance", {}), rerun.get("provenance", {})
     changed = []
     for key, label in _PROVENANCE:

@@ -1,15 +1,19 @@
 """What software made a result: the package's own sources, hashed, and the versions of what it runs
-on. The workflow gives the sources' hash to every job as a parameter, so that a change to the
+on. The workflow gives a hash of the sources to every job as a parameter, so that a change to the
 package reruns the jobs it could change (``docs/auditing.md``, "When results are redone"); the
 provenance records carry both (``provenance.shard_metadata``, ``provenance.build``).
 
-A second hash covers only the modules that simulate (``SIMULATION``), so that a check of a rerun
-(``delayed-bandits quote --run``) can say whether two runs' simulation code differs when their
-package as a whole does: an edit of a claim, a plot or the docs' digest changes the first hash
-and not the second."""
+Two hashes: the whole package's (``source_sha256``), which the rules that make tables and
+figures take, and the simulating modules' alone (``simulation_sha256``: ``SIMULATION``'s roots
+and every package module they import), which the rules that simulate take and every shard and
+table is bound to (``provenance.binding``). An edit of a claim, a plot or the docs' digest
+changes the first and not the second, and leaves the runs valid; a check of a rerun
+(``delayed-bandits quote --run``) says from the second whether two runs' simulation code
+differs."""
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import platform
@@ -27,33 +31,23 @@ LOCK_MARKER = "lock.sha256"
 VERSIONED = ("numpy", "numba", "llvmlite", "scipy", "pandas", "pyarrow", "matplotlib", "snakemake")
 UNKNOWN = "unknown"
 SIMULATION = (
-    # the shared model: delays, the environment's draws, the seeds, the shard loop
-    "delays.py",
-    "environment.py",
-    "seeds.py",
+    # the shard loop, which runs every paper's experiment
     "simulate.py",
-    # the algorithms: the registry, the indices and queues the kernels share, the references
-    "algorithms.py",
-    "indices.py",
-    "queues.py",
-    "references.py",
-    # each paper's experiment, policies and kernels, and what its experiment draws on; the
-    # arena's too, a package above the papers (papers.BUILT_IN)
+    # each paper's experiment, policies and kernels, and the arena's (papers.BUILT_IN): the
+    # experiments are found by name at run time, so no import leads to them
     "papers/*/experiment.py",
     "papers/*/policies.py",
     "papers/*/kernels.py",
     "arena/experiment.py",
     "arena/policies.py",
     "arena/kernels.py",
-    "arena/entrants.py",
-    "arena/problem.py",
-    "papers/thune2019/bounds.py",
-    "papers/vernade2017/lower_bounds.py",
-    "papers/vernade2020/criteo.py",
 )
-"""The modules that make a run's numbers, as patterns of paths relative to the package (``*``
-one folder): what ``simulation_sha256`` hashes. The config that drives them is hashed apart, in
-every summary's provenance; claims, tables, plots and the commands are left out."""
+"""The roots of the modules that make a run's numbers, as patterns of paths relative to the
+package (``*`` one folder): what ``simulation_sha256`` hashes is these and every package module
+they import, directly or not (``simulation_files``), so that a module a simulation comes to use
+cannot be left out. The config that drives them is hashed apart, in every summary's provenance;
+claims, tables of results, plots and the commands are left out where no simulating module
+imports them."""
 
 
 def source_files(package: Path = PACKAGE_DIR) -> list[Path]:
@@ -65,8 +59,36 @@ def source_files(package: Path = PACKAGE_DIR) -> list[Path]:
     )
 
 
+def imported(path: Path, package: Path = PACKAGE_DIR) -> set[Path]:
+    """The package's modules (and the ``__init__`` of each package on the way) that the module at
+    ``path`` imports, read from its source: absolute ``delayed_bandits`` imports and relative
+    ones, including a name imported from a package that is itself a module."""
+    own = [package.name, *path.relative_to(package).with_suffix("").parts]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = own[: -node.level] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            names.add(module)
+            names.update(f"{module}.{a.name}" for a in node.names)
+    out = set()
+    for name in names:
+        parts = name.split(".")
+        if parts[0] != package.name:
+            continue
+        for depth in range(1, len(parts) + 1):  # importing a.b.c runs a/__init__, a/b/__init__
+            stem = package.joinpath(*parts[1:depth])
+            for candidate in (stem / "__init__.py", stem.with_suffix(".py")):
+                if candidate.is_file() and candidate != package.with_suffix(".py"):
+                    out.add(candidate)
+    return out
+
+
 def simulation_files(package: Path = PACKAGE_DIR) -> list[Path]:
-    """The source files that ``SIMULATION`` names, in a fixed order."""
+    """The source files that ``SIMULATION`` names and every package module they import, in a
+    fixed order."""
 
     def named(relative: PurePosixPath) -> bool:
         # match() compares from the right: "delays.py" alone would also name papers/x/delays.py
@@ -75,9 +97,13 @@ def simulation_files(package: Path = PACKAGE_DIR) -> list[Path]:
             for p in SIMULATION
         )
 
-    return [
-        path for path in source_files(package) if named(PurePosixPath(path.relative_to(package)))
-    ]
+    roots = [p for p in source_files(package) if named(PurePosixPath(p.relative_to(package)))]
+    found, todo = set(roots), list(roots)
+    while todo:
+        for module in imported(todo.pop(), package) - found:
+            found.add(module)
+            todo.append(module)
+    return sorted(found)
 
 
 def source_sha256(package: Path = PACKAGE_DIR, files: list[Path] | None = None) -> str:

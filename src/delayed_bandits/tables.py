@@ -64,19 +64,19 @@ def _corrupt(path: str | Path, why: str) -> CorruptTableError:
 
 @dataclass(frozen=True)
 class Binding:
-    """What a table's numbers were made from: the root seed, the sha256 of the package's sources
-    (``software.source_sha256``) and, per curve (key ``<setting>/<algorithm>``), the sha256 of
+    """What a table's numbers were made from: the root seed, the sha256 of the modules that
+    simulate (``software.simulation_sha256``: the code that made its runs) and, per curve (key ``<setting>/<algorithm>``), the sha256 of
     its spec (``provenance.curve_spec``: the seed, setting, algorithm, horizon and checkpoints).
     A shard records the curves it holds, a table made from shards every curve of its figure."""
 
     seed: int
-    source_sha256: str
+    simulation_sha256: str
     curves: Mapping[str, str]
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "seed": self.seed,
-            "source_sha256": self.source_sha256,
+            "simulation_sha256": self.simulation_sha256,
             "curves": dict(sorted(self.curves.items())),
         }
 
@@ -87,15 +87,17 @@ class Binding:
             curves = value["curves"]
             if not (isinstance(curves, dict) and all(isinstance(v, str) for v in curves.values())):
                 raise TypeError("curves is not a mapping of sha256s")
-            if not isinstance(value["seed"], int) or not isinstance(value["source_sha256"], str):
-                raise TypeError("seed or source_sha256 of the wrong type")
-            return cls(value["seed"], value["source_sha256"], curves)
+            if not isinstance(value["seed"], int) or not isinstance(
+                value["simulation_sha256"], str
+            ):
+                raise TypeError("seed or simulation_sha256 of the wrong type")
+            return cls(value["seed"], value["simulation_sha256"], curves)
         except (KeyError, TypeError) as exc:
             raise _corrupt(path, f"its record of the config that made it is unreadable: {exc}")
 
     def only(self, curves: Iterable[str]) -> Binding:
         """The binding of a table that holds ``curves`` alone (a shard of some of them)."""
-        return Binding(self.seed, self.source_sha256, {c: self.curves[c] for c in curves})
+        return Binding(self.seed, self.simulation_sha256, {c: self.curves[c] for c in curves})
 
 
 def canonical_json(value: Any) -> bytes:
@@ -119,10 +121,10 @@ def check_binding(path: str | Path, recorded: Binding, expected: Binding) -> Non
     why = None
     if recorded.seed != expected.seed:
         why = f"seed {recorded.seed}, where this config has seed {expected.seed}"
-    elif recorded.source_sha256 != expected.source_sha256:
+    elif recorded.simulation_sha256 != expected.simulation_sha256:
         why = (
-            f"sources {recorded.source_sha256[:12]}..., where these are "
-            f"{expected.source_sha256[:12]}..."
+            f"simulating modules {recorded.simulation_sha256[:12]}..., where these are "
+            f"{expected.simulation_sha256[:12]}..."
         )
     else:
         for curve in sorted(recorded.curves):

@@ -31,18 +31,40 @@ checkpoint leaderboard_base:
         " --figure {wildcards.figure:q} --out {output.leaderboard:q} {input.shards:q} > {log:q} 2>&1"
 
 
-def race_shards(wildcards):
-    """The second stage's shards that the base runs' leaderboard asks for (racing:
-    delayed_bandits.arena.leaderboard.race_plan), known once the checkpoint has run; the
-    base leaderboard is verified as it is read."""
-    from delayed_bandits.arena.cli import TABLES
-    from delayed_bandits.arena.leaderboard import race_plan
-
-    base = checkpoints.leaderboard_base.get(figure=wildcards.figure).output.leaderboard
-    made_by = dbprovenance.binding(config, "arena", wildcards.figure)
-    board = TABLES["leaderboard"](base, made_by)
-    plan = race_plan(board, figure_config("arena", wildcards.figure))
-    return [OUT + p for p in dblayout.race_shard_paths(config, "arena", wildcards.figure, plan)]
+# A raced setting's fresh replications (after the base runs'), its raced algorithms alone: the
+# same command as a shard's (pipeline.smk, rule simulate), the algorithms from the plan.
+rule race:
+    input:
+        base=out("results/arena/{figure}/leaderboard-base.csv"),
+        delays=lambda wc: setting_delay_files("arena", wc.figure, wc.setting),
+    output:
+        raw=out("results/arena/{figure}/{setting}/race{first}-{last}.parquet"),
+        events=out("results/arena/{figure}/{setting}/race{first}-{last}.events.parquet"),
+    log:
+        out("logs/arena/{figure}/{setting}/race{first}-{last}.log"),
+    benchmark:
+        out("benchmarks/arena/{figure}/{setting}/race{first}-{last}.tsv")
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=lambda wc: race_request(wc).mem_mb,
+        runtime=lambda wc: race_request(wc).runtime,
+    params:
+        code=SIMULATION_SHA256,
+        config=MERGED,
+        spec=hashed(
+            lambda wc: json.dumps(
+                dbprovenance.curve_specs(config, "arena", wc.figure, race_curves(wc)),
+                sort_keys=True,
+            )
+        ),
+        algorithms=lambda wc: [a for _, a in race_curves(wc)],
+    shell:
+        "delayed-bandits simulate --merged {params.config:q} --paper arena"
+        " --figure {wildcards.figure:q} --setting {wildcards.setting:q}"
+        " --algorithm {params.algorithms:q} --reps {wildcards.first:q}-{wildcards.last:q}"
+        " --out {output.raw:q} --events {output.events:q} > {log:q} 2>&1"
 
 
 rule leaderboard:

@@ -79,6 +79,11 @@ PAPERS = list(config["papers"])
 # change out of date (Snakemake's params trigger, "Params have changed since last execution"),
 # with no flag to remember (docs/auditing.md, "When results are redone").
 SOURCE_SHA256 = dbsoftware.source_sha256()
+# The simulating modules' alone (software.simulation_files: the shard loop, the experiments and
+# every module they import): the parameter `code` of the rules that simulate, whose numbers
+# depend on nothing else, so that an edit of a claim, a plot or the leaderboard redoes the tables
+# and figures and leaves the runs.
+SIMULATION_SHA256 = dbsoftware.simulation_sha256()
 ENV = "../../envs/delayed-bandits.yaml"
 
 
@@ -150,9 +155,15 @@ def job_settings(wildcards):
 def delay_files(wildcards):
     """The files the job's delay laws read (a `sample` law's path): inputs, so that a change of
     the sample reruns the shards that drew from it."""
-    fig = figure_config(wildcards.paper, wildcards.figure)
+    setting = wildcards.setting if "setting" in wildcards.keys() else None
+    return setting_delay_files(wildcards.paper, wildcards.figure, setting)
+
+
+def setting_delay_files(paper, figure, setting=None):
+    """The files the delay laws of one setting of a figure read, or of all its settings."""
+    fig = figure_config(paper, figure)
     all_settings = dbgrid.settings(fig)
-    names = [wildcards.setting] if "setting" in wildcards.keys() else list(all_settings)
+    names = list(all_settings) if setting is None else [setting]
     specs = [all_settings[name].get("delay") for name in names if name in all_settings]
     found = [f for spec in specs if isinstance(spec, dict) for f in dbdelays.files(spec)]
     return list(dict.fromkeys(found))
@@ -287,3 +298,35 @@ def table_options(wildcards, input):
             if files:
                 options += [f"--{name}", *files]
     return options
+
+
+# The arena's racing (arena.smk): the second stage that the base runs' leaderboard asks for.
+def race_plan(figure):
+    """The second stage that the base runs' leaderboard asks for (racing:
+    delayed_bandits.arena.leaderboard.race_plan), known once the checkpoint has run; the base
+    leaderboard is verified as it is read."""
+    from delayed_bandits.arena.cli import TABLES
+    from delayed_bandits.arena.leaderboard import race_plan as plan
+
+    base = checkpoints.leaderboard_base.get(figure=figure).output.leaderboard
+    board = TABLES["leaderboard"](base, dbprovenance.binding(config, "arena", figure))
+    return plan(board, figure_config("arena", figure))
+
+
+def race_shards(wildcards):
+    """The second stage's shards, one per raced setting (none where nothing is raced)."""
+    paths = dblayout.race_shard_paths("arena", wildcards.figure, race_plan(wildcards.figure))
+    return [OUT + p for p in paths]
+
+
+def race_curves(wildcards):
+    """The curves of one raced setting's second-stage job: its raced algorithms."""
+    algorithms = race_plan(wildcards.figure)["settings"][wildcards.setting]
+    return [(wildcards.setting, a) for a in algorithms]
+
+
+def race_request(wildcards):
+    """Memory and run time of a second-stage job, as for a shard (simulation_request)."""
+    fig = figure_config("arena", wildcards.figure)
+    reps = int(wildcards.last) - int(wildcards.first) + 1
+    return dblayout.simulation_request("arena", fig, race_curves(wildcards), reps)

@@ -34,7 +34,7 @@ rule simulate:
         mem_mb=lambda wc: simulation_request(wc).mem_mb,
         runtime=lambda wc: simulation_request(wc).runtime,
     params:
-        code=SOURCE_SHA256,
+        code=SIMULATION_SHA256,
         config=MERGED,
         spec=hashed(simulation_spec),
         settings=job_settings,
