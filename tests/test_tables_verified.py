@@ -265,7 +265,7 @@ def test_a_shard_of_another_horizon_or_other_sources_is_refused(run7: Run) -> No
         tables.ForeignTableError, match="curve thetaL/d-klucb: its setting, algorithm"
     ):
         tables.read_shard(shard, Binding(7, made.simulation_sha256, curves))
-    with pytest.raises(tables.ForeignTableError, match="sources 0000"):
+    with pytest.raises(tables.ForeignTableError, match="simulating modules 0000"):
         tables.check_binding(shard, Binding(7, "0" * 64, made.curves), made)
     tables.read_shard(shard, made)  # its own binding: read
 
