@@ -161,3 +161,9 @@ def test_precision_report_counts_the_cells_that_reach_the_stated_precision() -> 
     assert report.contenders_cells == 2 * one.contender.sum()
     decided = (one.verdict != "inconclusive").mean()
     assert report.all_decided == pytest.approx(decided) and decided < 1
+    # one stage: all that decided them; the runs that would decide the others, from their excess
+    assert report.all_decided_first == report.all_decided
+    open_ = one[one.verdict == "inconclusive"].iloc[0]
+    half = (open_.excess_hi - open_.excess_lo) / 2
+    assert open_.runs_to_decide == pytest.approx(4 * (half / abs(open_.excess)) ** 2)
+    assert (one[one.verdict != "inconclusive"].runs_to_decide == 0).all()

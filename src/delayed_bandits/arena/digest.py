@@ -194,7 +194,8 @@ def _lpt(jobs: Iterable[float], cores: int) -> float:
 
 def _cost(run: Path) -> dict[str, Any]:
     """CPU time and wall time per job from Snakemake's benchmarks of the arena; the simulation
-    jobs are independent, the rest of the arena's jobs follow them."""
+    jobs are independent, the rest of the arena's jobs follow them, and racing's second-stage
+    jobs (``race*``) are independent of each other and follow the base leaderboard."""
     rows = []
     for path in sorted((run / "benchmarks" / PAPER).rglob("*.tsv")):
         bench = pd.read_csv(path, sep="\t")
@@ -204,20 +205,27 @@ def _cost(run: Path) -> dict[str, Any]:
                 "s": float(bench.s.iloc[-1]),
                 "cpu_s": float(bench.cpu_time.iloc[-1]),
                 "simulate": path.name.startswith("rep"),
+                "race": path.name.startswith("race"),
             }
         )
     jobs = pd.DataFrame(rows)
-    sim, rest = jobs[jobs.simulate], jobs[~jobs.simulate]
+    sim, race = jobs[jobs.simulate], jobs[jobs.race]
+    rest = jobs[~jobs.simulate & ~jobs.race]
     return {
         "jobs": int(len(jobs)),
         "cpu_s": float(jobs.cpu_s.sum()),
         "simulate_cpu_s": float(sim.cpu_s.sum()),
         "simulate_jobs": int(len(sim)),
+        "race_cpu_s": float(race.cpu_s.sum()),
+        "race_jobs": int(len(race)),
         "longest_job_s": float(jobs.s.max()),
         "after_simulation_s": float(rest.s.sum()),
         # the simulation scheduled on a machine of n cores, plus the jobs after it run one after
         # another (an upper bound: several of them can run side by side)
-        "wall_estimate_s": {str(n): _lpt(sim.cpu_s, n) + float(rest.cpu_s.sum()) for n in CORES},
+        "wall_estimate_s": {
+            str(n): _lpt(sim.cpu_s, n) + _lpt(race.cpu_s, n) + float(rest.cpu_s.sum())
+            for n in CORES
+        },
     }
 
 
@@ -292,7 +300,7 @@ def _run_line(d: Mapping[str, Any]) -> str:
         f"{', '.join(_rate(r) for r in d['base_means'])}), {window_reps} of the window study, "
         f"T = {d['horizon']:,}, {d['entrants']} entrants. Cost, from Snakemake's benchmarks: "
         f"{cost['cpu_s'] / 3600:.2f} CPU-hours in {cost['jobs']} jobs (the simulation "
-        f"{cost['simulate_cpu_s'] / 3600:.2f}); scheduled on 2 cores about "
+        f"{cost['simulate_cpu_s'] / 3600:.2f}{_race_cost(d)}); scheduled on 2 cores about "
         f"{_minutes(cost['wall_estimate_s']['2'])}, on a 16-core node about "
         f"{_minutes(cost['wall_estimate_s']['16'])}."
     )
@@ -376,6 +384,27 @@ def _comparisons(d: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _race_cost(d: Mapping[str, Any]) -> str:
+    cost, runs = d["cost"], d["statistics"].get("race_runs", 0)
+    if not runs:
+        return ""
+    return (
+        f", racing's second stage {cost.get('race_cpu_s', 0.0) / 3600:.2f} in "
+        f"{cost.get('race_jobs', 0)} jobs of {runs} fresh runs each"
+    )
+
+
+def _decided(d: Mapping[str, Any], p: Mapping[str, Any]) -> str:
+    """How much of the contenders' decided share the base runs made, where a second stage ran."""
+    runs = d["statistics"].get("race_runs", 0)
+    if not runs:
+        return ""
+    return (
+        f" ({p['contenders_decided_first']:.0%} by the {d['replications']['regret']} base runs, "
+        f"the rest by racing's {runs} more)"
+    )
+
+
 def _precision(d: Mapping[str, Any]) -> str:
     target = d["statistics"]["precision"]
     lines = []
@@ -388,9 +417,12 @@ def _precision(d: Mapping[str, Any]) -> str:
             f"most {target:.0%} of the best's regret, and {p['contenders_precise']:.0%} of the "
             f"{p['contenders_cells']} contenders (within {leaderboard.CONTENDER:g} times the "
             f"best); the tie rule decides {p['all_decided']:.0%} of the cells and "
-            f"{p['contenders_decided']:.0%} of the contenders. 90 % of the cells would be precise "
+            f"{p['contenders_decided']:.0%} of the contenders"
+            f"{_decided(d, p)}"
+            ". 90 % of the cells would be precise "
             f"at about {p['all_runs_needed']:,.0f} runs, 90 % of the contenders at about "
-            f"{p['contenders_runs_needed']:,.0f}."
+            f"{p['contenders_runs_needed']:,.0f}; 90 % of the contenders would be decided at "
+            f"about {p['contenders_runs_to_decide']:,.0f} runs of one stage."
         )
     return "\n".join(lines)
 

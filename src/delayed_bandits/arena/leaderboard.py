@@ -495,13 +495,23 @@ CONTENDER = 1.5
 def precision_cells(board: pd.DataFrame, precision: float = STATISTICS["precision"]):
     """Every applicable cell but each setting's best (rank 1), with ``runs_needed``: the
     replications that would bring its half-width to ``precision`` times the best's regret, the
-    half-width shrinking as 1/sqrt(n): n (half_width / (precision x best))^2. A setting whose best
-    has no regret (a short horizon) has no relative precision and is left out."""
+    half-width shrinking as 1/sqrt(n): n (half_width / (precision x best))^2; and
+    ``runs_to_decide``: the runs of one stage at which the tie rule's interval of its excess would
+    no longer hold 0, the same way, n (half-width / |excess|)^2 with n the runs its interval came
+    from (a second stage's where it was raced and the base runs had left it open), 0 for a
+    decided cell. A setting whose best has no regret (a short horizon) has no relative precision
+    and is left out."""
     cells = board[board.applicable.astype(bool) & (board["rank"] > 1)]
     best = cells.regret - cells["diff"]
     cells, best = cells[best > 0].copy(), best[best > 0]
     cells["contender"] = cells.ratio <= CONTENDER
     cells["runs_needed"] = cells.n_runs * (cells.half_width / (precision * best)) ** 2
+    raced = cells.race_runs if "race_runs" in cells else 0
+    n = np.where(raced > 0, raced, cells.n_runs)
+    half = (cells.excess_hi - cells.excess_lo) / 2
+    cells["runs_to_decide"] = np.where(
+        cells.verdict == INCONCLUSIVE, n * (half / cells.excess.abs()) ** 2, 0.0
+    )
     return cells
 
 
@@ -510,8 +520,10 @@ def precision_report(
 ) -> pd.DataFrame:
     """Per (horizon, field, base rate): of the cells of ``precision_cells``, and of the
     contenders among them, how many there are, the share that is precise, the share the tie rule
-    decides (tied-best or worse), and the replications at which ``share`` of them would be
-    precise (the ``share`` quantile of ``runs_needed``)."""
+    decides (tied-best or worse), of it the share the base runs decided (``decided_first``: all
+    of it on a board that was not raced), the replications at which ``share`` of them would be
+    precise (the ``share`` quantile of ``runs_needed``) and those at which ``share`` of them
+    would be decided (of ``runs_to_decide``)."""
     cells = precision_cells(board, precision)
     out = []
     for key, group in cells.groupby(["horizon", "field", "base_mean"], sort=False):
@@ -521,6 +533,10 @@ def precision_report(
             row[f"{name}_precise"] = part.precise.mean() if len(part) else np.nan
             decided = part.verdict != INCONCLUSIVE
             row[f"{name}_decided"] = decided.mean() if len(part) else np.nan
+            first = decided & (part.stage == 1) if "stage" in part else decided
+            row[f"{name}_decided_first"] = first.mean() if len(part) else np.nan
+            to_decide = np.quantile(part.runs_to_decide, share) if len(part) else np.nan
+            row[f"{name}_runs_to_decide"] = to_decide
             needed = np.quantile(part.runs_needed, share) if len(part) else np.nan
             row[f"{name}_runs_needed"] = needed
         out.append(row)
