@@ -32,11 +32,12 @@ checkpoint leaderboard_base:
 
 
 # A raced setting's fresh replications (after the base runs'), its raced algorithms alone: the
-# same command as a shard's (pipeline.smk, rule simulate), the algorithms from the plan.
+# same command as a shard's (pipeline.smk, rule simulate), the algorithms from the plan. The
+# base leaderboard is not an input: a rerun of it that leaves the plan as it was (an edit of a
+# claim) keeps these runs; a plan that changes changes the params.
 rule race:
     input:
-        base=out("results/arena/{figure}/leaderboard-base.csv"),
-        delays=lambda wc: setting_delay_files("arena", wc.figure, wc.setting),
+        delays=race_delay_files,
     output:
         raw=out("results/arena/{figure}/{setting}/race{first}-{last}.parquet"),
         events=out("results/arena/{figure}/{setting}/race{first}-{last}.events.parquet"),

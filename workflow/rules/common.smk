@@ -319,6 +319,13 @@ def race_shards(wildcards):
     return [OUT + p for p in paths]
 
 
+def race_delay_files(wildcards):
+    """The files a raced setting's delay law reads; asking for the plan first makes the job
+    wait for the checkpoint, whose table is not an input (rule race)."""
+    race_plan(wildcards.figure)
+    return setting_delay_files("arena", wildcards.figure, wildcards.setting)
+
+
 def race_curves(wildcards):
     """The curves of one raced setting's second-stage job: its raced algorithms."""
     algorithms = race_plan(wildcards.figure)["settings"][wildcards.setting]
