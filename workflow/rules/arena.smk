@@ -4,7 +4,11 @@
 # leaderboard table besides the summary, which the rule `leaderboard` below makes from the shards
 # (the arena's own command, delayed-bandits leaderboard). The other views of figure `regret`
 # read the same tables, and the arena's registration lists them as its extra targets. The
-# experiment is in config/config.yaml under papers.arena.
+# experiment is in config/config.yaml under papers.arena. Where the figure races
+# (statistics.race_runs; docs/decisions/arena.md#racing) the leaderboard is made in two steps:
+# the base runs' (results/arena/<figure>/leaderboard-base.csv, a checkpoint), then, from the
+# second stage it asks for (results/arena/<figure>/<setting>/race<first>-<last>.parquet, rule
+# race), the leaderboard itself.
 
 
 checkpoint leaderboard_base:
