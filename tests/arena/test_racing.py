@@ -97,32 +97,68 @@ def test_nothing_is_raced_where_every_contender_is_decided() -> None:
     assert list(raced) == [True, False, True]
 
 
-def _board(verdicts: dict[str, str], runs: int = N0) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
+def _board(verdicts: dict[str, str], runs: int = N0, **cells) -> pd.DataFrame:
+    """One comparison's cells at the last horizon, all in one information model, each (verdict,
+    ratio to the best) from ``verdicts`` (a bare verdict: ratio 1.2); ``cells`` overrides
+    columns of every row."""
+    rows = []
+    for a, given in verdicts.items():
+        v, ratio = (given, 1.2) if isinstance(given, str) else given
+        rows.append(
             {
                 "horizon": 100,
                 "field": "matched",
                 "setting": "s",
                 "algorithm": a,
+                "information": "conversions",
+                "applicable": True,
                 "n_runs": runs,
                 "excess": 0.0,
                 "excess_lo": -1.0,
                 "excess_hi": 1.0,
                 "tied_best": v == ties.TIED,
                 "verdict": v,
+                "ratio": ratio,
                 "model_tied_best": v == ties.TIED,
                 "model_verdict": v,
+                "model_ratio": ratio,
+                **cells,
             }
-            for a, v in verdicts.items()
-        ]
-    )
+        )
+    return pd.DataFrame(rows)
 
 
 def test_combine_takes_the_second_stage_only_where_the_base_runs_left_it_open() -> None:
     base = _board({"a": ties.TIED, "b": ties.INCONCLUSIVE, "c": ties.WORSE})
     second = _board({"a": ties.WORSE, "b": ties.TIED}, runs=RACE)
-    out = racing.combine(base, second).set_index("algorithm")
+    out = racing.combine(base, second, CONTENDER).set_index("algorithm")
     assert list(out.verdict) == [ties.TIED, ties.TIED, ties.WORSE]
     assert list(out.stage) == [1, 2, 1] and list(out.race_runs) == [RACE, RACE, 0]
     assert out.loc["b", "tied_best"] and out.loc["b", "model_verdict"] == ties.TIED
+
+
+def test_a_cell_raced_for_another_comparison_keeps_its_verdict_where_its_best_was_not_raced():
+    """b is raced for the matched comparison, where a contender is open. In the published one
+    no contender is open (b is 1.8 times its best c), so c is not raced: there the second
+    stage's b has no best beside it and would be its own best, tied by construction; and at
+    T/10 the raced algorithms were chosen at T, not there. Both keep the base verdict."""
+    matched = _board({"a": (ties.TIED, 1.0), "b": (ties.INCONCLUSIVE, 1.2)})
+    published = _board({"c": (ties.TIED, 1.0), "b": (ties.INCONCLUSIVE, 1.8)}, field="published")
+    early = _board({"a": (ties.TIED, 1.0), "b": (ties.INCONCLUSIVE, 1.2)}, horizon=10)
+    base = pd.concat([early, matched, published], ignore_index=True)
+    assert racing.plan(base, CONTENDER) == {"s": ["a", "b"]}
+    second = pd.concat(
+        [
+            _board({"a": ties.WORSE, "b": ties.TIED}, runs=RACE),
+            _board({"b": ties.TIED}, runs=RACE, field="published"),
+            _board({"a": ties.WORSE, "b": ties.TIED}, runs=RACE, horizon=10),
+        ],
+        ignore_index=True,
+    )
+    out = racing.combine(base, second, CONTENDER).set_index(["horizon", "field", "algorithm"])
+    assert out.loc[(100, "matched", "b"), "verdict"] == ties.TIED
+    assert out.loc[(100, "matched", "b"), "stage"] == 2
+    assert out.loc[(100, "published", "b"), "verdict"] == ties.INCONCLUSIVE
+    assert out.loc[(100, "published", "b"), "model_verdict"] == ties.INCONCLUSIVE
+    assert out.loc[(10, "matched", "b"), "verdict"] == ties.INCONCLUSIVE
+    assert (out.loc[[(10, "matched", "b"), (100, "published", "b")], "stage"] == 1).all()

@@ -30,15 +30,16 @@ checkpoint leaderboard_base:
     params:
         code=SOURCE_SHA256,
         config=MERGED,
+        statistics=tie_statistics,
     shell:
         "delayed-bandits leaderboard --merged {params.config:q} --paper arena"
         " --figure {wildcards.figure:q} --out {output.leaderboard:q} {input.shards:q} > {log:q} 2>&1"
 
 
 # A raced setting's fresh replications (after the base runs'), its raced algorithms alone: the
-# same command as a shard's (pipeline.smk, rule simulate), the algorithms from the plan. The
-# base leaderboard is not an input: a rerun of it that leaves the plan as it was (an edit of a
-# claim) keeps these runs; a plan that changes changes the params.
+# same command as a shard's (pipeline.smk, rule simulate), the algorithms from the plan. Once the
+# checkpoint has run, the base leaderboard is not an input: a rerun of it that leaves the plan as
+# it was (an edit of a claim) keeps these runs; a plan that changes changes the params.
 rule race:
     input:
         delays=race_delay_files,
@@ -92,6 +93,7 @@ rule leaderboard:
     params:
         code=SOURCE_SHA256,
         config=MERGED,
+        statistics=tie_statistics,
     shell:
         "delayed-bandits leaderboard --merged {params.config:q} --paper arena"
         " --figure {wildcards.figure:q} --base {input.base:q} --out {output.leaderboard:q}"

@@ -75,8 +75,8 @@ def out(path):
 PAPERS = list(config["papers"])
 
 # The package's sources, hashed (delayed_bandits.software): every rule that runs delayed-bandits
-# takes it as its parameter `code`, so that an edit of src/delayed_bandits makes every job it could
-# change out of date (Snakemake's params trigger, "Params have changed since last execution"),
+# and does not simulate takes it as its parameter `code`, so that an edit of src/delayed_bandits
+# makes every job it could change out of date (Snakemake's params trigger, "Params have changed since last execution"),
 # with no flag to remember (docs/auditing.md, "When results are redone").
 SOURCE_SHA256 = dbsoftware.source_sha256()
 # The simulating modules' alone (software.simulation_files: the shard loop, the experiments and
@@ -301,34 +301,49 @@ def table_options(wildcards, input):
 
 
 # The arena's racing (arena.smk): the second stage that the base runs' leaderboard asks for.
-def race_plan(figure):
-    """The second stage that the base runs' leaderboard asks for (racing:
-    delayed_bandits.arena.leaderboard.race_plan), known once the checkpoint has run; the base
-    leaderboard is verified as it is read."""
+@functools.cache
+def _read_race_plan(path, modified, figure):
     from delayed_bandits.arena.cli import TABLES
-    from delayed_bandits.arena.leaderboard import race_plan as plan
+    from delayed_bandits.arena.leaderboard import race_plan
 
-    base = checkpoints.leaderboard_base.get(figure=figure).output.leaderboard
-    board = TABLES["leaderboard"](base, dbprovenance.binding(config, "arena", figure))
-    return plan(board, figure_config("arena", figure))
+    # Not checked against this config's binding: when the base table is out of date (an edit
+    # of a kernel, another seed), Snakemake still reads it while it builds the DAG, and reads it
+    # again once the checkpoint has rerun; the leaderboard's own command checks it.
+    return race_plan(TABLES["leaderboard"](path, None), figure_config("arena", figure))
+
+
+def raced(figure):
+    """The second stage of the figure (delayed_bandits.arena.leaderboard.race_plan), read from
+    the base runs' leaderboard once the checkpoint has made it (once per version of the file)."""
+    path = checkpoints.leaderboard_base.get(figure=figure).output.leaderboard
+    return _read_race_plan(path, os.path.getmtime(path), figure)
+
+
+def tie_statistics(wildcards):
+    """The figure's statistics with their defaults (arena.ties.statistics): a parameter of the
+    leaderboards, as MERGED's name follows the config's paths and not its contents, and a second
+    stage changes the base runs' confidence too (arena.racing.stage_confidence)."""
+    from delayed_bandits.arena.ties import statistics
+
+    return json.dumps(statistics(figure_config("arena", wildcards.figure)), sort_keys=True)
 
 
 def race_shards(wildcards):
     """The second stage's shards, one per raced setting (none where nothing is raced)."""
-    paths = dblayout.race_shard_paths("arena", wildcards.figure, race_plan(wildcards.figure))
+    paths = dblayout.race_shard_paths("arena", wildcards.figure, raced(wildcards.figure))
     return [OUT + p for p in paths]
 
 
 def race_delay_files(wildcards):
     """The files a raced setting's delay law reads; asking for the plan first makes the job
-    wait for the checkpoint, whose table is not an input (rule race)."""
-    race_plan(wildcards.figure)
+    wait for the checkpoint."""
+    raced(wildcards.figure)
     return setting_delay_files("arena", wildcards.figure, wildcards.setting)
 
 
 def race_curves(wildcards):
     """The curves of one raced setting's second-stage job: its raced algorithms."""
-    algorithms = race_plan(wildcards.figure)["settings"][wildcards.setting]
+    algorithms = raced(wildcards.figure)["settings"][wildcards.setting]
     return [(wildcards.setting, a) for a in algorithms]
 
 

@@ -182,7 +182,7 @@ def _leaderboard(args: argparse.Namespace) -> None:
     def make(raw: Any, config: Mapping[str, Any], fig: Mapping[str, Any]) -> Any:
         if args.base is None:
             board = leaderboard.build(raw, fig, config["seed"], args.figure)
-            return racing.combine(board, board.iloc[:0])
+            return racing.combine(board, board.iloc[:0], leaderboard.CONTENDER)
         base = _read_leaderboard(args.base, provenance.binding(config, args.paper, args.figure))
         base = base[leaderboard.BASE_COLUMNS]
         return leaderboard.race(base, raw, fig, config["seed"], args.figure)

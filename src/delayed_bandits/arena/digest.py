@@ -405,6 +405,16 @@ def _decided(d: Mapping[str, Any], p: Mapping[str, Any]) -> str:
     )
 
 
+def _to_decide(p: Mapping[str, Any]) -> str:
+    # a digest made before the runs to decide were reported has none
+    if "contenders_runs_to_decide" not in p:
+        return ""
+    return (
+        f"; 90 % of the contenders would be decided at about "
+        f"{p['contenders_runs_to_decide']:,.0f} runs of one stage"
+    )
+
+
 def _precision(d: Mapping[str, Any]) -> str:
     target = d["statistics"]["precision"]
     lines = []
@@ -421,8 +431,7 @@ def _precision(d: Mapping[str, Any]) -> str:
             f"{_decided(d, p)}"
             ". 90 % of the cells would be precise "
             f"at about {p['all_runs_needed']:,.0f} runs, 90 % of the contenders at about "
-            f"{p['contenders_runs_needed']:,.0f}; 90 % of the contenders would be decided at "
-            f"about {p['contenders_runs_to_decide']:,.0f} runs of one stage."
+            f"{p['contenders_runs_needed']:,.0f}{_to_decide(p)}."
         )
     return "\n".join(lines)
 

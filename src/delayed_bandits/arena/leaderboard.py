@@ -318,7 +318,8 @@ def race(
             )
         one = {**fig, "algorithms": algorithms, "only": [setting]}
         boards.append(build(runs, one, seed, figure, purpose="race"))
-    return combine(base, pd.concat(boards, ignore_index=True) if boards else base.iloc[:0])
+    second = pd.concat(boards, ignore_index=True) if boards else base.iloc[:0]
+    return combine(base, second, CONTENDER)
 
 
 def _paired_verdicts(

@@ -8,8 +8,10 @@ and every one that may still be the best, the family that a cell's excess needs
 (``ties.excess``). They get ``race_runs`` fresh replications
 (indices n0 to n0 + race_runs - 1; a replication's draws depend on its setting and index alone,
 so the raced algorithms are paired among themselves), and the tie rule decides again on those
-runs alone, among the raced algorithms (``combine``): a cell keeps its base verdict where the
-base runs decided it, and takes the second stage's where they did not.
+runs alone, among the raced algorithms (``combine``): a cell of a raced comparison (or model),
+at the last horizon, keeps its base verdict where the base runs decided it and takes the second
+stage's where they did not; every other cell keeps its base verdict, as the raced algorithms
+need not hold its comparison's best.
 
 Why the verdicts stay valid (docs/decisions/arena.md#racing): the second stage's runs are
 independent of the first, so, given which algorithms were raced, its intervals are simultaneous
@@ -36,7 +38,13 @@ MODEL_COLUMNS = ("model_tied_best", "model_verdict")
 """The tie rule's columns within an information model, taken the same way."""
 
 
-def racing(stats: Mapping[str, Any]) -> bool:
+COMPARISON = ["setting", "field"]
+"""A comparison's cells: one setting, one field (``leaderboard.FIELDS``)."""
+MODEL = ["setting", "field", "information"]
+"""An information model's cells within a comparison."""
+
+
+def races(stats: Mapping[str, Any]) -> bool:
     """Whether a figure's ``statistics`` ask for a second stage."""
     return int(stats.get("race_runs", 0)) > 0
 
@@ -45,7 +53,7 @@ def stage_confidence(stats: Mapping[str, Any]) -> float:
     """The confidence of each stage's intervals: the figure's ``confidence`` when it is not
     raced, else half its error rate at each of the two stages (Bonferroni)."""
     confidence = float(stats["confidence"])
-    return 1 - (1 - confidence) / 2 if racing(stats) else confidence
+    return 1 - (1 - confidence) / 2 if races(stats) else confidence
 
 
 def select(verdict: np.ndarray, ratio: np.ndarray, contender: float) -> np.ndarray:
@@ -59,29 +67,48 @@ def select(verdict: np.ndarray, ratio: np.ndarray, contender: float) -> np.ndarr
     return verdict != WORSE
 
 
-def plan(board: pd.DataFrame, contender: float) -> dict[str, list[str]]:
-    """Per raced setting, its raced algorithms in board order: the union of ``select`` over the
-    comparisons and the information models within them, on the base ``board`` at its last
-    horizon (applicable cells only)."""
+def raced_groups(board: pd.DataFrame, contender: float) -> dict[str, set[tuple[Any, ...]]]:
+    """The comparisons (keys ``COMPARISON``) and the information models (keys ``MODEL``) that
+    race, on the base ``board`` at its last horizon (applicable cells only): those where
+    ``select`` races a cell. Only their verdicts, at that horizon, may be taken from the second
+    stage (``combine``): elsewhere the raced algorithms need not hold the best."""
     last = board[(board.horizon == board.horizon.max()) & board.applicable.astype(bool)]
-    chosen = np.zeros(len(last), bool)
-    for keys, columns in (
-        (["setting", "field"], ("verdict", "ratio")),
-        (["setting", "field", "information"], ("model_verdict", "model_ratio")),
+    out: dict[str, set[tuple[Any, ...]]] = {"verdict": set(), "model_verdict": set()}
+    for column, keys, ratio in (
+        ("verdict", COMPARISON, "ratio"),
+        ("model_verdict", MODEL, "model_ratio"),
     ):
-        for _, rows in last.groupby(keys, sort=False):
-            mask = select(rows[columns[0]].to_numpy(), rows[columns[1]].to_numpy(), contender)
-            chosen[last.index.get_indexer(rows.index)] |= mask
+        for key, rows in last.groupby(keys, sort=False):
+            if select(rows[column].to_numpy(), rows[ratio].to_numpy(), contender).any():
+                out[column].add(key)
+    return out
+
+
+def plan(board: pd.DataFrame, contender: float) -> dict[str, list[str]]:
+    """Per raced setting, its raced algorithms in board order: in every group of
+    ``raced_groups``, its cells that ``select`` races."""
+    last = board[(board.horizon == board.horizon.max()) & board.applicable.astype(bool)]
+    groups = raced_groups(board, contender)
+    chosen = np.zeros(len(last), bool)
+    for column, keys, ratio in (
+        ("verdict", COMPARISON, "ratio"),
+        ("model_verdict", MODEL, "model_ratio"),
+    ):
+        for key, rows in last.groupby(keys, sort=False):
+            if key in groups[column]:
+                mask = select(rows[column].to_numpy(), rows[ratio].to_numpy(), contender)
+                chosen[last.index.get_indexer(rows.index)] |= mask
     out: dict[str, list[str]] = {}
     for setting, rows in last[chosen].groupby("setting", sort=False):
         out[setting] = list(dict.fromkeys(rows.algorithm))
     return out
 
 
-def combine(base: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
-    """The base board with each raced cell's tie rule taken from the ``second`` stage's board
-    (same columns, the raced algorithms of the raced settings) where the base runs left it
-    inconclusive, in its comparison (``STAGE_COLUMNS``) and within its model
+def combine(base: pd.DataFrame, second: pd.DataFrame, contender: float) -> pd.DataFrame:
+    """The base board with the tie rule of each cell of a raced group (``raced_groups``: a
+    comparison, or a model within it, at the last horizon) taken from the ``second`` stage's
+    board (same columns, the raced algorithms of the raced settings) where the base runs left
+    it inconclusive, in its comparison (``STAGE_COLUMNS``) and within its model
     (``MODEL_COLUMNS``) separately; ``stage`` says which stage decided the comparison's verdict
     (1 or 2) and ``race_runs`` how many runs the second stage had (0 where it was not raced).
     The means, intervals and quantiles stay the base runs', the same n for every cell."""
@@ -96,8 +123,14 @@ def combine(base: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
     raced = at.isin(found.index)
     rows = found.reindex(at[raced])
     out.loc[raced, "race_runs"] = rows.n_runs.to_numpy()
-    for columns, verdict in ((STAGE_COLUMNS, "verdict"), (MODEL_COLUMNS, "model_verdict")):
-        redo = raced & (out[verdict] == INCONCLUSIVE).to_numpy()
+    groups = raced_groups(base, contender)
+    last = (out.horizon == out.horizon.max()).to_numpy()
+    for columns, verdict, group in (
+        (STAGE_COLUMNS, "verdict", COMPARISON),
+        (MODEL_COLUMNS, "model_verdict", MODEL),
+    ):
+        chosen = out[group].apply(tuple, axis=1).isin(groups[verdict]).to_numpy() & last
+        redo = raced & chosen & (out[verdict] == INCONCLUSIVE).to_numpy()
         take = rows[verdict].notna().to_numpy() & redo[raced]
         where = np.flatnonzero(raced)[take]
         for column in columns:
@@ -105,17 +138,3 @@ def combine(base: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
         if verdict == "verdict":
             out.loc[out.index[where], "stage"] = 2
     return out
-
-
-def fresh(n0: int, runs: int) -> tuple[int, int]:
-    """The replication indices (first, last) of the second stage: after the base runs'."""
-    return n0, n0 + runs - 1
-
-
-def describe(stats: Mapping[str, Any], n0: int) -> dict[str, Any]:
-    """What the provenance of a raced leaderboard records."""
-    return {
-        "base_runs": n0,
-        "race_runs": int(stats.get("race_runs", 0)),
-        "stage_confidence": stage_confidence(stats),
-    }
