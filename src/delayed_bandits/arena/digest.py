@@ -409,6 +409,12 @@ def _to_decide(p: Mapping[str, Any]) -> str:
     # a digest made before the runs to decide were reported has none
     if "contenders_runs_to_decide" not in p:
         return ""
+    runs = p["contenders_runs_to_decide"]
+    if runs is None or not math.isfinite(runs):
+        return (
+            "; 90 % of the contenders would not be decided at any count of runs: among them are "
+            "cells whose excess over the margin is 0 at these runs"
+        )
     return (
         f"; 90 % of the contenders would be decided at about "
         f"{p['contenders_runs_to_decide']:,.0f} runs of one stage"

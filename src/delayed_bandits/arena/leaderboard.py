@@ -536,7 +536,10 @@ def precision_report(
             row[f"{name}_decided"] = decided.mean() if len(part) else np.nan
             first = decided & (part.stage == 1) if "stage" in part else decided
             row[f"{name}_decided_first"] = first.mean() if len(part) else np.nan
-            to_decide = np.quantile(part.runs_to_decide, share) if len(part) else np.nan
+            # no interpolation: a cell at the margin itself needs infinitely many runs
+            to_decide = (
+                np.quantile(part.runs_to_decide, share, method="higher") if len(part) else np.nan
+            )
             row[f"{name}_runs_to_decide"] = to_decide
             needed = np.quantile(part.runs_needed, share) if len(part) else np.nan
             row[f"{name}_runs_needed"] = needed
