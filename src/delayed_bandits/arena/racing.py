@@ -67,41 +67,46 @@ def select(verdict: np.ndarray, ratio: np.ndarray, contender: float) -> np.ndarr
     return verdict != WORSE
 
 
-def raced_groups(board: pd.DataFrame, contender: float) -> dict[str, set[tuple[Any, ...]]]:
-    """The comparisons (keys ``COMPARISON``) and the information models (keys ``MODEL``) that
-    race, on the base ``board`` at its last horizon (applicable cells only): those where
-    ``select`` races a cell. Only their verdicts, at that horizon, may be taken from the second
-    stage (``combine``): elsewhere the raced algorithms need not hold the best."""
+def _selected(board: pd.DataFrame, contender: float):
+    """(column, group key, the group's rows, ``select``'s mask) for every comparison and every
+    information model on the base ``board`` at its last horizon (applicable cells only)."""
     last = board[(board.horizon == board.horizon.max()) & board.applicable.astype(bool)]
-    out: dict[str, set[tuple[Any, ...]]] = {"verdict": set(), "model_verdict": set()}
     for column, keys, ratio in (
         ("verdict", COMPARISON, "ratio"),
         ("model_verdict", MODEL, "model_ratio"),
     ):
         for key, rows in last.groupby(keys, sort=False):
-            if select(rows[column].to_numpy(), rows[ratio].to_numpy(), contender).any():
-                out[column].add(key)
+            yield (
+                column,
+                key,
+                rows,
+                select(rows[column].to_numpy(), rows[ratio].to_numpy(), contender),
+            )
+
+
+def raced_groups(board: pd.DataFrame, contender: float) -> dict[str, set[tuple[Any, ...]]]:
+    """The comparisons (keys ``COMPARISON``) and the information models (keys ``MODEL``) that
+    race, on the base ``board`` at its last horizon: those where ``select`` races a cell. Only
+    their verdicts, at that horizon, may be taken from the second stage (``combine``):
+    elsewhere the raced algorithms need not hold the best."""
+    out: dict[str, set[tuple[Any, ...]]] = {"verdict": set(), "model_verdict": set()}
+    for column, key, _, mask in _selected(board, contender):
+        if mask.any():
+            out[column].add(key)
     return out
 
 
 def plan(board: pd.DataFrame, contender: float) -> dict[str, list[str]]:
-    """Per raced setting, its raced algorithms in board order: in every group of
-    ``raced_groups``, its cells that ``select`` races."""
-    last = board[(board.horizon == board.horizon.max()) & board.applicable.astype(bool)]
-    groups = raced_groups(board, contender)
-    chosen = np.zeros(len(last), bool)
-    for column, keys, ratio in (
-        ("verdict", COMPARISON, "ratio"),
-        ("model_verdict", MODEL, "model_ratio"),
-    ):
-        for key, rows in last.groupby(keys, sort=False):
-            if key in groups[column]:
-                mask = select(rows[column].to_numpy(), rows[ratio].to_numpy(), contender)
-                chosen[last.index.get_indexer(rows.index)] |= mask
-    out: dict[str, list[str]] = {}
-    for setting, rows in last[chosen].groupby("setting", sort=False):
-        out[setting] = list(dict.fromkeys(rows.algorithm))
-    return out
+    """Per raced setting, its raced algorithms in board order: the cells that ``select`` races
+    in any comparison or information model (``raced_groups``)."""
+    chosen = [rows[mask] for _, _, rows, mask in _selected(board, contender) if mask.any()]
+    if not chosen:
+        return {}
+    raced = pd.concat(chosen).sort_index()
+    return {
+        setting: list(dict.fromkeys(rows.algorithm))
+        for setting, rows in raced.groupby("setting", sort=False)
+    }
 
 
 def combine(base: pd.DataFrame, second: pd.DataFrame, contender: float) -> pd.DataFrame:
