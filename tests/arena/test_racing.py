@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from delayed_bandits.arena import leaderboard, racing, ties
+from delayed_bandits.arena import digest, leaderboard, racing, ties
 
 N0, RACE, TABLES, RESAMPLES = 80, 160, 300, 1000
 STATS = {**ties.STATISTICS, "race_runs": RACE}
@@ -162,3 +162,34 @@ def test_a_cell_raced_for_another_comparison_keeps_its_verdict_where_its_best_wa
     assert out.loc[(100, "published", "b"), "model_verdict"] == ties.INCONCLUSIVE
     assert out.loc[(10, "matched", "b"), "verdict"] == ties.INCONCLUSIVE
     assert (out.loc[[(10, "matched", "b"), (100, "published", "b")], "stage"] == 1).all()
+
+
+def test_the_digest_counts_what_the_second_stage_raced_and_decided() -> None:
+    """The digest's racing record: every raced curve (race_runs > 0, at any horizon), and per
+    base rate only the matched comparison's cells at T whose verdict the second stage made."""
+    base = pd.concat(
+        [
+            _board({"a": (ties.TIED, 1.0), "b": (ties.INCONCLUSIVE, 1.2)}, base_mean=0.4),
+            _board(
+                {"a": (ties.TIED, 1.0), "b": (ties.INCONCLUSIVE, 1.2)},
+                base_mean=0.4,
+                field="published",
+            ),
+            _board({"c": (ties.TIED, 1.0), "d": (ties.WORSE, 3.0)}, base_mean=0.02, setting="t"),
+        ],
+        ignore_index=True,
+    )
+    second = pd.concat(
+        [
+            _board({"a": ties.TIED, "b": ties.WORSE}, runs=RACE, base_mean=0.4),
+            _board({"a": ties.TIED, "b": ties.WORSE}, runs=RACE, base_mean=0.4, field="published"),
+        ],
+        ignore_index=True,
+    )
+    record = digest._racing(racing.combine(base, second, CONTENDER))
+    assert record == {
+        "settings": 1,
+        "curves": 2,
+        "decided": [{"base_mean": 0.4, "tied_best": 0, "worse": 1}],
+    }
+    assert digest._racing(base)["settings"] == 0 and "race_runs" not in base

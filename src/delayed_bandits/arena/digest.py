@@ -183,6 +183,28 @@ def _window(board: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
+def _racing(board: pd.DataFrame) -> dict[str, Any]:
+    """What the second stage raced (settings and curves with fresh runs) and, per base rate, the
+    matched comparison's cells at T that the base runs left inconclusive and it decided."""
+    if "race_runs" not in board:  # a board made before racing
+        return {"settings": 0, "curves": 0, "decided": []}
+    raced = board[board.race_runs > 0]
+    last = board[(board.horizon == board.horizon.max()) & (board.field == leaderboard.MATCHED)]
+    second = last[last.stage == 2]
+    return {
+        "settings": int(raced.setting.nunique()),
+        "curves": len(raced.drop_duplicates(["setting", "algorithm"])),
+        "decided": [
+            {
+                "base_mean": _number(rate),
+                "tied_best": int((rows.verdict == TIED).sum()),
+                "worse": int((rows.verdict == WORSE).sum()),
+            }
+            for rate, rows in second.groupby("base_mean", sort=False)
+        ],
+    }
+
+
 def _lpt(jobs: Iterable[float], cores: int) -> float:
     """Makespan of the jobs on ``cores`` workers, longest first, each to the least loaded (the
     order Snakemake's scheduler cannot beat by much when jobs are independent)."""
@@ -266,6 +288,7 @@ def digest(run: Path) -> dict[str, Any]:
             leaderboard.precision_report(board).query("field == @leaderboard.MATCHED")
         ),
         "statistics": leaderboard.statistics(made["regret"][0]),
+        "racing": _racing(board),
         "comparisons": _compare(at_t),
         "oracle": _oracle(board),
         "window": _window(_board(run, "window")),
@@ -388,9 +411,11 @@ def _race_cost(d: Mapping[str, Any]) -> str:
     cost, runs = d["cost"], d["statistics"].get("race_runs", 0)
     if not runs:
         return ""
+    raced = d.get("racing")  # a digest made before the racing record has none
+    curves = f", {raced['curves']} curves of {raced['settings']} settings" if raced else ""
     return (
         f", racing's second stage {cost.get('race_cpu_s', 0.0) / 3600:.2f} in "
-        f"{cost.get('race_jobs', 0)} jobs of {runs} fresh runs each"
+        f"{cost.get('race_jobs', 0)} jobs of {runs} fresh runs each{curves}"
     )
 
 
@@ -399,9 +424,17 @@ def _decided(d: Mapping[str, Any], p: Mapping[str, Any]) -> str:
     runs = d["statistics"].get("race_runs", 0)
     if not runs:
         return ""
+    second = {r["base_mean"]: r for r in d.get("racing", {}).get("decided", [])}
+    made = second.get(p["base_mean"], {"tied_best": 0, "worse": 0})
+    cells = (
+        f"; of all the cells, racing decided {made['tied_best']} tied-best and {made['worse']} "
+        "worse that the base runs had left open"
+        if "racing" in d
+        else ""
+    )
     return (
         f" ({p['contenders_decided_first']:.0%} by the {d['replications']['regret']} base runs, "
-        f"the rest by racing's {runs} more)"
+        f"the rest by racing's {runs} more{cells})"
     )
 
 
