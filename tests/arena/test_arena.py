@@ -498,6 +498,20 @@ def test_the_digest_states_a_subset_scale_and_a_complete_one_unchanged(
     assert blocks["readme-arena"].startswith(f"The arena ({scale}, 80 paired runs")
 
 
+@pytest.mark.parametrize("regime", ["packet_loss25_censored", "packet_loss75_censored"])
+def test_under_packet_loss_d_ucb_plays_as_ucb_that_ignores_delays(regime: str) -> None:
+    """Packet loss (docs/decisions/arena.md#packet-loss): a conversion at once or never, so tau
+    is 1 - p on 0..m, N~ is (1 - p) N and d-UCB's index UCB's divided by 1 - p for every arm;
+    the two play the same arms. Not under a law whose tau rises over the window."""
+    for name, same in ((f"{regime}-K3-large", True), ("geometric100_censored-K3-large", False)):
+        st = arena.Setting.from_config(grid.settings(SMOKE)[name], name)
+        assert (float(st.pooled.cdf(0)) == float(st.pooled.cdf(st.window))) == same
+        draw = arena.draw_environment(np.random.SeedSequence(3), 4000, st)
+        cp = np.array([4000])
+        played = [ENTRANTS[a].kernel(st, draw, cp, 1)[1] for a in ("d-ucb", "ucb1-matched")]
+        assert np.array_equal(*played) == same, name
+
+
 def test_a_regime_can_draw_its_delays_from_a_file_of_samples(tmp_path: Path) -> None:
     """Your own delays: a regime whose law is a sample read from a file (one delay per line);
     its draws come from the sample, and the file is an input of the jobs that simulate it."""
