@@ -270,6 +270,17 @@ def test_a_shard_of_another_horizon_or_other_sources_is_refused(run7: Run) -> No
     tables.read_shard(shard, made)  # its own binding: read
 
 
+def test_a_record_of_an_earlier_version_is_named_as_such() -> None:
+    """A table bound to the whole package's sources (before the simulating modules' hash) is
+    foreign, and says so; a record missing its keys is corrupt."""
+    old = {"seed": 7, "source_sha256": "a" * 64, "curves": {}}
+    with pytest.raises(tables.ForeignTableError, match="x.parquet was made by an earlier version"):
+        Binding.from_dict(old, "x.parquet")
+    with pytest.raises(tables.CorruptTableError, match="unreadable: 'simulation_sha256'"):
+        Binding.from_dict({"seed": 7, "curves": {}}, "x.parquet")
+    assert Binding.from_dict({**old, "simulation_sha256": "b" * 64}, "x").seed == 7
+
+
 @pytest.mark.probe("faults")
 def test_a_shard_without_a_binding_is_refused(run7: Run) -> None:
     from delayed_bandits.outputs import write_parquet

@@ -81,7 +81,7 @@ def imported(path: Path, package: Path = PACKAGE_DIR) -> set[Path]:
         for depth in range(1, len(parts) + 1):  # importing a.b.c runs a/__init__, a/b/__init__
             stem = package.joinpath(*parts[1:depth])
             for candidate in (stem / "__init__.py", stem.with_suffix(".py")):
-                if candidate.is_file() and candidate != package.with_suffix(".py"):
+                if candidate.is_file():
                     out.add(candidate)
     return out
 

@@ -65,8 +65,8 @@ def _corrupt(path: str | Path, why: str) -> CorruptTableError:
 @dataclass(frozen=True)
 class Binding:
     """What a table's numbers were made from: the root seed, the sha256 of the modules that
-    simulate (``software.simulation_sha256``: the code that made its runs) and, per curve (key ``<setting>/<algorithm>``), the sha256 of
-    its spec (``provenance.curve_spec``: the seed, setting, algorithm, horizon and checkpoints).
+    simulate (``software.simulation_sha256``: the code that made its runs) and, per curve (key
+    ``<setting>/<algorithm>``), the sha256 of its spec (``provenance.curve_spec``: the seed, setting, algorithm, horizon and checkpoints).
     A shard records the curves it holds, a table made from shards every curve of its figure."""
 
     seed: int
@@ -82,7 +82,19 @@ class Binding:
 
     @classmethod
     def from_dict(cls, value: Any, path: str | Path) -> Binding:
-        """The binding a table recorded; a record that is not one is a corrupt table."""
+        """The binding a table recorded; a record that is not one is a corrupt table, and one
+        bound to the whole package's sources (``source_sha256``, before runs were bound to the
+        simulating modules) a foreign one, made by an earlier version."""
+        if (
+            isinstance(value, dict)
+            and "source_sha256" in value
+            and "simulation_sha256" not in value
+        ):
+            raise ForeignTableError(
+                f"{path} was made by an earlier version of delayed-bandits, which bound a table "
+                "to the whole package's sources (source_sha256), not to the modules that "
+                f"simulate (simulation_sha256); {regenerate_hint(path)}"
+            )
         try:
             curves = value["curves"]
             if not (isinstance(curves, dict) and all(isinstance(v, str) for v in curves.values())):

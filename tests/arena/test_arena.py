@@ -486,7 +486,7 @@ def test_the_digest_states_a_subset_scale_and_a_complete_one_unchanged(
     subset = {**FULL, "only": ["geometric100", "pareto1", "K10"]}
     scale = digest.run_scale(run, {"regret": subset, "window": window})
     assert scale == (
-        "full scale, arena regret: a subset: 8 of 112 settings (only: geometric100, pareto1, K10)"
+        "full scale, arena regret: a subset: 8 of 128 settings (only: geometric100, pareto1, K10)"
     )
     committed = json.loads((ROOT / "docs/data/arena-full.json").read_text())
     blocks = digest.blocks(committed)

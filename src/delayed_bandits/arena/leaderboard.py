@@ -49,7 +49,7 @@ from delayed_bandits.arena.entrants import (
     SETTLED,
 )
 from delayed_bandits.arena.problem import Setting
-from delayed_bandits.arena.racing import combine, plan, stage_confidence
+from delayed_bandits.arena.racing import combine, plan, races, stage_confidence
 from delayed_bandits.arena.ties import (
     INCONCLUSIVE,
     STATISTICS,
@@ -291,9 +291,9 @@ def race_plan(board: pd.DataFrame, fig: Mapping[str, Any]) -> dict[str, Any]:
     """The second stage the base ``board`` asks for (``racing``): per raced setting, its raced
     algorithms (``racing.plan``), and the replications they get, after the base runs'; no
     setting where the figure's ``statistics`` ask for no second stage."""
-    runs = int(statistics(fig).get("race_runs", 0))
-    first = int(fig["replications"])
-    settings = plan(board, CONTENDER) if runs > 0 else {}
+    stats = statistics(fig)
+    runs, first = int(stats.get("race_runs", 0)), int(fig["replications"])
+    settings = plan(board, CONTENDER) if races(stats) else {}
     return {"first": first, "last": first + runs - 1, "settings": settings}
 
 
