@@ -376,7 +376,10 @@ def _crossing_table(d: Mapping[str, Any]) -> str:
         for handling, ids in CROSSING.items():
             cells = []
             for a in ids:
-                if (r, a) not in at_t.index or not at_t.loc[(r, a)].settings:
+                if (r, a) not in at_t.index:  # an entrant declared after the run was made
+                    cells.append("not in this run")
+                    continue
+                if not at_t.loc[(r, a)].settings:
                     cells.append("n/a")
                     continue
                 w = at_t.loc[(r, a)]

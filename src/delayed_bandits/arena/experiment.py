@@ -124,6 +124,13 @@ def _windowed(st: Setting) -> v17.Setting:
     return replace(_vernade2017(st), window=st.learner_window)
 
 
+def _estimated(st: Setting) -> str:
+    return (
+        f"m = {st.window} and nothing of the delay law: the CDF up to m is the empirical one of "
+        "the delays of the conversions seen"
+    )
+
+
 def _pikeburke(coefficient: float) -> Callable[[Setting], pb.Setting]:
     def translate(st: Setting) -> pb.Setting:
         return pb.Setting(st.mu, st.observable, qpmd_coefficient=coefficient)
@@ -313,6 +320,11 @@ UNCENSORED = Handling(
     "correct Ñ, uncensored form",
     "the same, uncensored form (Remark 5: geometric laws, uncensored)",
 )
+ESTIMATE = Handling(
+    "correct Ñ, CDF estimated, window m",
+    "the same, told no delay law: the CDF up to m estimated online from the delays of the "
+    "conversions seen (Vernade et al. 2017, Appendix D)",
+)
 DISCARD = Handling(
     "discard what is not settled at m",
     "discard what is not settled at m (Vernade et al. 2017, Section 6)",
@@ -321,7 +333,7 @@ QUEUE = Handling(
     "queue until known (QPM-D, oracle)",
     "queue until the outcome is known (QPM-D, Joulani et al. 2013)",
 )
-HANDLINGS = (IGNORE, CORRECT, UNCENSORED, DISCARD, QUEUE)
+HANDLINGS = (IGNORE, CORRECT, UNCENSORED, ESTIMATE, DISCARD, QUEUE)
 UCB = Base("UCB at log t", "UCB at log t")
 KLUCB = Base("KL-UCB at log t", "KL-UCB at log t")
 TS = Base("Thompson sampling", "Beta(1, 1) TS")
@@ -398,6 +410,38 @@ BUILT_IN: list[Entrant] = [
         knows=_full_cdf,
         family=TS_ON_N,
         handling=UNCENSORED,
+        base=TS,
+    ),
+    Entrant(
+        "d-ucb-est",
+        "d-UCB (estimated CDF)",
+        "DelayedUCB (Vernade et al. 2017, Algorithm 1) with Appendix D's estimated CDF, window m",
+        *_translated("vernade2017", "d-ucb-est", _vernade2017, conversions),
+        knows=_estimated,
+        bonus=f"{LOG_T} (ε = 0)",
+        family=VERNADE2017,
+        handling=ESTIMATE,
+        base=UCB,
+    ),
+    Entrant(
+        "d-klucb-est",
+        "d-KLUCB (estimated CDF)",
+        "DelayedKLUCB (Vernade et al. 2017, Algorithm 1) with Appendix D's estimated CDF, window m",
+        *_translated("vernade2017", "d-klucb-est", _vernade2017, conversions),
+        knows=_estimated,
+        bonus=f"{LOG_T} (ε = 0)",
+        family=VERNADE2017,
+        handling=ESTIMATE,
+        base=KLUCB,
+    ),
+    Entrant(
+        "d-ts-est",
+        "d-TS (estimated CDF)",
+        "Beta(1, 1) Thompson sampling on N~ with Appendix D's estimated CDF, window m",
+        *_translated("vernade2017", "d-ts-est", _vernade2017, conversions),
+        knows=_estimated,
+        family=TS_ON_N,
+        handling=ESTIMATE,
         base=TS,
     ),
     Entrant(

@@ -235,6 +235,18 @@ ALGORITHMS: list[Algorithm] = [
         *_delayed(True, True, True),
     ),
     Algorithm(
+        "d-ucb-est",
+        "d-UCB (estimated CDF)",
+        "DelayedUCB, censored, empirical CDF of observed delays (App. D's estimator)",
+        *_delayed(True, False, True),
+    ),
+    Algorithm(
+        "d-ts-est",
+        "d-TS (estimated CDF)",
+        "Thompson sampling on N~, censored, empirical CDF of observed delays (App. D's estimator)",
+        *_delayed(True, False, True, ts=True),
+    ),
+    Algorithm(
         "ud-klucb-est",
         "ud-KLUCB (estimated CDF)",
         "DelayedKLUCB, uncensored, geometric mean by stochastic approximation (App. D)",
