@@ -23,6 +23,7 @@ from delayed_bandits.delays import (
     Exponential,
     Geometric,
     HalfNormal,
+    PacketLoss,
     Pareto,
     PerArm,
     Poisson,
@@ -506,6 +507,7 @@ def test_per_arm_arm_count_mismatch_raises():
         ({"kind": "poisson", "rate": 2.5}, Poisson(2.5)),
         ({"kind": "halfnormal", "sigma": 4}, HalfNormal(4.0)),
         ({"kind": "pareto", "alpha": 0.3}, Pareto(0.3)),
+        ({"kind": "packet_loss", "p": 0.25}, PacketLoss(0.25)),
         ({"kind": "empirical", "probs": [0, 0.5, 0.8, 1], "values": [0, 10, 12.5, 40]}, LIN_TABLE),
         (
             {
@@ -589,6 +591,9 @@ def test_from_spec_geometric_q():
         ),
         ({"kind": "empirical", "probs": [0, 1], "values": [0, 1], "scale": -0.01}, ["delay.scale"]),
         ({"kind": "empirical", "probs": [0, 1], "values": [0, 1], "bins": 3}, ["'bins'"]),
+        ({"kind": "packet_loss", "p": 1}, ["delay.p", "must be in (0, 1)"]),
+        ({"kind": "packet_loss", "p": 0}, ["delay.p", "must be > 0"]),
+        ({"kind": "packet_loss"}, ["missing key 'p'"]),
         ({"kind": "per_arm", "arms": []}, ["delay.arms", "non-empty"]),
         ({"kind": "per_arm"}, ["delay.arms", "non-empty"]),
         (
@@ -1051,3 +1056,18 @@ def test_sample_in_the_config_schema(spec, valid):
     assert "sample" in base["$defs"]["delay"]["properties"]["kind"]["enum"]
     validator = jsonschema.Draft202012Validator(base["$defs"]["delay"])
     assert validator.is_valid(spec) is valid
+
+
+@pytest.mark.parametrize("p", [0.25, 0.75])
+def test_packet_loss_is_at_once_or_never(p):
+    """D = 0 with probability 1 - p, else MAX_DELAY (never), within Z binomial standard errors;
+    tau is 1 - p at every d >= 0; censored at m the delay has mean p m and variance p (1 - p) m^2."""
+    law = PacketLoss(p)
+    draws = law.sample(np.random.default_rng(11), N)
+    assert set(np.unique(draws)) == {0, MAX_DELAY}
+    assert abs((draws == MAX_DELAY).mean() - p) <= Z * math.sqrt(p * (1 - p) / N)
+    assert list(law.cdf(np.array([-1, 0, 200, 10**15, MAX_DELAY]))) == [0, 1 - p, 1 - p, 1 - p, 1]
+    assert math.isinf(law.mean) and math.isinf(law.variance)
+    capped = Capped(law, 200)
+    assert capped.mean == pytest.approx(p * 200)
+    assert capped.variance == pytest.approx(p * (1 - p) * 200**2)

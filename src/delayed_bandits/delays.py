@@ -257,6 +257,30 @@ class Pareto:
 
 
 @dataclass(frozen=True)
+class PacketLoss:
+    """Packet loss (Lancewicki et al. 2021; Wu and Wager 2022): D = 0 with probability 1 - p,
+    else never, ``MAX_DELAY`` as for any infinite draw. tau(d) = 1 - p for every d >= 0, so the
+    moments are infinite when p > 0; under a censoring window (``Capped``) they are finite."""
+
+    p: float
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        return np.where(rng.random(size) < self.p, MAX_DELAY, 0).astype(np.int64)
+
+    def cdf(self, d: np.ndarray | int) -> np.ndarray:
+        d = np.floor(np.asarray(d, dtype=float))
+        return np.where(d < 0, 0.0, np.where(d >= MAX_DELAY, 1.0, 1.0 - self.p))
+
+    @property
+    def mean(self) -> float:
+        return math.inf
+
+    @property
+    def variance(self) -> float:
+        return math.inf
+
+
+@dataclass(frozen=True)
 class ScaledPareto:
     """P(D > d) = c (d + 1)^-alpha for d >= 1 and P(D > 0) = c 2^-alpha: the delays of arm 1 in
     Manegueu et al. 2020, Section 8.3 (c = 0.7, alpha = 0.3), which satisfy their Assumption 2.
@@ -703,6 +727,16 @@ def _scaled_pareto(spec: Mapping[str, Any], where: str) -> ScaledPareto:
     if c > 1:
         raise ConfigError(f"{where}.c: must be in (0, 1], got {c}")
     return ScaledPareto(_require(spec, "alpha", where), c)
+
+
+@_kind("packet_loss", "p", prose=lambda s: f"packet loss, p = {s['p']:g}")
+def _packet_loss(spec: Mapping[str, Any], where: str) -> PacketLoss:
+    p = _require(spec, "p", where)
+    if p >= 1:
+        raise ConfigError(
+            f"{where}.p: the probability that a conversion is lost must be in (0, 1), got {p!r}"
+        )
+    return PacketLoss(p)
 
 
 @_kind(

@@ -471,8 +471,16 @@ def test_full_config_is_the_stated_scale() -> None:
     assert cv.simulate_jobs(FULL) == "per_figure"
     assert sorted(FULL["algorithms"]) == sorted(a.id for a in arena.BUILT_IN)
     laws = {p.listed: r["delay"]["kind"] for p, r in grid.selected(FULL).items()}
-    assert sorted(set(laws.values())) == ["empirical", "geometric", "pareto", "per_arm", "uniform"]
-    assert sum(name.endswith("_censored") for name in laws) == 7
+    assert sorted(set(laws.values())) == [
+        "empirical",
+        "geometric",
+        "packet_loss",
+        "pareto",
+        "per_arm",
+        "uniform",
+    ]
+    # seven laws with and without censoring, packet loss (two p) censored only
+    assert sum(name.endswith("_censored") for name in laws) == 9 and len(laws) == 16
 
 
 def test_the_digest_states_a_subset_scale_and_a_complete_one_unchanged(
