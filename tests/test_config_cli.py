@@ -332,15 +332,15 @@ def test_a_subset_states_its_scale_and_a_complete_figure_does_not_change() -> No
     assert grid.scale("paper", {"arena regret": full}) == "paper"
     assert grid.scale("paper", {"arena regret": full}, prose=True) == "paper scale"
     assert grid.scale("paper", {"arena regret": _full_arena(["K2", "K10"])}) == "paper"
-    label = "paper scale, a subset: 8 of 128 settings (only: geometric100, pareto1, K10)"
+    label = "paper scale, a subset: 8 of 136 settings (only: geometric100, pareto1, K10)"
     assert grid.scale("paper", {"arena regret": part}) == label
     assert grid.scale(label, prose=True) == label  # a digest's label, worded again
     assert grid.scale("paper", {"arena regret": part, "arena window": full}) == (
-        "paper scale, arena regret: a subset: 8 of 128 settings (only: geometric100, pareto1, K10)"
+        "paper scale, arena regret: a subset: 8 of 136 settings (only: geometric100, pareto1, K10)"
     )
     assert grid.title(full) == full["title"]
     assert grid.title(part) == (
-        f"{full['title']}; a subset: 8 of 128 settings (only: geometric100, pareto1, K10)"
+        f"{full['title']}; a subset: 8 of 136 settings (only: geometric100, pareto1, K10)"
     )
 
 

@@ -216,7 +216,7 @@ def test_an_arena_rerun_is_held_to_the_digest_number_by_number(
     args = ["quote", "--digest", str(made), "--docs", str(doc)]
     assert cli.main([*args, "--run", str(run), "--write"]) == 0
     d = json.loads(made.read_text())
-    assert d["scale"] == "smoke" and d["settings"] == 32 and set(d["base_means"]) == {0.4, 0.02}
+    assert d["scale"] == "smoke" and d["settings"] == 34 and set(d["base_means"]) == {0.4, 0.02}
     assert d["cost"]["simulate_jobs"] > 0 and d["cost"]["cpu_s"] > 0
     assert d["provenance"]["regret"]["simulation_sha256"]  # the shards recorded it
     assert (

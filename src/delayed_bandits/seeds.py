@@ -50,18 +50,25 @@ def seed_name(fig: Mapping[str, Any], setting: str) -> str:
     random numbers), where it takes the part of the id that dimension would give its first value.
     Those dimensions are every setting (``shared_draws``: the first listed setting's id), a sweep
     of an algorithm's parameter (``sweep.environment: false``: the listed setting's id, without
-    the sweep's index), and each grid axis with ``paired: true`` (the name of its first value:
-    every window m of the arena's window study draws as its first m)."""
+    the sweep's index), each grid axis with ``paired: true`` (the name of its first value:
+    every window m of the arena's window study draws as its first m), and a listed setting with
+    ``draws_as`` (the listed setting it shares its draws with: the arena's reward-dependent
+    regime faces its reward-independent twin's conversions)."""
     if fig.get("shared_draws", False):
         return next(iter(fig["settings"]))
     sweep = fig.get("sweep") or {}
     axes = fig.get("grid") or ()
     paired_sweep = bool(sweep) and not sweep.get("environment", True)
-    if not paired_sweep and not any(axis.get("paired", False) for axis in axes):
+    listed = fig["settings"]
+    if (
+        not paired_sweep
+        and not any(axis.get("paired", False) for axis in axes)
+        and not any("draws_as" in cfg for cfg in listed.values())
+    ):
         return setting
     p = grid.point(fig, setting)
     return grid.Point(
-        p.listed,
+        listed[p.listed].get("draws_as", p.listed),
         index=None if paired_sweep else p.index,
         names=tuple(
             axis["names"][0] if axis.get("paired", False) else name

@@ -479,8 +479,9 @@ def test_full_config_is_the_stated_scale() -> None:
         "per_arm",
         "uniform",
     ]
-    # seven laws with and without censoring, packet loss (two p) censored only
-    assert sum(name.endswith("_censored") for name in laws) == 9 and len(laws) == 16
+    # seven laws with and without censoring, packet loss (two p) censored only, and the
+    # reward-dependent regime uncensored only
+    assert sum(name.endswith("_censored") for name in laws) == 9 and len(laws) == 17
 
 
 def test_the_digest_states_a_subset_scale_and_a_complete_one_unchanged(
@@ -494,7 +495,7 @@ def test_the_digest_states_a_subset_scale_and_a_complete_one_unchanged(
     subset = {**FULL, "only": ["geometric100", "pareto1", "K10"]}
     scale = digest.run_scale(run, {"regret": subset, "window": window})
     assert scale == (
-        "full scale, arena regret: a subset: 8 of 128 settings (only: geometric100, pareto1, K10)"
+        "full scale, arena regret: a subset: 8 of 136 settings (only: geometric100, pareto1, K10)"
     )
     committed = json.loads((ROOT / "docs/data/arena-full.json").read_text())
     blocks = digest.blocks(committed)
@@ -518,6 +519,58 @@ def test_under_packet_loss_d_ucb_plays_as_ucb_that_ignores_delays(regime: str) -
         cp = np.array([4000])
         played = [ENTRANTS[a].kernel(st, draw, cp, 1)[1] for a in ("d-ucb", "ucb1-matched")]
         assert np.array_equal(*played) == same, name
+
+
+def test_reward_dependent_delays_change_only_what_the_learners_told_every_outcome_see() -> None:
+    """Reward-dependent delays (docs/decisions/arena.md#reward-dependent): the regime draws as its
+    twin geometric100 (``draws_as``), its 0s' delays drawn last, so a pull's conversion and its
+    delay are the twin's and only a non-conversion's delay differs (mean 1000, not 100). Every
+    entrant that is not told the 0s plays the twin's actions; the labelled queue does not; the
+    per-round-loss rows do not run."""
+    horizon, cp = 2000, np.array([2000])
+    name, twin = "reward_dependent-K3-large", "geometric100-K3-large"
+    assert seeds.seed_name(SMOKE, name) == twin and seeds.seed_name(SMOKE, twin) == twin
+    problems = {n: arena.Setting.from_config(grid.settings(SMOKE)[n], n) for n in (name, twin)}
+    assert problems[name].reward_dependent and not problems[twin].reward_dependent
+    draws = {
+        n: arena.draw_environment(np.random.SeedSequence(7), horizon, st)
+        for n, st in problems.items()
+    }
+    dependent, independent = draws[name].realisation, draws[twin].realisation
+    converts = dependent.uniforms < draws[name].setting.mu
+    np.testing.assert_array_equal(dependent.uniforms, independent.uniforms)
+    np.testing.assert_array_equal(dependent.delays[converts], independent.delays[converts])
+    zeros = dependent.delays[~converts]
+    # geometric, mean 1000: standard deviation about 1000, so 5 SE of the mean
+    assert abs(zeros.mean() - 1000) < 5 * 1000 / math.sqrt(zeros.size)
+    for entrant in arena.BUILT_IN:
+        if entrant.information == arena.LOSSES:
+            assert entrant.applies(problems[name]) and not entrant.applies(problems[twin])
+            continue
+        if entrant.applies(problems[name]):
+            continue
+        played = [entrant.kernel(draws[n].setting, draws[n], cp, 1)[1] for n in (name, twin)]
+        assert np.array_equal(*played) == (entrant.information != LABELLED), entrant.id
+
+
+def test_draws_as_names_another_regime_with_the_same_law() -> None:
+    listed = FULL["settings"]
+    for twin, match in (
+        ("nowhere", r"'nowhere' is not another listed regime .* allowed: uniform, "),
+        ("reward_dependent", r"'reward_dependent' is not another listed regime"),
+        ("geometric1000", r"'geometric1000' has another delay law"),
+    ):
+        bad = {
+            **FULL,
+            "settings": {
+                **listed,
+                "reward_dependent": {**listed["reward_dependent"], "draws_as": twin},
+            },
+        }
+        with pytest.raises(
+            ConfigError, match=r"regret\.settings\.reward_dependent\.draws_as: " + match
+        ):
+            arena.check_figure(bad, "papers.arena.regret")
 
 
 def test_a_regime_can_draw_its_delays_from_a_file_of_samples(tmp_path: Path) -> None:

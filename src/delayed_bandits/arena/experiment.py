@@ -219,11 +219,16 @@ def _needs_finite(moment: str):
 
 
 def _action_independent(st: Setting) -> str:
-    return (
-        "its model has one delay per round, whatever the action; these delays depend on the arm"
-        if st.arm_dependent
-        else ""
-    )
+    if st.arm_dependent:
+        return (
+            "its model has one delay per round, whatever the action; these delays depend on the arm"
+        )
+    if st.reward_dependent:
+        return (
+            "its model has one delay per round, whatever the action; these delays depend on "
+            "the played arm's outcome"
+        )
+    return ""
 
 
 def _cdf(st: Setting) -> str:
@@ -744,7 +749,25 @@ BENCH_READINGS = {"uncensored": replace(BENCH, censored=False)}
 
 def check_figure(fig: Mapping[str, Any], where: str) -> None:
     """``leaderboard_at``: rounds the runs record (checkpoints), so that every horizon of the
-    leaderboard comes from the same replications."""
+    leaderboard comes from the same replications. ``draws_as``: another listed regime with the
+    same delay law, so that the two face the same conversions (``problem.draw_environment``)."""
+    for name, cfg in fig["settings"].items():
+        twin = cfg.get("draws_as")
+        if twin is None:
+            continue
+        if twin == name or twin not in fig["settings"] or "draws_as" in fig["settings"][twin]:
+            allowed = [
+                s for s in fig["settings"] if s != name and "draws_as" not in fig["settings"][s]
+            ]
+            raise ConfigError(
+                f"{where}.settings.{name}.draws_as: {twin!r} is not another listed regime that "
+                f"draws its own; allowed: {', '.join(allowed)}"
+            )
+        if cfg["delay"] != fig["settings"][twin]["delay"]:
+            raise ConfigError(
+                f"{where}.settings.{name}.draws_as: {twin!r} has another delay law; a regime "
+                "shares the draws of one with the same delay (only zero_delay may differ)"
+            )
     recorded = checkpoint_grid(int(fig["horizon"]), int(fig["checkpoints"]))
     for horizon in fig.get("leaderboard_at", []):
         if horizon not in recorded:

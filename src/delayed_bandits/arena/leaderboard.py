@@ -410,7 +410,12 @@ def _row(
         "setting": name,
         "regime": point.listed,
         "regime_label": raw_setting.get("label", point.listed),
-        "delay": delays.describe(raw_setting["delay"]),
+        "delay": delays.describe(raw_setting["delay"])
+        + (
+            f"; a 0 after {delays.describe(raw_setting['zero_delay'])}"
+            if st.reward_dependent
+            else ""
+        ),
         "arm_dependent": st.arm_dependent,
         "censored": st.censored,
         "identifiable": st.identifiable,

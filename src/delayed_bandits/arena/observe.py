@@ -22,6 +22,9 @@ The rules, with m the window, under censoring (a conversion later than m is neve
   s + m + 1, never earlier: what a learner that knows m can infer, censored or not.
 - labelled outcomes (an oracle): uncensored, every outcome at s + D + 1; censored, every outcome
   at s + min(D, m) + 1, a conversion later than m a 0 at m, a non-conversion's 0 at min(D, m).
+  Under reward-dependent delays a non-conversion's D is its 0's (``problem.draw_environment``),
+  which only this model and the per-round losses' could see; the latter do not run there (their
+  model has one delay per round, whatever the action).
 - per-round losses: round t's loss l_t^a = 1 - 1{converted}; uncensored it arrives at
   t + d_t + 1; censored, a converted pull's loss (0) at d_t <= m, any other's (1) at m
   (``losses``: one delay per round, as Thune et al.'s model has it).

@@ -3,7 +3,10 @@ delayed conversions (Section 2). What a learner of each information model sees o
 is the observation layer's (``observe``).
 
 Pulling arm k at round s converts with probability mu_k, and a conversion is seen D rounds
-later; with a censoring window m it is seen only if D <= m. Nothing signals a non-conversion.
+later; with a censoring window m it is seen only if D <= m. Nothing signals a non-conversion,
+except to the learners told every outcome (the labelled and per-round-loss models), whose 0 comes
+after a delay too: drawn from the conversions' law, or, under reward-dependent delays, from a law
+of its own (``Setting.zero_delay``).
 
 Fair by construction: the best arm's position is drawn per replication from the environment's
 seed (``draw_environment``), so a rule that breaks ties towards low (or high) indices, or plays
@@ -38,6 +41,9 @@ class Setting:
     censored: bool
     alpha_tilde: float  # Patient's tail parameter (Manegueu et al. 2020, Algorithm 1)
     adapt: AdaptParams = field(default_factory=AdaptParams)
+    # the delay of a non-conversion's 0 where it differs from the conversions' (reward-dependent
+    # delays, docs/decisions/arena.md#reward-dependent); None: a 0 is delayed as a 1 would be
+    zero_delay: delays.DelayDistribution | None = None
 
     @classmethod
     def from_config(cls, cfg: Mapping[str, Any], where: str) -> "Setting":
@@ -68,9 +74,17 @@ class Setting:
         window = int(cfg["window"])
         if window < 1:
             raise ConfigError(f"{where}.window: m must be >= 1, got {window}")
+        zero = None
+        if "zero_delay" in cfg:
+            zero = delays.from_spec(cfg["zero_delay"], f"{where}.zero_delay")
+            if isinstance(zero, delays.PerArm):
+                raise ConfigError(
+                    f"{where}.zero_delay: one law for every arm's 0s; per_arm is not allowed here"
+                )
         # Adapt-Patient's mu_low is a lower bound on the best mean (Section 6.3): it is told mu*
         adapt = replace(AdaptParams(**cfg.get("adapt", {})), mu_low=float(mu.max()))
-        return cls(mu, dist, window, bool(cfg["censored"]), float(cfg["alpha_tilde"]), adapt)
+        censored, alpha_tilde = bool(cfg["censored"]), float(cfg["alpha_tilde"])
+        return cls(mu, dist, window, censored, alpha_tilde, adapt, zero)
 
     @property
     def n_arms(self) -> int:
@@ -94,6 +108,13 @@ class Setting:
     @property
     def arm_dependent(self) -> bool:
         return isinstance(self.delay, delays.PerArm)
+
+    @property
+    def reward_dependent(self) -> bool:
+        """Whether a 0 is delayed by a law other than a 1's (Lancewicki et al. 2021's
+        reward-dependent delays): ``delay`` is then the conversions' law, the only one a learner
+        of the conversions is told or could estimate."""
+        return self.zero_delay is not None
 
     @property
     def pooled(self) -> delays.DelayDistribution:
@@ -179,7 +200,8 @@ def quantile(law: delays.DelayDistribution, level: float) -> int:
 class Draw:
     """One replication's environment: the problem with its arms in this replication's order, and
     a uniform and a delay per (round, arm), uncensored (the observation layer, ``observe``,
-    applies the window)."""
+    applies the window). Under reward-dependent delays a pull's delay is its conversion's, or
+    its 0's if it does not convert."""
 
     setting: Setting
     realisation: Realisation
@@ -187,10 +209,18 @@ class Draw:
 
 def draw_environment(seed: np.random.SeedSequence, horizon: int, st: Setting) -> Draw:
     """The best arm's position, uniform over the K positions, then the realisation, all from one
-    generator seeded by the replication's environment seed."""
+    generator seeded by the replication's environment seed. The 0s' delays of reward-dependent
+    delays are drawn last, so the position, the uniforms and the conversions' delays are those of
+    the same seed without them (a setting that ``draws_as`` its reward-independent twin faces the
+    same conversions)."""
     rng = np.random.default_rng(seed)
     placed = st.with_best(int(rng.integers(st.n_arms)))
-    return Draw(placed, draw(rng, horizon, placed.n_arms, placed.delay))
+    env = draw(rng, horizon, placed.n_arms, placed.delay)
+    if placed.zero_delay is None:
+        return Draw(placed, env)
+    zeros = delays.sample_table(placed.zero_delay, rng, horizon, placed.n_arms)
+    converts = env.uniforms < placed.mu
+    return Draw(placed, Realisation(env.uniforms, np.where(converts, env.delays, zeros)))
 
 
 def pseudo_regret(mu: np.ndarray, actions: np.ndarray, cp: np.ndarray) -> np.ndarray:
