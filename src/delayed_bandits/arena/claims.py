@@ -57,6 +57,11 @@ ESTIMATED = {  # base learner: (told the CDF, the CDF estimated), both windowed
     for base in _TABLE.get(experiment.ESTIMATE, {})
     if base in _TABLE.get(experiment.CORRECT, {})
 }
+FITTED = {  # base learner: (ignores delays, fits a delay model by EM)
+    base.name: (_TABLE[experiment.IGNORE][base].id, _TABLE[experiment.FIT][base].id)
+    for base in _TABLE.get(experiment.FIT, {})
+    if base in _TABLE.get(experiment.IGNORE, {})
+}
 ORACLE, ORACLE_BASE = "qpm-d-ts", "ts"  # QPM-D over TS (labelled outcomes) and its base alone
 WINDOWED = {"d-ucb": "discarding-ucb", "d-klucb": "discarding-klucb"}
 """The window figure's delay-corrected methods of Vernade et al. 2017 and the Discarding policy
@@ -330,6 +335,23 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
                     "Appendix D's censored estimate normalises by the delays seen, so it "
                     "estimates τ(d)/τ_m and the indices τ_m θ rather than θ, on bounds of that "
                     "scale; and it rests on few delays early on.",
+                )
+            )
+    for base, (ignores, fitted) in FITTED.items():
+        if {ignores, fitted} <= present:
+            claims.append(
+                _claim(
+                    f"fitting-delays-no-worse-than-ignoring-{ignores}",
+                    f"With the same base learner ({base}), fitting conversion rates and a delay "
+                    "law jointly by EM, told no delay law, ends with no more regret than ignoring "
+                    "delays",
+                    "Chapelle 2014 (a pull not converted yet is a negative only once its elapsed "
+                    "time exceeds the delays the model predicts)",
+                    (_no_worse(board, s, fitted, ignores, margin) for s in _settings(board)),
+                    no_worse,
+                    "The model's delay law is geometric, one for every arm: under heavy-tailed, "
+                    "arm-dependent or lost conversions it misreads how long a pending pull may "
+                    "still convert, and its imputed conversions then bias the arms it weighs.",
                 )
             )
     if {ORACLE, ORACLE_BASE} <= present:

@@ -59,9 +59,9 @@ from delayed_bandits.arena.entrants import (
     Problem,
     from_policy,
 )
-from delayed_bandits.arena.kernels import run_ignores_delays_kernel
+from delayed_bandits.arena.kernels import run_em_thompson_kernel, run_ignores_delays_kernel
 from delayed_bandits.arena.observe import conversions, labelled, losses, settled
-from delayed_bandits.arena.policies import IgnoresDelays
+from delayed_bandits.arena.policies import EMThompson, IgnoresDelays
 from delayed_bandits.arena.problem import (
     UNCENSORED_COVERAGE,
     WINDOW_LIMIT,
@@ -204,6 +204,31 @@ def _ignores_delays(index: str, coefficient: float = 1.0, loglog: float = 0.0):
     return policy, kernel
 
 
+def _em_thompson():
+    """(policy factory, kernel) of Thompson sampling on the EM delay model
+    (``policies.EMThompson``), told m where the problem censors."""
+
+    def window(problem: Problem) -> int | None:
+        return problem.window if problem.censored else None
+
+    def policy(problem: Problem, rng: np.random.Generator) -> EMThompson:
+        return EMThompson(problem.n_arms, window(problem), rng)
+
+    def kernel(
+        problem: Problem, mu: np.ndarray, uniforms: np.ndarray, delays_: np.ndarray, seed: int
+    ) -> np.ndarray:
+        return run_em_thompson_kernel(mu, uniforms, delays_, window(problem), seed)
+
+    return policy, kernel
+
+
+def _em_knows(st: Setting) -> str:
+    fitted = "nothing of the delay law: a geometric law fitted by EM with the rates"
+    if st.censored:
+        return f"m = {st.window} (a conversion later than m never arrives) and {fitted}"
+    return f"{fitted}, no window"
+
+
 def _needs_finite(moment: str):
     def check(st: Setting) -> str:
         value = getattr(st.observable, moment)
@@ -298,6 +323,7 @@ LOG_T = "f(t) = log t"
 # The curves' families, in the order of their colours (``views.families``); a family of a plug-in
 # entrant that is not here takes the next colour.
 VERNADE2017, TS_ON_N = "Vernade et al. 2017", "Thompson sampling on N~"
+CHAPELLE2014 = "Chapelle 2014 (EM delay model)"
 DISCARDING, QUEUEING = "Discarding (settled at m)", "QPM-D (labelled outcomes)"
 PIKEBURKE2018, MANEGUEU2020 = "Pike-Burke et al. 2018", "Manegueu et al. 2020"
 THUNE2019, VERNADE2020 = "Thune et al. 2019", "Vernade et al. 2020"
@@ -306,6 +332,7 @@ FAMILIES = (
     VERNADE2017,
     DISCARDING,
     TS_ON_N,
+    CHAPELLE2014,
     QUEUEING,
     PIKEBURKE2018,
     MANEGUEU2020,
@@ -330,6 +357,11 @@ ESTIMATE = Handling(
     "the same, told no delay law: the CDF up to m estimated online from the delays of the "
     "conversions seen (Vernade et al. 2017, Appendix D)",
 )
+FIT = Handling(
+    "fit conversion and delay (EM)",
+    "told no delay law: conversion rates and a geometric delay law fitted jointly by EM, each "
+    "pending pull weighted by its chance to convert still (Chapelle 2014)",
+)
 DISCARD = Handling(
     "discard what is not settled at m",
     "discard what is not settled at m (Vernade et al. 2017, Section 6)",
@@ -338,7 +370,7 @@ QUEUE = Handling(
     "queue until known (QPM-D, oracle)",
     "queue until the outcome is known (QPM-D, Joulani et al. 2013)",
 )
-HANDLINGS = (IGNORE, CORRECT, UNCENSORED, ESTIMATE, DISCARD, QUEUE)
+HANDLINGS = (IGNORE, CORRECT, UNCENSORED, ESTIMATE, FIT, DISCARD, QUEUE)
 UCB = Base("UCB at log t", "UCB at log t")
 KLUCB = Base("KL-UCB at log t", "KL-UCB at log t")
 TS = Base("Thompson sampling", "Beta(1, 1) TS")
@@ -447,6 +479,17 @@ BUILT_IN: list[Entrant] = [
         knows=_estimated,
         family=TS_ON_N,
         handling=ESTIMATE,
+        base=TS,
+    ),
+    from_policy(
+        "ts-em",
+        "TS on an EM delay model",
+        "Beta(1, 1) Thompson sampling on the expected conversions of Chapelle 2014's "
+        "delayed-feedback model (a rate per arm, one geometric delay law), fitted online by EM",
+        *_em_thompson(),
+        knows=_em_knows,
+        family=CHAPELLE2014,
+        handling=FIT,
         base=TS,
     ),
     Entrant(

@@ -1,4 +1,5 @@
-"""Compiled kernel of the arena's baselines that ignore delays: one replication per call.
+"""Compiled kernels of the arena's own policies, one replication per call: the baselines that
+ignore delays, and Thompson sampling on the EM delay model (``em_thompson``, last).
 
 Same policies, timing and tie-breaking as ``delayed_bandits.arena.policies`` (the readable
 reference): UCB, Bernoulli KL-UCB and Thompson sampling on S_k / N_k, conversions in flight
@@ -33,6 +34,7 @@ import math
 import numpy as np
 from numba import njit
 
+from delayed_bandits.arena.policies import EM_STEPS, REFIT_SHARE
 from delayed_bandits.indices import (
     INDEX_CODES,
     KLUCB_TOLERANCE,
@@ -188,3 +190,162 @@ def run_ignores_delays_kernel(
         actions,
     )
     return regret, actions
+
+
+@njit(cache=True)
+def _weight(theta: float, hazard: float, e: float) -> float:
+    """``policies.EMThompson._weight``."""
+    survival = math.pow(1.0 - hazard, e)
+    scale = 1.0 - theta + theta * survival
+    return theta * survival / scale if scale > 0.0 else 0.0
+
+
+@njit(cache=True)
+def _expect(
+    t: int,
+    actions: np.ndarray,
+    converted: np.ndarray,
+    weight: np.ndarray,
+    theta: np.ndarray,
+    imputed: np.ndarray,
+    old: np.ndarray,
+    settled: int,
+    hazard: float,
+    window: int,
+    store: bool,
+) -> float:
+    """``policies.EMThompson._expect``: the E-step at round t (``window`` < 0: uncensored), the
+    settled pulls' aggregate first, in the reference's order and arithmetic."""
+    tail = (1.0 - hazard) / hazard
+    total = 0.0
+    imputed[:] = 0.0
+    if window >= 0:
+        e = float(window + 1)
+        for k in range(theta.shape[0]):
+            w = _weight(theta[k], hazard, e)
+            imputed[k] = old[k] * w
+            total += old[k] * w * (e + tail)
+    for s in range(settled + 1, t):
+        if converted[s - 1]:
+            continue
+        k = actions[s - 1]
+        e = float(t - s)
+        w = _weight(theta[k], hazard, e)
+        imputed[k] += w
+        total += w * (e + tail)
+        if store:
+            weight[s - 1] = w
+    return total
+
+
+@njit(cache=True)
+def em_thompson(
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    window: int,
+    refit_share: int,
+    em_steps: int,
+    rng: np.random.Generator,
+    actions: np.ndarray,
+) -> None:
+    """Thompson sampling on Chapelle (2014)'s delayed-feedback model fitted by EM
+    (``policies.EMThompson``, whose docstring states the model and the fits): fills ``actions``.
+    ``window`` is m when the problem censors, else -1. Cost: O(K) a round, O(1) an arrival, and
+    per EM step of a fit O(m) under censoring (the settled pulls counted per arm) and O(t)
+    without, on about ``refit_share`` ln T + ``refit_share`` rounds."""
+    horizon, n_arms = uniforms.shape
+    pulls = np.zeros(n_arms)
+    successes = np.zeros(n_arms)
+    imputed = np.zeros(n_arms)
+    effective = np.zeros(n_arms)
+    theta = np.full(n_arms, 0.5)
+    hazard = 0.5
+    seeded = False
+    delay_sum = 0.0
+    weight = np.zeros(horizon)
+    converted = np.zeros(horizon, dtype=np.bool_)
+    head, tail, link = arrival_lists(horizon)
+    next_fit = 1
+    settled = 0  # under censoring, pulls 1..settled are counted, pending ones per arm, in old
+    old = np.zeros(n_arms)
+    for t in range(1, horizon + 1):
+        s = head[t]
+        while s > 0:
+            arm = actions[s - 1]
+            successes[arm] += 1.0
+            delay_sum += delays[s - 1, arm]
+            imputed[arm] -= weight[s - 1]
+            weight[s - 1] = 0.0
+            converted[s - 1] = True
+            s = link[s]
+        if t >= next_fit:
+            if window >= 0:
+                for s in range(settled + 1, t - window):
+                    if not converted[s - 1]:
+                        old[actions[s - 1]] += 1.0
+                settled = max(settled, t - window - 1)
+            seen = 0.0
+            for k in range(n_arms):
+                seen += successes[k]
+            if seen > 0.0 and not seeded:
+                hazard = (seen + 1.0) / (seen + delay_sum + 2.0)
+                seeded = True
+            for _ in range(em_steps):
+                expected = _expect(
+                    t,
+                    actions,
+                    converted,
+                    weight,
+                    theta,
+                    imputed,
+                    old,
+                    settled,
+                    hazard,
+                    window,
+                    False,
+                )
+                pending = 0.0
+                for k in range(n_arms):
+                    theta[k] = (successes[k] + imputed[k] + 1.0) / (pulls[k] + 2.0)
+                    pending += imputed[k]
+                if seen > 0.0:
+                    hazard = (seen + pending + 1.0) / (seen + pending + delay_sum + expected + 2.0)
+            _expect(
+                t, actions, converted, weight, theta, imputed, old, settled, hazard, window, True
+            )
+            next_fit = t + max(1, t // refit_share)
+        for k in range(n_arms):
+            effective[k] = successes[k] + imputed[k]
+        arm = thompson_arm(effective, pulls, rng, True)
+        actions[t - 1] = arm
+        pulls[arm] += 1.0
+        weight[t - 1] = theta[arm]
+        imputed[arm] += theta[arm]
+        d = delays[t - 1, arm]
+        if uniforms[t - 1, arm] < mu[arm] and d <= horizon - t - 1:
+            enqueue(head, tail, link, t + d + 1, t)
+
+
+def run_em_thompson_kernel(
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    window: int | None,
+    seed: int | np.random.SeedSequence | None = None,
+) -> np.ndarray:
+    """``em_thompson`` on one realisation, drawing from ``np.random.default_rng(seed)`` as the
+    reference does (``window`` None: uncensored); returns the arms played."""
+    uniforms = np.ascontiguousarray(uniforms, dtype=np.float64)
+    actions = np.empty(uniforms.shape[0], dtype=np.int64)
+    em_thompson(
+        np.asarray(mu, dtype=np.float64),
+        uniforms,
+        np.ascontiguousarray(delays, dtype=np.int64),
+        -1 if window is None else int(window),
+        REFIT_SHARE,
+        EM_STEPS,
+        np.random.default_rng(seed),
+        actions,
+    )
+    return actions

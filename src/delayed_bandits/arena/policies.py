@@ -1,4 +1,5 @@
-"""The arena's baselines that ignore delays: readable references.
+"""The arena's own policies, readable references: the baselines that ignore delays, and Thompson
+sampling on a delay model fitted online (``EMThompson``).
 
 Three classic policies run as if every conversion arrived at once. Each estimates arm k by
 S_k / N_k, with S_k the conversions that have arrived so far and N_k all the pulls of k, so a
@@ -32,11 +33,12 @@ the same arithmetic in both.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from delayed_bandits.indices import INDICES, exploration, klucb_index, ucb_index
+from delayed_bandits.indices import INDICES, exploration, klucb_index, thompson_arm, ucb_index
 from delayed_bandits.references import first_argmax, run
 
 
@@ -111,3 +113,145 @@ def run_ignores_delays(
         uniforms.shape[1], index, coefficient, loglog, np.random.default_rng(seed)
     )
     return run(policy, mu, uniforms, delays, None)
+
+
+REFIT_SHARE = 20
+"""The EM model is refitted at round t = 1 and then whenever t has grown by 1/20 (at least one
+round) since the last fit: about 20 ln T + 20 fits, 250 at T = 10^5, each a pass over the pulls
+per EM step, so O(T) a fit and no refit on most rounds."""
+
+EM_STEPS = 3
+"""EM steps (an expectation, then a maximisation) per fit, from the last fit's parameters."""
+
+
+@dataclass
+class EMThompson:
+    """Thompson sampling on Chapelle (2014)'s delayed-feedback model, fitted online by EM.
+
+    Chapelle's model (KDD 2014, Section 4) with the arm as the only feature: a pull of arm k
+    converts with probability theta_k, and a conversion's delay is exponential, here its
+    discrete form, geometric: P(D = d) = q (1 - q)^d, P(D >= e) = (1 - q)^e, one q for every arm
+    (our choice, docs/decisions/arena.md#em-thompson). A pull made at round s and not converted
+    by round t has been seen not to convert within e = t - s rounds (a conversion usable at
+    s + D + 1: D >= e), or, when the problem censors at m, within min(e, m + 1) rounds (a
+    conversion later than m never arrives). Its probability of converting still is the E-step's
+    weight w = theta S(e) / (1 - theta + theta S(e)), S(e) = (1 - q)^e.
+
+    Each fit runs ``EM_STEPS`` steps from the last fit's parameters (theta_k = 1/2 at first; q =
+    1/2 until a conversion is seen, then, at the first fit after it, S / (S + the delays seen),
+    and moved by the steps only once a conversion is seen), then an E-step that stores every
+    pending pull's weight:
+
+    - E: W_k = sum of the weights of arm k's pulls not converted yet, and sum w (e + (1 - q)/q),
+      the expected delays of the conversions they would be (geometric: memoryless);
+    - M: theta_k = (S_k + W_k) / N_k; q = (S + W) / (S + W + sum of the delays seen + that sum).
+
+    Between fits a new pull of arm k adds weight theta_k (elapsed 0), and a conversion removes its
+    pull's weight. Each round, theta_k ~ Beta(1 + S_k + W_k, 1 + max(N_k - S_k - W_k, 0)):
+    Beta(1, 1) Thompson sampling on the model's expected conversions (``thompson_arm``'s
+    clipped form)."""
+
+    n_arms: int
+    window: int | None  # m when the problem censors (a conversion later than m never arrives)
+    rng: np.random.Generator
+    actions: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.pulls = [0.0] * self.n_arms
+        self.successes = [0.0] * self.n_arms
+        self.imputed = [0.0] * self.n_arms  # W_k
+        self.theta = [0.5] * self.n_arms
+        self.hazard = 0.5  # q, until the first conversion seeds it
+        self.seeded = False
+        self.delay_sum = 0.0
+        self.weight: list[float] = []  # per pull: its current w, 0 once it has converted
+        self.converted: list[bool] = []
+        self.next_fit = 1
+        self.settled = 0  # under censoring, pulls 1..settled are counted in ``old``
+        self.old = [0.0] * self.n_arms  # their pending ones, per arm
+
+    def _weight(self, k: int, e: float) -> float:
+        """The E-step's weight of a pull of arm k seen not to convert within e rounds."""
+        survival = math.pow(1.0 - self.hazard, e)
+        # 0 / 0 only where theta = 1 and the pull would have arrived: a pull the fit says cannot
+        # be pending carries no weight
+        scale = 1.0 - self.theta[k] + self.theta[k] * survival
+        return self.theta[k] * survival / scale if scale > 0.0 else 0.0
+
+    def _settle(self, t: int) -> None:
+        """Under censoring, a pull made m + 1 rounds ago or more can no longer convert in the
+        learner's eyes, and all such pulls share e = m + 1: count the pending ones per arm, so
+        that an E-step costs O(m) instead of O(t)."""
+        if self.window is None:
+            return
+        for s in range(self.settled + 1, t - self.window):
+            if not self.converted[s - 1]:
+                self.old[self.actions[s - 1]] += 1.0
+        self.settled = max(self.settled, t - self.window - 1)
+
+    def _expect(self, t: int, store: bool) -> float:
+        """The E-step at round t: W_k (into ``imputed``) and sum w (e + (1 - q)/q), the settled
+        pulls' (``_settle``) first, then each pull of the last rounds, oldest first."""
+        tail = (1.0 - self.hazard) / self.hazard
+        total = 0.0
+        self.imputed = [0.0] * self.n_arms
+        if self.window is not None:
+            e = float(self.window + 1)
+            for k in range(self.n_arms):
+                w = self._weight(k, e)
+                self.imputed[k] = self.old[k] * w
+                total += self.old[k] * w * (e + tail)
+        for s in range(self.settled + 1, t):
+            if self.converted[s - 1]:
+                continue
+            k = self.actions[s - 1]
+            e = float(t - s)
+            w = self._weight(k, e)
+            self.imputed[k] += w
+            total += w * (e + tail)
+            if store:
+                self.weight[s - 1] = w
+        return total
+
+    def _fit(self, t: int) -> None:
+        self._settle(t)
+        seen = 0.0
+        for k in range(self.n_arms):
+            seen += self.successes[k]
+        if seen > 0.0 and not self.seeded:
+            # the first delays seen set q (the estimate that ignores the pending pulls): before
+            # them, EM would read every pending pull as a long delay and drive q towards 0
+            self.hazard = (seen + 1.0) / (seen + self.delay_sum + 2.0)
+            self.seeded = True
+        for _ in range(EM_STEPS):
+            expected_delays = self._expect(t, False)
+            pending = 0.0
+            for k in range(self.n_arms):
+                self.theta[k] = (self.successes[k] + self.imputed[k] + 1.0) / (self.pulls[k] + 2.0)
+                pending += self.imputed[k]
+            if seen > 0.0:
+                self.hazard = (seen + pending + 1.0) / (
+                    seen + pending + self.delay_sum + expected_delays + 2.0
+                )
+        self._expect(t, True)
+
+    def choose(self, t: int) -> int:
+        if t >= self.next_fit:
+            self._fit(t)
+            self.next_fit = t + max(1, t // REFIT_SHARE)
+        effective = [self.successes[k] + self.imputed[k] for k in range(self.n_arms)]
+        return thompson_arm(effective, self.pulls, self.rng, clip=True)
+
+    def played(self, t: int, arm: int) -> None:
+        self.actions.append(arm)
+        self.pulls[arm] += 1.0
+        self.weight.append(self.theta[arm])
+        self.converted.append(False)
+        self.imputed[arm] += self.theta[arm]
+
+    def observe(self, s: int, arm: int, delay: int) -> None:
+        self.successes[arm] += 1.0
+        self.delay_sum += delay
+        self.imputed[arm] -= self.weight[s - 1]
+        self.weight[s - 1] = 0.0
+        self.converted[s - 1] = True
