@@ -241,6 +241,18 @@ REJECTED: dict[str, tuple[Mutation, list[str]]] = {
         lambda c: c["papers"]["arena"]["window"]["grid"][1].update(names=["m5"]),
         ["papers.arena.window.grid.1.names", "one distinct name per value", "2 values"],
     ),
+    "grid-only-with-names-a-value": (
+        lambda c: c["papers"]["arena"]["regret"]["grid"][0].update(only_with={"K5": ["large"]}),
+        ["papers.arena.regret.grid.0.only_with.K5", "not one of the axis' names", "allowed: K3"],
+    ),
+    "grid-only-with-names-settings": (
+        lambda c: c["papers"]["arena"]["regret"]["grid"][0].update(only_with={"K3": ["K3"]}),
+        [
+            "papers.arena.regret.grid.0.only_with.K3",
+            "K3 name no listed setting and no other axis' value",
+            "allowed: uniform,",
+        ],
+    ),
     "grid-keys-move-together": (
         lambda c: c["papers"]["arena"]["regret"]["grid"][1].update(values=[[0.4, 0.2], [0.02]]),
         ["papers.arena.regret.grid.1.values", "[0.02]", "a list of 2 numbers"],
@@ -292,6 +304,26 @@ def test_only_unites_within_an_axis_and_intersects_across_axes() -> None:
         "geometric100-K2-low_large",
         "geometric100-K10-low_large",
     }
+
+
+def test_only_with_keeps_a_value_to_some_settings_and_the_others_unchanged() -> None:
+    """The full run's K = 50 (config/arena-full.yaml): an axis value crosses only the settings its
+    ``only_with`` entries select, a listed setting and values of another axis, matched as
+    ``only``'s are; every other setting keeps its id and config, so its seeds and numbers."""
+    every = grid.settings(_full_arena())
+    fig = _full_arena()
+    fig["grid"] = [
+        {**fig["grid"][0], "values": [2, 10, 50], "names": ["K2", "K10", "K50"]},
+        fig["grid"][1],
+    ]
+    fig["grid"][0]["only_with"] = {"K50": ["geometric100_censored", "large", "low_large"]}
+    kept = grid.settings(fig)
+    assert set(kept) - set(every) == {
+        "geometric100_censored-K50-large",
+        "geometric100_censored-K50-low_large",
+    }
+    assert all(kept[s] == every[s] for s in every)
+    assert kept["geometric100_censored-K50-large"]["n_arms"] == 50
 
 
 def test_only_unites_setting_ids_with_the_intersection() -> None:

@@ -396,8 +396,8 @@ def _check_simulation_keys(fig: Mapping[str, Any], where: str) -> None:
 
 
 def _check_grid(paper: str, fig: Mapping[str, Any], where: str) -> None:
-    """A grid axis has one name per value, distinct names, and, when its key is a list, one
-    entry per key in every value (zip would otherwise drop the extra values silently); each value
+    """A grid axis has one name per value, distinct names, ``only_with`` entries that name its
+    values and listed settings, and, when its key is a list, one entry per key in every value (zip would otherwise drop the extra values silently); each value
     is what the paper's schema allows for the setting key it sets (the grid's own schema says
     only "a number": ``n_arms: 2.5`` would otherwise run as 2)."""
     for i, axis in enumerate(fig.get("grid") or ()):
@@ -416,6 +416,20 @@ def _check_grid(paper: str, fig: Mapping[str, Any], where: str) -> None:
                 raise ConfigError(
                     f"{here}.values: {value!r} does not match key {keys!r}; allowed: "
                     + (f"a list of {arity} numbers" if arity else "a number")
+                )
+        others = [n for a in fig["grid"] if a is not axis for n in a["names"]]
+        for name, entries in (axis.get("only_with") or {}).items():
+            unknown = sorted(set(entries) - set(fig["settings"]) - set(others))
+            if name not in axis["names"] or unknown:
+                raise ConfigError(
+                    f"{here}.only_with.{name}: "
+                    + (
+                        f"{name!r} is not one of the axis' names; allowed: "
+                        f"{', '.join(axis['names'])}"
+                        if name not in axis["names"]
+                        else f"{', '.join(unknown)} name no listed setting and no other axis' "
+                        f"value; allowed: {', '.join([*fig['settings'], *others])}"
+                    )
                 )
         for j, value in enumerate(axis["values"]):
             for key, item in grid.axis_values(axis, value).items():

@@ -40,7 +40,8 @@ def expand(fig: Mapping[str, Any]) -> dict[Point, dict[str, Any]]:
     setting once per value of a ``sweep`` ({key, values}), with ``key`` set to it; otherwise once
     per combination of the values of a ``grid`` (a list of {key, values, names}: a list, so that a
     smoke config's grid replaces the full one rather than being merged into it), with the keys
-    each value sets (``axis_values``); otherwise once, as listed."""
+    each value sets (``axis_values``), but for a value the axis' ``only_with`` keeps to some
+    listed settings (``_joins``); otherwise once, as listed."""
     listed = fig["settings"]
     sweep, grid = fig.get("sweep"), fig.get("grid")
     if sweep:
@@ -62,8 +63,29 @@ def expand(fig: Mapping[str, Any]) -> dict[Point, dict[str, Any]]:
             }
             for name, cfg in listed.items()
             for combo in itertools.product(*axes)
+            if _joins(fig, name, tuple(part for part, _ in combo))
         }
     return {Point(name): dict(cfg) for name, cfg in listed.items()}
+
+
+def _joins(fig: Mapping[str, Any], listed: str, names: tuple[str, ...]) -> bool:
+    """Whether the listed setting ``listed`` crosses the grid values ``names`` (one per axis):
+    always, but where an axis' ``only_with`` keeps its value to some settings (the arena's
+    K = 50 on a few laws). Its entries name listed settings or other axes' values, grouped and
+    matched as ``only``'s are: entries of one group unite, groups intersect."""
+    axes = fig.get("grid") or ()
+    for axis, name in zip(axes, names):
+        entries = set((axis.get("only_with") or {}).get(name, ()))
+        if not entries:
+            continue
+        groups = [(listed, entries & set(fig["settings"]))] + [
+            (other, entries & set(other_axis["names"]))
+            for other_axis, other in zip(axes, names)
+            if other_axis is not axis
+        ]
+        if any(kept and value not in kept for value, kept in groups):
+            return False
+    return True
 
 
 def selected(fig: Mapping[str, Any]) -> dict[Point, dict[str, Any]]:

@@ -323,7 +323,7 @@ LOG_T = "f(t) = log t"
 # The curves' families, in the order of their colours (``views.families``); a family of a plug-in
 # entrant that is not here takes the next colour.
 VERNADE2017, TS_ON_N = "Vernade et al. 2017", "Thompson sampling on N~"
-CHAPELLE2014 = "Chapelle 2014 (EM delay model)"
+ESTIMATING = "told no delay law"
 DISCARDING, QUEUEING = "Discarding (settled at m)", "QPM-D (labelled outcomes)"
 PIKEBURKE2018, MANEGUEU2020 = "Pike-Burke et al. 2018", "Manegueu et al. 2020"
 THUNE2019, VERNADE2020 = "Thune et al. 2019", "Vernade et al. 2020"
@@ -332,7 +332,7 @@ FAMILIES = (
     VERNADE2017,
     DISCARDING,
     TS_ON_N,
-    CHAPELLE2014,
+    ESTIMATING,
     QUEUEING,
     PIKEBURKE2018,
     MANEGUEU2020,
@@ -456,7 +456,7 @@ BUILT_IN: list[Entrant] = [
         *_translated("vernade2017", "d-ucb-est", _vernade2017, conversions),
         knows=_estimated,
         bonus=f"{LOG_T} (ε = 0)",
-        family=VERNADE2017,
+        family=ESTIMATING,
         handling=ESTIMATE,
         base=UCB,
     ),
@@ -467,7 +467,7 @@ BUILT_IN: list[Entrant] = [
         *_translated("vernade2017", "d-klucb-est", _vernade2017, conversions),
         knows=_estimated,
         bonus=f"{LOG_T} (ε = 0)",
-        family=VERNADE2017,
+        family=ESTIMATING,
         handling=ESTIMATE,
         base=KLUCB,
     ),
@@ -477,7 +477,7 @@ BUILT_IN: list[Entrant] = [
         "Beta(1, 1) Thompson sampling on N~ with Appendix D's estimated CDF, window m",
         *_translated("vernade2017", "d-ts-est", _vernade2017, conversions),
         knows=_estimated,
-        family=TS_ON_N,
+        family=ESTIMATING,
         handling=ESTIMATE,
         base=TS,
     ),
@@ -488,7 +488,7 @@ BUILT_IN: list[Entrant] = [
         "delayed-feedback model (a rate per arm, one geometric delay law), fitted online by EM",
         *_em_thompson(),
         knows=_em_knows,
-        family=CHAPELLE2014,
+        family=ESTIMATING,
         handling=FIT,
         base=TS,
     ),

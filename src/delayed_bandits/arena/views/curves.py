@@ -105,11 +105,13 @@ def curves_page(
     page: int,
     pages: int,
 ) -> plt.Figure:
-    """One problem's page: a row per delay law (sharing a log y axis), uncensored on the left and
-    censored on the right (grey), the legend by family and what does not apply below."""
-    styles, rows = curve_styles(board), law_rows(board)
-    regime_labels = board.drop_duplicates("regime").set_index("regime").regime_label
+    """One problem's page: a pair of panels per delay law it is run under (sharing a log y axis;
+    a grid value kept to some laws, ``only_with``, has fewer), uncensored on the left and
+    censored on the right (grey), two laws a row, the legend by family and what does not apply
+    below."""
     rows_of = problem_rows(board, problem)
+    styles, rows = curve_styles(board), law_rows(rows_of)
+    regime_labels = board.drop_duplicates("regime").set_index("regime").regime_label
     by_curve = dict(
         list(
             summary[summary.setting.isin(set(rows_of.setting))].groupby(
@@ -122,26 +124,28 @@ def curves_page(
     na_text = reader(na_note(board, problem))
     na_lines = na_text.count("\n") + 1 if na_text else 0
     fig = plt.figure(figsize=PAGE, layout="constrained")
-    spec = fig.add_gridspec(
-        len(rows) + 1,
-        2,
-        height_ratios=[*[1] * len(rows), 0.16 * legend_rows + 0.13 * na_lines + 0.3],
-    )
+    # two delay laws a row (four panels), so that ten laws leave each panel room; heights in
+    # inches, each row's titles and ticks (about 0.5 in) taken off, so that the legend and the
+    # note keep theirs
+    lines = (len(rows) + 1) // 2
+    foot_height = 0.16 * legend_rows + 0.13 * na_lines + 0.3
+    row_height = (PAGE[1] - 0.9 - foot_height) / lines - 0.5
+    spec = fig.add_gridspec(lines + 1, 4, height_ratios=[*[row_height] * lines, foot_height])
     for i, regimes in enumerate(rows):
         first, lowest = None, np.inf
         for j, regime in enumerate(regimes):
             if regime is None:
                 continue
-            ax = fig.add_subplot(spec[i, j], sharey=first)
+            ax = fig.add_subplot(spec[i // 2, 2 * (i % 2) + j], sharey=first)
             first = first or ax
             lowest = min(
                 lowest, curves_panel(ax, by_curve, rows_of[rows_of.regime == regime], styles)
             )
             ax.set_xlim(0, fig_cfg["horizon"])
-            ax.set_title(reader(str(regime_labels[regime])), fontsize=8, pad=3)
-            if j == 0:
+            ax.set_title(reader(str(regime_labels[regime])), fontsize=7, pad=3)
+            if j == 0 and i % 2 == 0:
                 ax.set_ylabel("pseudo-regret", fontsize=7)
-            if i == len(rows) - 1:
+            if i // 2 == lines - 1:
                 ax.set_xlabel("round t", fontsize=7)
         if first is not None and np.isfinite(lowest):
             # a band reaching 0 would stretch the log axis down to where no mean is
@@ -158,7 +162,7 @@ def curves_page(
         fontsize=6.5,
         color="0.3",
     )
-    note = "left: uncensored; right, on grey: censored at the window m"
+    note = "per law: uncensored, then censored at the window m (grey)"
     shown = "".join(algorithm_labels(board).values())
     if MARK in shown:
         note += f"; {MARK} anonymous aggregate feedback"

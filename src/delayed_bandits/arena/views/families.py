@@ -94,10 +94,10 @@ def family_legend(ax: plt.Axes, handles: list[Any], labels: list[str], ncol: int
         [reader(t) for t in labels],
         loc="upper center",
         ncol=ncol,
-        fontsize=7,
+        fontsize=6.5,
         frameon=False,
-        handlelength=2.6,
-        columnspacing=1.2,
+        handlelength=2.2,
+        columnspacing=0.8,
     )
     for text in legend.get_texts():
         if text.get_text().endswith(":"):

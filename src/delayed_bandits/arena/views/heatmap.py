@@ -190,11 +190,12 @@ def heatmap_note(
     zero_best: bool = False,
     rule: str = ties.TIE_RULE,
     unidentifiable: bool = False,
+    partial: bool = False,
 ) -> str:
     """What a cell, its type (the tie ``rule``, ``ties.tie_rule`` at the figure's statistics),
     n/a, censored and the marks mean (and ``ZERO_BEST`` if shown, ``UNIDENTIFIED`` if a regime
-    is ``unidentifiable``), wrapped to a figure ``width`` inches wide (about 17 characters of 6 pt
-    per inch)."""
+    is ``unidentifiable``, a blank column if a problem is ``partial``: run under some regimes
+    only), wrapped to a figure ``width`` inches wide (about 17 characters of 6 pt per inch)."""
     text = [
         "Cell: mean pseudo-regret over the lowest among the applicable algorithms of the same "
         "setting at matched exploration (every index method at f(t) = log t). Bold: tied-best; "
@@ -208,6 +209,11 @@ def heatmap_note(
     ]
     if zero_best:
         text.append(f"{ZERO_BEST}: no ratio, the lowest mean regret of the setting is 0.")
+    if partial:
+        text.append(
+            "A blank grey column: the regime is not run at that problem (a grid value kept to "
+            "some regimes, only_with in the config)."
+        )
     if MARKS[LABELLED] in "".join(labels.values()):
         text.append(
             f"{MARKS[LABELLED]} labelled outcomes, an oracle: every outcome, 0 or 1, arrives after "
@@ -253,6 +259,7 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
         bool((board.applicable.astype(bool) & board.ratio.isna()).any()),
         ties.tie_rule(*(ties.statistics(fig_cfg)[k] for k in ("confidence", "tie_margin"))),
         not board.identifiable.astype(bool).all(),
+        any(len(set(problem_rows(board, p).regime)) < len(regimes) for p in found),
     )
     # its lines of 6 pt (0.1 in each), so that a longer note does not squeeze the panels
     note_height = max(0.75, 0.1 * (text.count("\n") + 1))
