@@ -132,12 +132,17 @@ log "cluster run (timeout ${TIMEOUT}s)"
 # job run there is logged as 'localrule'; 'all' has no command): one submission per simulated
 # figure (the profile groups each figure's jobs), two per figure drawn from the configuration alone
 # (its claims and plot share no input, and a group joins connected jobs only), one for
-# gather_claims and one per paper for gather_paper_claims.
+# gather_claims and one per paper for gather_paper_claims, and one per job of the arena's that the
+# profile leaves ungrouped (its shards, base leaderboards, racing runs and leaderboards), counted
+# from the local run.
 submitted="$(grep -c 'has been submitted with SLURM jobid' "$WORK/slurm/run.log" || true)"
 figures="$(find "$WORK/local/smoke/results" -name claims.json | wc -l)"
 simulated="$(find "$WORK/local/smoke/results" -name summary.csv | wc -l)"
 gathered="$(find "$WORK/local/smoke/results" -mindepth 2 -maxdepth 2 -name claims.md | wc -l)"
-expected=$((simulated + 2 * (figures - simulated) + 1 + gathered))
+arena_rules='simulate_arena|leaderboard_base|race|leaderboard'
+ungrouped="$(grep -cE "Finished jobid: [0-9]+ \(Rule: ($arena_rules)\)" "$WORK/local/run.log" \
+    || true)"
+expected=$((simulated + 2 * (figures - simulated) + 1 + gathered + ungrouped))
 on_submitter="$(grep -E '^localrule ' "$WORK/slurm/run.log" | grep -vc '^localrule all:' || true)"
 local_jobs="$(grep -E 'Finished jobid: [0-9]+ \(Rule: ' "$WORK/local/run.log" \
     | grep -vc '(Rule: all)' || true)"

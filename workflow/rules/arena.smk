@@ -11,6 +11,18 @@
 # race), the leaderboard itself.
 
 
+# The arena's shards: the rule simulate_figure's job under a name of its own, so that the SLURM
+# profile can leave them out of the figure's group job (workflow/profiles/slurm): racing's
+# checkpoint below may not be in a group, and a job outside a group may not sit between two of
+# its jobs (here: the shards, then the base leaderboard, then the claims).
+use rule simulate_figure as simulate_arena with:
+    wildcard_constraints:
+        paper="arena",
+
+
+ruleorder: simulate_arena > simulate_figure
+
+
 checkpoint leaderboard_base:
     input:
         shards=lambda wc: shard_files(SimpleNamespace(paper="arena", figure=wc.figure)),
