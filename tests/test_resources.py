@@ -165,7 +165,7 @@ def test_jobs_reading_a_figure_ask_for_its_recorded_values(root) -> None:
     fig = cv.figure(full, "arena", "regret")
     values = layout.recorded_values(fig)
     # runs x settings x entrants (however many are declared) x checkpoints
-    assert values == 80 * 136 * len(fig["algorithms"]) * 50
+    assert values == 80 * 138 * len(fig["algorithms"]) * 50
     request = resources.analysis(values)
     assert request.mem_mb >= 1.5 * 1927 and request.runtime * 60 >= 3 * 82
     assert resources.analysis(0) == resources.analysis() == resources.Request(1024, 5)

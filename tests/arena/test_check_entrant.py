@@ -169,12 +169,16 @@ def test_the_default_settings_cover_each_law_with_and_without_censoring_where_it
     fig = config["papers"]["arena"]["regret"]
     ts = next(e for e in experiment.ALGORITHMS if e.id == "ts")
     chosen = check.default_settings(fig, ts)
-    laws = {
-        (grid.settings(fig)[s]["delay"]["kind"], grid.settings(fig)[s]["censored"]) for s in chosen
-    }
-    # every (law, censoring) the figure has: packet loss is censored only
-    assert laws == {(c["delay"]["kind"], c["censored"]) for c in grid.settings(fig).values()}
-    assert ("packet_loss", False) not in laws and ("geometric", False) in laws
+    settings = grid.settings(fig)
+
+    def path(c: dict) -> tuple[str, bool, bool]:
+        return c["delay"]["kind"], c["censored"], "zero_delay" in c
+
+    laws = {path(settings[s]) for s in chosen}
+    # every (law, censoring, 0s' own law) the figure has: packet loss is censored only, the
+    # reward-dependent regime geometric and uncensored
+    assert laws == {path(c) for c in settings.values()}
+    assert ("packet_loss", False, False) not in laws and ("geometric", False, True) in laws
     assert len(chosen) == len(laws) and all("-K10-" in s for s in chosen)
     # an entrant whose model excludes arm-dependent delays is checked where it applies
     dew = next(e for e in experiment.ALGORITHMS if e.id == "dew")

@@ -86,8 +86,8 @@ def test_the_environment_names_the_versions_and_the_lock() -> None:
 
 def test_lock_hash_is_what_setup_recorded(tmp_path: Path) -> None:
     assert software.lock_sha256(tmp_path) == software.UNKNOWN
-    (tmp_path / software.LOCK_MARKER).write_text("ab" * 32 + "\n")
-    assert software.lock_sha256(tmp_path) == "ab" * 32
+    (tmp_path / software.LOCK_MARKER).write_text("f" * 64 + "\n")
+    assert software.lock_sha256(tmp_path) == "f" * 64
 
 
 def _dry_run(work: Path, pythonpath: Path) -> subprocess.CompletedProcess:
