@@ -326,6 +326,26 @@ def test_only_with_keeps_a_value_to_some_settings_and_the_others_unchanged() -> 
     assert kept["geometric100_censored-K50-large"]["n_arms"] == 50
 
 
+def test_a_setting_id_reads_back_as_its_point_and_a_foreign_one_is_named() -> None:
+    """``grid.point`` reads an id from its parts (the seeds ask for it once per curve): every
+    setting of every figure reads back as the point it came from, a listed setting's own "-"
+    included (Vernade et al. 2017's thetaL-same-round), and an id of no setting is an error
+    that lists the figure's ids."""
+    figures = [
+        fig
+        for figs in cfg.merged([CONFIG])["papers"].values()
+        for fig in figs.values()
+        if "settings" in fig
+    ]
+    for fig in figures:
+        for p in grid.expand(fig):
+            assert grid.point(fig, p.id) == p
+    fig = _full_arena()
+    for bad in ("nowhere", "uniform-K2", "uniform-K50-small", "uniform-K2-small-x"):
+        with pytest.raises(ConfigError, match=rf"setting '{bad}' is not one of uniform-K2-small, "):
+            grid.point(fig, bad)
+
+
 def test_only_unites_setting_ids_with_the_intersection() -> None:
     kept = grid.points(_full_arena(["pareto1", "K10", "uniform-K2-small"]))
     assert set(kept) == {

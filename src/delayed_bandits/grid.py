@@ -145,11 +145,24 @@ def settings(fig: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 def point(fig: Mapping[str, Any], setting: str) -> Point:
     """The point of the setting id ``setting`` of the figure, whatever its ``only``; the error
-    lists the figure's setting ids."""
-    found = {p.id: p for p in expand(fig)}
-    if setting not in found:
-        raise ConfigError(f"setting {setting!r} is not one of {', '.join(found)}")
-    return found[setting]
+    lists the figure's setting ids. Read from the id's parts (``Point.id``) and checked against
+    the figure, without expanding it: the seeds ask for it once per curve."""
+    sweep, axes = fig.get("sweep"), fig.get("grid") or ()
+    # a listed setting's id may hold "-" itself: the parts after it are the last ones
+    listed, *parts = setting.rsplit("-", 1 if sweep else len(axes)) if sweep or axes else [setting]
+    found: Point | None = None
+    if listed in fig["settings"]:
+        if sweep:
+            if len(parts) == 1 and parts[0].isdigit() and int(parts[0]) < len(sweep["values"]):
+                found = Point(listed, index=int(parts[0]))
+        elif len(parts) == len(axes):
+            names = tuple(parts)
+            if all(n in a["names"] for a, n in zip(axes, names)) and _joins(fig, listed, names):
+                found = Point(listed, names=names)
+    if found is None or found.id != setting:
+        ids = [p.id for p in expand(fig)]
+        raise ConfigError(f"setting {setting!r} is not one of {', '.join(ids)}")
+    return found
 
 
 def axis_values(axis: Mapping[str, Any], value: Any) -> dict[str, Any]:
