@@ -10,7 +10,7 @@ LOCK := envs/requirements.lock
 WHEELHOUSE := wheelhouse
 PIP_SOURCE = $(if $(wildcard $(WHEELHOUSE)/*.whl),--no-index --find-links $(WHEELHOUSE))
 
-.PHONY: setup figures arena-full test lint test-cluster test-offline bench report lab lock wheelhouse
+.PHONY: setup figures arena-full test test-slow lint test-cluster test-offline bench report lab lock wheelhouse
 setup: $(VENV)/.installed
 
 # pip byte-compiles the packages, most of setup's time; keep it: where PYTHONDONTWRITEBYTECODE is
@@ -44,8 +44,11 @@ figures: setup  ## regenerate every figure at paper scale, with its claims
 arena-full: setup  ## the citable full-scale arena run, its figures, leaderboard and claims
 	snakemake arena --profile workflow/profiles/default --configfile config/arena-full.yaml
 
-test: setup  ## the test suite, one worker per CPU, each taking whole test files
-	pytest -q -n logical --dist loadfile
+test: setup  ## the tests but the end-to-end tier, one worker per CPU, each taking whole test files
+	pytest -q -n logical --dist loadfile -m "not slow"
+
+test-slow: setup  ## the end-to-end tier (marked slow: the smoke run, workflow runs), as CI runs it
+	pytest -q -n logical --dist loadfile -m slow
 
 lint: setup  ## ruff (checks and format) on src/ and tests/, snakefmt on the Snakefile and rules
 	ruff check src tests

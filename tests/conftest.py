@@ -177,6 +177,19 @@ def probe(request: pytest.FixtureRequest):
     return tally.Probe(request.node)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that reads the smoke run belongs to the end-to-end tier (marked slow): in the
+    other, ``make test``, it would start the whole workflow for one test."""
+    unmarked = [
+        item.nodeid
+        for item in items
+        if "smoke_run" in getattr(item, "fixturenames", ())
+        and item.get_closest_marker("slow") is None
+    ]
+    if unmarked:
+        raise pytest.UsageError(f"these read the smoke run, so mark them slow: {unmarked}")
+
+
 def pytest_deselected(items: list[pytest.Item]) -> None:
     _TALLY[0].deselected |= {i.nodeid for i in items if i.get_closest_marker("probe")}
 

@@ -206,6 +206,7 @@ def _later(run: Path, where: Path) -> Path:
     return later
 
 
+@pytest.mark.slow
 def test_an_arena_rerun_is_held_to_the_digest_number_by_number(
     smoke_run: Path, tmp_path: Path, capsys, monkeypatch
 ) -> None:
@@ -242,6 +243,7 @@ def test_an_arena_rerun_is_held_to_the_digest_number_by_number(
     assert "block arena-wins is not what" in err and "provenance differs" in err
 
 
+@pytest.mark.slow
 def test_the_papers_verdicts_are_quoted_and_held_to_a_rerun(
     smoke_run: Path, tmp_path: Path, capsys, monkeypatch
 ) -> None:

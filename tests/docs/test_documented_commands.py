@@ -91,6 +91,7 @@ def test_documented_commands_are_found() -> None:
     assert any(c.startswith("snakemake -n -p") for c in commands), commands
 
 
+@pytest.mark.slow
 def test_documented_commands_run_verbatim(tmp_path: Path) -> None:
     """Each paper-scale command runs as written, in a copy of the workflow, with the overlay
     example of docs/auditing.md as my.yaml; a `snakemake` command that would run jobs runs as a
