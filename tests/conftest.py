@@ -179,15 +179,21 @@ def probe(request: pytest.FixtureRequest):
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that reads the smoke run belongs to the end-to-end tier (marked slow): in the
-    other, ``make test``, it would start the whole workflow for one test."""
+    other, ``make test``, it would start the whole workflow for one test. A probe does not: the
+    tally is checked by the session that runs every probe, ``make test``."""
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
     unmarked = [
         item.nodeid
         for item in items
-        if "smoke_run" in getattr(item, "fixturenames", ())
-        and item.get_closest_marker("slow") is None
+        if "smoke_run" in getattr(item, "fixturenames", ()) and item not in slow
     ]
     if unmarked:
         raise pytest.UsageError(f"these read the smoke run, so mark them slow: {unmarked}")
+    probes = [item.nodeid for item in slow if item.get_closest_marker("probe") is not None]
+    if probes:
+        raise pytest.UsageError(
+            f"probes in the end-to-end tier leave the tally unchecked: {probes}"
+        )
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
