@@ -579,11 +579,28 @@ def _bench(args: argparse.Namespace) -> None:
         algorithms.experiment(paper)  # an unknown paper fails here, naming the allowed ones
     rows = bench.run(args.horizon, args.replications, args.reference_replications, papers)
     print(f"agent-steps per second (replications x rounds / s), T = {args.horizon}")
-    print(f"{'paper':<14}{'algorithm':<32}{'kernel':>14}{'reference':>14}{'speedup':>10}")
+    print(
+        f"{'paper':<14}{'algorithm':<32}{'kernel':>14}{'reference':>14}{'speedup':>10}"
+        f"{'x uniform':>11}  floor"
+    )
+    flagged = []
     for r in rows:
+        vs_uniform = f"{r['vs_uniform']:>10,.1f}x" if "vs_uniform" in r else " " * 11
+        floor = f"  {r['vs_floor']:.1f}x {r['floor']}'s" if "floor" in r else ""
         print(
             f"{r['paper']:<14}{r['algorithm']:<32}{r['kernel']:>14,.0f}"
-            f"{r['reference']:>14,.0f}{r['speedup']:>9,.0f}x"
+            f"{r['reference']:>14,.0f}{r['speedup']:>9,.0f}x{vs_uniform}{floor}"
+        )
+        if "floor" in r and float(r["vs_floor"]) > bench.SLOWER_THAN_FLOOR:
+            flagged.append(str(r["algorithm"]))
+    print(
+        "x uniform: times slower than uniform play on the same realisations; floor: times "
+        "slower than its base learner's floor, measured in this run"
+    )
+    if flagged:
+        print(
+            f"slower than their floor by more than {bench.SLOWER_THAN_FLOOR:g}x: "
+            + ", ".join(flagged)
         )
 
 
