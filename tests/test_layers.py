@@ -69,7 +69,17 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("arena", ("arena", "arena.*", "arena.views.*")),
     (
         "commands",
-        ("simulate", "plotting", "bench", "render", "verify", "verdicts", "cli", "arena.cli"),
+        (
+            "simulate",
+            "plotting",
+            "bench",
+            "speed",
+            "render",
+            "verify",
+            "verdicts",
+            "cli",
+            "arena.cli",
+        ),
     ),
 ]
 """Bottom to top: a module imports from its own layer or those below, never from one above.

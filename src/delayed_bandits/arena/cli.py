@@ -20,6 +20,7 @@ from delayed_bandits.outputs import atomic_path
 QUOTED = {  # what `quote` knows: the digest's committed file, and the run it is made from
     "arena": (Path("docs/data/arena-full.json"), "full"),
     "papers": (Path("docs/data/papers.json"), "."),
+    "speed": (Path("docs/data/speed.json"), "."),
 }
 DECLARED = "entrants"  # blocks the code gives without a run: the entrants', the rules'
 QUOTING = (  # the documents with blocks quoted from them
@@ -30,6 +31,7 @@ QUOTING = (  # the documents with blocks quoted from them
     Path("docs/artifact-evaluation.md"),
     Path("docs/reproduction.md"),
     Path("docs/decisions", "cross-cutting.md"),
+    Path("docs/speed.md"),
 )
 CONFIG = Path("config/config.yaml")  # what check-entrant reads without --config
 # check-entrant's replications per setting by default: enough to see a second draw of the best
@@ -126,7 +128,8 @@ def add_commands(sub: Any) -> None:
         default="arena",
         metavar="{" + ",".join((*QUOTED, DECLARED)) + "}",
         help="which digest --run makes: arena (default: the arena's run, full after `make "
-        "arena-full`) or papers (the papers' verdicts, . after `make figures`); or entrants, "
+        "arena-full`), papers (the papers' verdicts, . after `make figures`) or speed (where "
+        "the time of `make figures` and `make test` goes, . after both); or entrants, "
         "with --write and no run: the blocks the code gives, the entrants' declarations and the statistical rules (after adding an entrant or changing a rule)",
     )
     p.add_argument(
@@ -267,11 +270,13 @@ def _check_entrant(args: argparse.Namespace) -> None:
 
 def _digest(name: str, run: Path) -> dict[str, Any]:
     """The digest ``name`` (of ``QUOTED``) of the run under ``run``."""
-    from delayed_bandits import verdicts
+    from delayed_bandits import speed, verdicts
     from delayed_bandits.arena import digest as arena
 
     if name == "papers":
         return verdicts.digest(run, leave_out=(arena.PAPER,))
+    if name == "speed":
+        return speed.digest(run)
     if not (run / "results" / arena.PAPER).is_dir():
         raise ConfigError(
             f"--run: {run} holds no {arena.PAPER} results (results/{arena.PAPER}/); run "
@@ -282,10 +287,10 @@ def _digest(name: str, run: Path) -> dict[str, Any]:
 
 def _blocks(name: str, digest: Mapping[str, Any]) -> dict[str, str]:
     """The Markdown blocks the digest ``name`` gives, by block name."""
-    from delayed_bandits import verdicts
+    from delayed_bandits import speed, verdicts
     from delayed_bandits.arena import digest as arena
 
-    return (verdicts if name == "papers" else arena).blocks(digest)
+    return {"papers": verdicts, "speed": speed}.get(name, arena).blocks(digest)
 
 
 def _read_digest(path: Path, name: str) -> dict[str, Any]:

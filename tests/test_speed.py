@@ -1,0 +1,73 @@
+"""The speed digest (``delayed_bandits.speed``): every job and every test counted once, by stage
+and by file, and the times kept apart from what a rerun must reproduce."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from delayed_bandits import quoted, speed
+from delayed_bandits.errors import ConfigError
+
+BENCH = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+
+
+def _job(run: Path, path: str, s: float, cpu: float) -> None:
+    (run / "benchmarks" / path).parent.mkdir(parents=True, exist_ok=True)
+    (run / "benchmarks" / path).write_text(BENCH + f"{s}\t0:00:01\t1\t1\t1\t1\t0\t0\t50\t{cpu}\n")
+
+
+def _tests(run: Path, tier: str, cases: list[tuple[str, float]]) -> None:
+    (run / speed.TEST_TIMES).mkdir(exist_ok=True)
+    body = "".join(
+        f'<testcase classname="{c}" name="t{i}" time="{s}"/>' for i, (c, s) in enumerate(cases)
+    )
+    (run / speed.TEST_TIMES / f"{tier}.xml").write_text(
+        f'<testsuites><testsuite name="pytest">{body}</testsuite></testsuites>'
+    )
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Path:
+    _job(tmp_path, "arena/regret/rep0-0.tsv", 20.0, 18.0)
+    _job(tmp_path, "arena/regret/rep1-1.tsv", 22.0, 19.0)
+    _job(tmp_path, "arena/regret/summary.tsv", 2.0, 1.5)
+    _job(tmp_path, "vernade2017/fig1/rep0-199.tsv", 9.0, 8.0)
+    _job(tmp_path, "claims.tsv", 1.0, 0.5)
+    _tests(
+        tmp_path,
+        "fast",
+        [("tests.test_a", 1.0), ("tests.test_a", 2.0), ("tests.arena.test_b", 0.5)],
+    )
+    return tmp_path
+
+
+def test_jobs_by_paper_and_stage_and_tests_by_file(run: Path) -> None:
+    d = speed.digest(run)
+    assert d["jobs"] == {"(all)": 1, "arena": 3, "vernade2017": 1}
+    assert d["stages"] == {"claims": 1, "rep": 3, "summary": 1}
+    assert d["tests"] == {"fast tests/arena/test_b.py": 1, "fast tests/test_a.py": 2}
+    papers = {r["paper"]: r for r in d["cost"]["papers"]}
+    assert papers["arena"]["cpu_s"] == 38.5 and papers["arena"]["longest_s"] == 22.0
+    blocks = speed.blocks(d)
+    assert "| arena | 3 | 38 | 82% | 22 | 1 |" in blocks["speed-papers"]
+    assert "| `rep` | 3 | 45 | 15.0 |" in blocks["speed-stages"]
+    assert "| `tests/test_a.py` | 2 | 3.0 | 86% |" in blocks["speed-tests-fast"]
+    assert blocks["speed-tests-slow"].startswith("Not timed")
+
+
+def test_a_rerun_is_held_to_its_jobs_and_tests_not_its_times(run: Path) -> None:
+    d = speed.digest(run)
+    _job(run, "arena/regret/rep0-0.tsv", 40.0, 36.0)  # slower, the same jobs
+    assert quoted.differences(quoted.checked(d), quoted.checked(speed.digest(run))) == []
+    _job(run, "arena/regret/rep2-2.tsv", 20.0, 18.0)  # one job more
+    assert quoted.differences(quoted.checked(d), quoted.checked(speed.digest(run)))
+
+
+def test_a_run_without_benchmarks_or_test_times_is_named(tmp_path: Path, run: Path) -> None:
+    with pytest.raises(ConfigError, match="no benchmarks/"):
+        speed.digest(tmp_path / "empty")
+    (run / speed.TEST_TIMES / "fast.xml").unlink()
+    with pytest.raises(ConfigError, match="make test"):
+        speed.digest(run)
