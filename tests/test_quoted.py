@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from delayed_bandits import claims, cli, quoted, verdicts
+from delayed_bandits import claims, cli, quoted, speed, verdicts
 from delayed_bandits.arena import cli as arena_cli
 from delayed_bandits.arena import digest as dg
 from delayed_bandits.errors import ConfigError
@@ -50,9 +50,11 @@ def test_the_docs_quote_the_committed_digests(monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
     arena = json.loads((ROOT / "docs/data/arena-full.json").read_text())
     papers = json.loads((ROOT / "docs/data/papers.json").read_text())
+    timed = json.loads((ROOT / "docs/data/speed.json").read_text())
     given = (
         set(dg.blocks(arena))
         | set(verdicts.blocks(papers))
+        | set(speed.blocks(timed))
         | set(dg.declared())
         | set(arena_cli.rule_blocks())
     )
