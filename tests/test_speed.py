@@ -45,7 +45,7 @@ def run(tmp_path: Path) -> Path:
 
 def test_jobs_by_paper_and_stage_and_tests_by_file(run: Path) -> None:
     d = speed.digest(run)
-    assert d["jobs"] == {"(all)": 1, "arena": 3, "vernade2017": 1}
+    assert d["jobs"] == {speed.EVERY_PAPER: 1, "arena": 3, "vernade2017": 1}
     assert d["stages"] == {"claims": 1, "rep": 3, "summary": 1}
     assert d["tests"] == {"fast tests/arena/test_b.py": 1, "fast tests/test_a.py": 2}
     papers = {r["paper"]: r for r in d["cost"]["papers"]}

@@ -4,8 +4,9 @@ and pytest's timing of every test of ``make test`` and ``make test-slow`` (``tes
 JUnit XML, which both targets write).
 
 A job's stage is its benchmark's name without its replication range (``rep0-9`` is a
-simulation, ``race40-79`` racing's second stage, ``summary`` a summary, and so on), and its paper
-the benchmark's first folder (``reports`` for the notebooks). The seconds are Snakemake's
+simulation, ``race40-79`` racing's second stage, ``summary`` a summary, and so on; a rendered
+notebook's is ``notebook``), and its paper the benchmark's first folder (``reports`` for the
+notebooks). The seconds are Snakemake's
 ``cpu_time`` (CPU, which misses each job's first half second) and pytest's per-test wall time.
 The times are under ``cost``, which a check of a rerun leaves out (``quoted.checked``): two runs
 never take the same time, but they run the same jobs and the same tests."""
@@ -24,6 +25,8 @@ from delayed_bandits.errors import ConfigError
 TEST_TIMES = "test-times"  # under the run's directory: <tier>.xml, written by make test, test-slow
 TIERS = ("fast", "slow")  # make test, make test-slow
 SHOWN_FILES = 15  # test files a tier's table lists, the slowest; one row sums the rest
+EVERY_PAPER = "(every paper)"  # the job at benchmarks/'s top: the run's claims page
+REPORTS, NOTEBOOK = "reports", "notebook"  # benchmarks/reports/<notebook>.tsv: a rendering
 _RANGE = re.compile(r"\d+-\d+$")  # a shard's replication range, the end of its benchmark's name
 
 
@@ -36,10 +39,11 @@ def _jobs(run: Path) -> pd.DataFrame:
     for path in sorted((run / "benchmarks").rglob("*.tsv")):
         bench = pd.read_csv(path, sep="\t")
         parts = path.relative_to(run / "benchmarks").parts
+        paper = parts[0] if len(parts) > 1 else EVERY_PAPER
         rows.append(
             {
-                "paper": parts[0] if len(parts) > 1 else "(all)",
-                "stage": _stage(path),
+                "paper": paper,
+                "stage": NOTEBOOK if paper == REPORTS else _stage(path),
                 "cpu_s": float(bench.cpu_time.iloc[-1]),
                 "s": float(bench.s.iloc[-1]),
                 "peak_mb": float(pd.to_numeric(bench.max_rss, errors="coerce").fillna(0).iloc[-1]),
@@ -136,7 +140,7 @@ def blocks(d: Mapping[str, Any]) -> dict[str, str]:
             ]
             + [
                 (
-                    "all",
+                    "total",
                     sum(d["jobs"].values()),
                     f"{total:,.0f}",
                     "100%",
@@ -184,6 +188,6 @@ def blocks(d: Mapping[str, Any]) -> dict[str, str]:
                 if rest
                 else []
             )
-            + [("all", sum(count.values()), f"{spent:,.0f}", "100%")],
+            + [("total", sum(count.values()), f"{spent:,.0f}", "100%")],
         )
     return out
