@@ -1,16 +1,18 @@
 """Speed of every kernel against its plain-Python reference, on the same realisations; and, for
-the arena, each kernel's time against uniform play's and against its floor (``FLOORS``)."""
+the arena, each kernel's time against uniform play's and against its base learner's floor."""
 
 from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 from numba import njit
 
 from delayed_bandits import algorithms, environment, seeds
 from delayed_bandits import papers as registry
+from delayed_bandits.arena import experiment as arena
 from delayed_bandits.indices import klucb_index, thompson_arm
 
 UNIFORM = "uniform"  # the arena's uniform play, the row every arena kernel is measured against
@@ -44,8 +46,9 @@ def _klucb_floor(n_arms: int, horizon: int) -> float:
     return total
 
 
-def _floors(horizon: int, n_arms: int, reps: int) -> dict[str, float]:
-    """Agent-steps per second of each floor, on ``n_arms`` arms, ``reps`` runs of ``horizon``."""
+def _floors(horizon: int, n_arms: int, reps: int) -> dict[Any, float]:
+    """Agent-steps per second of each base learner's floor, on ``n_arms`` arms, ``reps`` runs
+    of ``horizon``."""
     _thompson_floor(n_arms, 2, np.random.default_rng(0))  # compile or load outside the timing
     _klucb_floor(n_arms, 2)
     start = time.perf_counter()
@@ -56,7 +59,7 @@ def _floors(horizon: int, n_arms: int, reps: int) -> dict[str, float]:
     for _ in range(reps):
         _klucb_floor(n_arms, horizon)
     klucb = reps * horizon / (time.perf_counter() - start)
-    return {"Thompson sampling": thompson, "KL-UCB at log t": klucb}
+    return {arena.TS: thompson, arena.KLUCB: klucb}
 
 
 def _steps_per_second(runner, st, envs, cp, horizon: int) -> float:
@@ -90,7 +93,10 @@ def run(
                 )
                 for r in range(kernel_reps)
             ]
-            floors = _floors(horizon, st.n_arms, kernel_reps)
+            floored = any(
+                getattr(a, "base", None) in (arena.TS, arena.KLUCB) for a in plugin.ALGORITHMS
+            )
+            floors = _floors(horizon, st.n_arms, kernel_reps) if floored else {}
             measured = []
             for algo in plugin.ALGORITHMS:
                 algo.kernel(st, envs[0], cp, 0)  # compile or load numba's cache outside the timing
@@ -106,9 +112,9 @@ def run(
                     "reference": reference,
                     "speedup": kernel / reference,
                 }
-                base = getattr(getattr(algo, "base", None), "name", None)
+                base = getattr(algo, "base", None)
                 if base in floors:
-                    row |= {"floor": base, "vs_floor": floors[base] / kernel}
+                    row |= {"floor": base.name, "vs_floor": floors[base] / kernel}
                 measured.append((algo.id, row))
             uniform = dict(measured).get(UNIFORM)
             for _, row in measured:
