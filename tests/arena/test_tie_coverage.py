@@ -142,3 +142,23 @@ def test_one_run_apart_leaves_the_cells_it_touches_undecided(recwarn) -> None:
     assert upper[1] > 1e6 * runs.max() and np.isfinite(upper[0]) and not np.isnan(lower).any()
     assert list(ties.verdict(lower, upper)) == [ties.INCONCLUSIVE] * 2
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_the_balanced_ranks_are_a_search_of_each_sorted_column() -> None:
+    """``ties._ranks`` (one sort of the whole table) gives what a left ``searchsorted`` of every
+    entry in its own sorted column gives, on tables with ties, signed zeros, infinities and NaNs."""
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        t = np.round(rng.normal(size=(int(rng.integers(1, 200)), int(rng.integers(1, 30)))), 1)
+        u = rng.random(t.shape)
+        t[u < 0.05], t[u > 0.95] = np.inf, -np.inf
+        t[(u > 0.5) & (u < 0.53)], t[(u > 0.53) & (u < 0.56)] = 0.0, -0.0
+        if trial % 3 == 0:
+            t[(u > 0.3) & (u < 0.33)] = np.nan
+        t[:, 0] = 0.0
+        order = np.sort(t, axis=0)
+        searched = np.stack(
+            [np.searchsorted(order[:, j], t[:, j], side="left") for j in range(t.shape[1])],
+            axis=1,
+        )
+        np.testing.assert_array_equal(ties._ranks(t), searched)
