@@ -13,13 +13,16 @@ PIP_SOURCE = $(if $(wildcard $(WHEELHOUSE)/*.whl),--no-index --find-links $(WHEE
 .PHONY: setup figures arena-full test test-slow lint test-cluster test-offline bench report lab lock wheelhouse
 setup: $(VENV)/.installed
 
-# pip byte-compiles the packages, most of setup's time; keep it: where PYTHONDONTWRITEBYTECODE is
-# set (as on the development machine) nothing else would, and every job would compile its imports.
+# The packages are byte-compiled once here: where PYTHONDONTWRITEBYTECODE is set (as on the
+# development machine) nothing else would, and every job would compile its imports. compileall
+# does it on every core and skips the packages' own test suites, which nothing here imports;
+# pip would compile everything, on one core.
 # --no-deps: the lock is complete, so nothing outside it is installed; --no-build-isolation: the
 # package is built with the locked setuptools. The lock's sha256 goes into every provenance record.
 $(VENV)/.installed: $(LOCK) pyproject.toml
 	$(PYTHON) -m venv --clear $(VENV)
-	$(VENV)/bin/python -m pip install --quiet --require-hashes --no-deps $(PIP_SOURCE) -r $(LOCK)
+	$(VENV)/bin/python -m pip install --quiet --no-compile --require-hashes --no-deps $(PIP_SOURCE) -r $(LOCK)
+	$(VENV)/bin/python -m compileall -q -j 0 -x '/tests?/' $(VENV)/lib
 	$(VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation $(PIP_SOURCE) -e .
 	$(VENV)/bin/python -m pip check
 	$(VENV)/bin/python -c "import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())" $(LOCK) > $(VENV)/lock.sha256
