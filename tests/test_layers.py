@@ -44,6 +44,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "style",
             "software",
             "quoted",
+            "benchmarks",
         ),
     ),
     (

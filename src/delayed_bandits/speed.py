@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Mapping
 
 import pandas as pd
 
+from delayed_bandits import benchmarks
 from delayed_bandits.errors import ConfigError
 
 TEST_TIMES = "test-times"  # under the run's directory: <tier>.xml, written by make test, test-slow
@@ -30,28 +31,19 @@ REPORTS, NOTEBOOK = "reports", "notebook"  # benchmarks/reports/<notebook>.tsv: 
 _RANGE = re.compile(r"\d+-\d+$")  # a shard's replication range, the end of its benchmark's name
 
 
-def _stage(path: Path) -> str:
-    return _RANGE.sub("", path.stem) or path.stem
+def _stage(job: str) -> str:
+    stem = PurePosixPath(job).stem
+    return _RANGE.sub("", stem) or stem
 
 
 def _jobs(run: Path) -> pd.DataFrame:
-    rows = []
-    for path in sorted((run / "benchmarks").rglob("*.tsv")):
-        bench = pd.read_csv(path, sep="\t")
-        parts = path.relative_to(run / "benchmarks").parts
-        paper = parts[0] if len(parts) > 1 else EVERY_PAPER
-        rows.append(
-            {
-                "paper": paper,
-                "stage": NOTEBOOK if paper == REPORTS else _stage(path),
-                "cpu_s": float(bench.cpu_time.iloc[-1]),
-                "s": float(bench.s.iloc[-1]),
-                "peak_mb": float(pd.to_numeric(bench.max_rss, errors="coerce").fillna(0).iloc[-1]),
-            }
-        )
-    if not rows:
+    jobs = benchmarks.read(run)
+    if jobs.empty:
         raise ConfigError(f"--run: {run} has no benchmarks/ (run `make figures` there first)")
-    return pd.DataFrame(rows)
+    parts = jobs.job.str.split("/")
+    paper = [p[0] if len(p) > 1 else EVERY_PAPER for p in parts]
+    stage = [NOTEBOOK if p == REPORTS else _stage(j) for p, j in zip(paper, jobs.job)]
+    return jobs.assign(paper=paper, stage=stage)
 
 
 def _tests(run: Path) -> pd.DataFrame:

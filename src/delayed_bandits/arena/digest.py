@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import claims, config, grid, provenance
+from delayed_bandits import benchmarks, claims, config, grid, provenance
 from delayed_bandits import curves as cv
 from delayed_bandits.arena import claims as arena_claims
 from delayed_bandits.arena import experiment, leaderboard
@@ -218,19 +218,9 @@ def _cost(run: Path) -> dict[str, Any]:
     """CPU time and wall time per job from Snakemake's benchmarks of the arena; the simulation
     jobs are independent, the rest of the arena's jobs follow them, and racing's second-stage
     jobs (``race*``) are independent of each other and follow the base leaderboard."""
-    rows = []
-    for path in sorted((run / "benchmarks" / PAPER).rglob("*.tsv")):
-        bench = pd.read_csv(path, sep="\t")
-        rows.append(
-            {
-                "job": str(path.relative_to(run)),
-                "s": float(bench.s.iloc[-1]),
-                "cpu_s": float(bench.cpu_time.iloc[-1]),
-                "simulate": path.name.startswith("rep"),
-                "race": path.name.startswith("race"),
-            }
-        )
-    jobs = pd.DataFrame(rows)
+    jobs = benchmarks.read(run, PAPER)
+    name = jobs.job.map(lambda job: PurePosixPath(job).name)
+    jobs = jobs.assign(simulate=name.str.startswith("rep"), race=name.str.startswith("race"))
     sim, race = jobs[jobs.simulate], jobs[jobs.race]
     rest = jobs[~jobs.simulate & ~jobs.race]
     return {
