@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from numba import njit
@@ -51,23 +51,20 @@ def _floors(horizon: int, n_arms: int, reps: int) -> dict[Any, float]:
     of ``horizon``."""
     _thompson_floor(n_arms, 2, np.random.default_rng(0))  # compile or load outside the timing
     _klucb_floor(n_arms, 2)
+    return {
+        arena.TS: _steps_per_second(
+            lambda r: _thompson_floor(n_arms, horizon, np.random.default_rng(r)), reps, horizon
+        ),
+        arena.KLUCB: _steps_per_second(lambda r: _klucb_floor(n_arms, horizon), reps, horizon),
+    }
+
+
+def _steps_per_second(run_once: Callable[[int], Any], reps: int, horizon: int) -> float:
+    """Agent-steps per second of ``reps`` runs of ``horizon`` rounds, ``run_once(r)`` the r-th."""
     start = time.perf_counter()
     for r in range(reps):
-        _thompson_floor(n_arms, horizon, np.random.default_rng(r))
-    thompson = reps * horizon / (time.perf_counter() - start)
-    start = time.perf_counter()
-    for _ in range(reps):
-        _klucb_floor(n_arms, horizon)
-    klucb = reps * horizon / (time.perf_counter() - start)
-    return {arena.TS: thompson, arena.KLUCB: klucb}
-
-
-def _steps_per_second(runner, st, envs, cp, horizon: int) -> float:
-    start = time.perf_counter()
-    for r, env in enumerate(envs):
-        runner(st, env, cp, r)
-    elapsed = time.perf_counter() - start
-    return len(envs) * horizon / elapsed
+        run_once(r)
+    return reps * horizon / (time.perf_counter() - start)
 
 
 def run(
@@ -100,9 +97,13 @@ def run(
             measured = []
             for algo in plugin.ALGORITHMS:
                 algo.kernel(st, envs[0], cp, 0)  # compile or load numba's cache outside the timing
-                kernel = _steps_per_second(algo.kernel, st, envs, cp, horizon)
+                kernel = _steps_per_second(
+                    lambda r: algo.kernel(st, envs[r], cp, r), len(envs), horizon
+                )
                 reference = _steps_per_second(
-                    algo.reference, st, envs[:reference_reps], cp, horizon
+                    lambda r: algo.reference(st, envs[r], cp, r),
+                    min(reference_reps, len(envs)),
+                    horizon,
                 )
                 name = f"{algo.id} ({reading})" if reading else algo.id
                 row: dict[str, float | str] = {
