@@ -29,6 +29,7 @@ from delayed_bandits.arena import claims as arena_claims
 from delayed_bandits.arena import experiment, leaderboard
 from delayed_bandits.arena.entrants import CONVERSIONS, INFORMATION, LABELLED, SETTLED
 from delayed_bandits.arena.ties import INCONCLUSIVE, TIED, WORSE
+from delayed_bandits.errors import ConfigError
 
 PAPER = "arena"
 FIGURES = ("regret", "window")
@@ -219,6 +220,11 @@ def _cost(run: Path) -> dict[str, Any]:
     jobs are independent, the rest of the arena's jobs follow them, and racing's second-stage
     jobs (``race*``) are independent of each other and follow the base leaderboard."""
     jobs = benchmarks.read(run, PAPER)
+    if jobs.empty:
+        raise ConfigError(
+            f"--run: {run} has no benchmarks/{PAPER}/ (run the arena there first: `make "
+            "arena-full` for full, `make figures` for the standard scale)"
+        )
     name = jobs.job.map(lambda job: PurePosixPath(job).name)
     jobs = jobs.assign(simulate=name.str.startswith("rep"), race=name.str.startswith("race"))
     sim, race = jobs[jobs.simulate], jobs[jobs.race]
