@@ -2,21 +2,27 @@
 once for the two digests that state what a run cost: the arena's (``arena.digest``) and the speed
 digest (``speed``). Each job's last benchmark line is its latest run: ``s`` its wall time,
 ``cpu_s`` its CPU time (Snakemake's ``cpu_time``, which misses the job's first half second) and
-``peak_mb`` its peak memory (0 where Snakemake could not measure it)."""
+``peak_mb`` its peak memory (0 where Snakemake could not measure it); its ``stage`` is the
+benchmark's name without its replication range (``rep0-9`` is a simulation shard, ``race40-79``
+racing's second stage, ``summary`` a summary)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
 
+from delayed_bandits.errors import ConfigError
+
 DIRECTORY = "benchmarks"  # under the run's directory
+_RANGE = re.compile(r"\d+-\d+$")  # a shard's replication range, the end of its benchmark's name
 
 
-def read(run: Path, under: str = "") -> pd.DataFrame:
+def read(run: Path, under: str = "", made_by: str = "`make figures`") -> pd.DataFrame:
     """One row per benchmark file under ``run``/benchmarks/``under``, in path order: ``job`` its
-    path below benchmarks/ (``arena/regret/rep0-0.tsv``), ``s``, ``cpu_s`` and ``peak_mb``; no
-    rows where there is no benchmark."""
+    path below benchmarks/ (``arena/regret/rep0-0.tsv``), ``stage``, ``s``, ``cpu_s`` and
+    ``peak_mb``. ConfigError where there is none, naming ``made_by``, what makes them."""
     root = run / DIRECTORY
     rows = []
     for path in sorted((root / under).rglob("*.tsv")):
@@ -24,9 +30,15 @@ def read(run: Path, under: str = "") -> pd.DataFrame:
         rows.append(
             {
                 "job": path.relative_to(root).as_posix(),
+                "stage": _RANGE.sub("", path.stem) or path.stem,
                 "s": float(bench.s.iloc[-1]),
                 "cpu_s": float(bench.cpu_time.iloc[-1]),
                 "peak_mb": float(pd.to_numeric(bench.max_rss, errors="coerce").fillna(0).iloc[-1]),
             }
         )
-    return pd.DataFrame(rows, columns=["job", "s", "cpu_s", "peak_mb"])
+    if not rows:
+        raise ConfigError(
+            f"--run: {run} has no {(Path(DIRECTORY) / under).as_posix()}/ (run {made_by} there "
+            "first)"
+        )
+    return pd.DataFrame(rows)

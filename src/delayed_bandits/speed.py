@@ -13,9 +13,8 @@ never take the same time, but they run the same jobs and the same tests."""
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Mapping
 
 import pandas as pd
@@ -28,22 +27,12 @@ TIERS = ("fast", "slow")  # make test, make test-slow
 SHOWN_FILES = 15  # test files a tier's table lists, the slowest; one row sums the rest
 EVERY_PAPER = "(every paper)"  # the job at benchmarks/'s top: the run's claims page
 REPORTS, NOTEBOOK = "reports", "notebook"  # benchmarks/reports/<notebook>.tsv: a rendering
-_RANGE = re.compile(r"\d+-\d+$")  # a shard's replication range, the end of its benchmark's name
-
-
-def _stage(job: str) -> str:
-    stem = PurePosixPath(job).stem
-    return _RANGE.sub("", stem) or stem
 
 
 def _jobs(run: Path) -> pd.DataFrame:
     jobs = benchmarks.read(run)
-    if jobs.empty:
-        raise ConfigError(f"--run: {run} has no benchmarks/ (run `make figures` there first)")
-    parts = jobs.job.str.split("/")
-    paper = [p[0] if len(p) > 1 else EVERY_PAPER for p in parts]
-    stage = [NOTEBOOK if p == REPORTS else _stage(j) for p, j in zip(paper, jobs.job)]
-    return jobs.assign(paper=paper, stage=stage)
+    paper = [p.split("/")[0] if "/" in p else EVERY_PAPER for p in jobs.job]
+    return jobs.assign(paper=paper, stage=jobs.stage.where([p != REPORTS for p in paper], NOTEBOOK))
 
 
 def _tests(run: Path) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -29,7 +29,6 @@ from delayed_bandits.arena import claims as arena_claims
 from delayed_bandits.arena import experiment, leaderboard
 from delayed_bandits.arena.entrants import CONVERSIONS, INFORMATION, LABELLED, SETTLED
 from delayed_bandits.arena.ties import INCONCLUSIVE, TIED, WORSE
-from delayed_bandits.errors import ConfigError
 
 PAPER = "arena"
 FIGURES = ("regret", "window")
@@ -219,14 +218,8 @@ def _cost(run: Path) -> dict[str, Any]:
     """CPU time and wall time per job from Snakemake's benchmarks of the arena; the simulation
     jobs are independent, the rest of the arena's jobs follow them, and racing's second-stage
     jobs (``race*``) are independent of each other and follow the base leaderboard."""
-    jobs = benchmarks.read(run, PAPER)
-    if jobs.empty:
-        raise ConfigError(
-            f"--run: {run} has no benchmarks/{PAPER}/ (run the arena there first: `make "
-            "arena-full` for full, `make figures` for the standard scale)"
-        )
-    name = jobs.job.map(lambda job: PurePosixPath(job).name)
-    jobs = jobs.assign(simulate=name.str.startswith("rep"), race=name.str.startswith("race"))
+    jobs = benchmarks.read(run, PAPER, "`make arena-full` (full) or `make figures` (standard)")
+    jobs = jobs.assign(simulate=jobs.stage == "rep", race=jobs.stage == "race")
     sim, race = jobs[jobs.simulate], jobs[jobs.race]
     rest = jobs[~jobs.simulate & ~jobs.race]
     return {
