@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from delayed_bandits import quoted, speed
+from delayed_bandits import benchmarks, quoted, speed
 from delayed_bandits.errors import ConfigError
 
 BENCH = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
@@ -55,6 +55,21 @@ def test_jobs_by_paper_and_stage_and_tests_by_file(run: Path) -> None:
     assert "| `rep` | 3 | 45 | 15.0 |" in blocks["speed-stages"]
     assert "| `tests/test_a.py` | 2 | 3.0 | 86% |" in blocks["speed-tests-fast"]
     assert blocks["speed-tests-slow"].startswith("Not timed")
+
+
+def test_a_jobs_cpu_time_is_its_logs_count_where_the_log_has_one(run: Path) -> None:
+    """Snakemake samples a long job's CPU every 30 s and misses its end; the job's own count, the
+    last line of its log, replaces the sample. A log without that line (a failed job) does not."""
+    log = run / "logs/arena/regret/rep0-0.log"
+    log.parent.mkdir(parents=True)
+    log.write_text(
+        "delayed-bandits simulate ...\ndone in 41.50 s wall, 40.25 s CPU, peak RSS 300 MB\n"
+    )
+    (run / "logs/arena/regret/rep1-1.log").write_text("Traceback (most recent call last):\n")
+    cpu = dict(zip(*benchmarks.read(run)[["job", "cpu_s"]].to_dict("list").values()))
+    assert cpu["arena/regret/rep0-0.tsv"] == 40.25  # not the benchmark's 18.0
+    assert cpu["arena/regret/rep1-1.tsv"] == 19.0
+    assert benchmarks.logged_cpu_s(run / "logs/arena/regret/summary.log") is None
 
 
 def test_a_rerun_is_held_to_its_jobs_and_tests_not_its_times(run: Path) -> None:

@@ -6,8 +6,8 @@ JUnit XML, which both targets write).
 A job's stage is its benchmark's name without its replication range (``rep0-9`` is a
 simulation, ``race40-79`` racing's second stage, ``summary`` a summary, and so on; a rendered
 notebook's is ``notebook``), and its paper the benchmark's first folder (``reports`` for the
-notebooks). The seconds are Snakemake's
-``cpu_time`` (CPU, which misses each job's first half second) and pytest's per-test wall time.
+notebooks). The seconds are each job's
+CPU time (its log's own count, ``benchmarks``) and pytest's per-test wall time.
 The times are under ``cost``, which a check of a rerun leaves out (``quoted.checked``): two runs
 never take the same time, but they run the same jobs and the same tests."""
 

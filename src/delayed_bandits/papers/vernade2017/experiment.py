@@ -110,9 +110,11 @@ def _delayed(censored: bool, kl: bool, estimate: bool, ts: bool = False) -> tupl
 
     def reference(st: Setting, env: Realisation, cp: np.ndarray, seed: int):
         window = st.window if censored else None
+        # the kernel's table: the same values, without a numpy call per past pull and round
+        tau = delays.cdf_table(st.delay, st.window if censored else env.uniforms.shape[0])
         policy = p17.DelayedIndexPolicy(
             st.n_arms,
-            lambda d: float(st.delay.cdf(d)),
+            lambda d: float(tau[d]),
             window,
             kl,
             st.epsilon,
