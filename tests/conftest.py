@@ -16,6 +16,8 @@ CONFIG = ROOT / "config" / "config.yaml"
 SMOKE = ROOT / "config" / "smoke.yaml"
 SMOKE_FILES = (CONFIG, SMOKE)
 """The smoke scale: config/smoke.yaml is an overlay of config/config.yaml."""
+FULL_FILES = (CONFIG, ROOT / "config" / "arena-full.yaml")
+"""The arena's citable scale: its whole grid at T = 100,000 (the standard scale has part of it)."""
 
 
 def config_files(config: Path | None = None) -> list[str]:

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import CONFIG, SMOKE, SMOKE_FILES, smoke_config
+from conftest import CONFIG, FULL_FILES, SMOKE, SMOKE_FILES, smoke_config
 from delayed_bandits import algorithms, grid, kinds, layout
 from delayed_bandits import config as cfg
 from delayed_bandits import curves as cv
@@ -283,7 +283,12 @@ def test_only_runs_a_subset_with_the_full_figures_settings() -> None:
 
 
 def _full_arena(only: list[str] | None = None) -> dict[str, Any]:
-    fig = cfg.merged([CONFIG])["papers"]["arena"]["regret"]
+    """The full run's regret figure at K = 2 and 10, each crossed with every gap (its K = 50,
+    kept to one law by ``only_with``, is the next test's)."""
+    fig = cfg.merged(list(FULL_FILES))["papers"]["arena"]["regret"]
+    arms = fig["grid"][0]
+    assert arms["names"] == ["K2", "K10", "K50"]
+    fig["grid"] = [{"key": "n_arms", "values": [2, 10], "names": ["K2", "K10"]}, fig["grid"][1]]
     return fig if only is None else {**fig, "only": only}
 
 

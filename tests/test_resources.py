@@ -100,7 +100,9 @@ def test_an_entrant_without_a_kernel_asks_for_time_at_the_reference_rate(root, m
 
     slow = from_policy("ts-python", "TS in Python", "ts without its kernel", python_ts)
     monkeypatch.setattr(experiment, "ALGORITHMS", [*experiment.ALGORITHMS, slow])
-    fig = cv.figure(cfg.load(root / "config" / "config.yaml"), "arena", "regret")
+    fig = cv.figure(
+        cfg.load([root / "config/config.yaml", root / "config/arena-full.yaml"]), "arena", "regret"
+    )
     setting = next(iter(grid.settings(fig)))
     horizon, replications = grid.horizon(fig, grid.settings(fig)[setting]), 100_000
     fast = layout.simulation_request("arena", fig, [(setting, "ts")], replications)

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import CONFIG
+from conftest import FULL_FILES
 from delayed_bandits import config as cfg
 from delayed_bandits import grid
 from delayed_bandits.arena import experiment as arena
@@ -18,7 +18,7 @@ from delayed_bandits.arena.observe import conversions
 from delayed_bandits.arena.policies import EMThompson
 from delayed_bandits.references import run
 
-FULL = cfg.load(CONFIG, "arena")["papers"]["arena"]["regret"]
+FULL = cfg.load(FULL_FILES, "arena")["papers"]["arena"]["regret"]
 TS_EM = next(e for e in arena.BUILT_IN if e.id == "ts-em")
 
 

@@ -23,7 +23,7 @@ from delayed_bandits.cli import main
 
 PEEK = 3000  # the round after which the peeking kernel reads the realisation's future
 HORIZON = 4000
-SETTINGS = ["geometric100-K2-small", "geometric100_censored-K2-small"]
+SETTINGS = ["geometric100-K10-small", "geometric100_censored-K10-small"]
 TOY = f'''
     """Two toy entrants (tests): a greedy policy on the conversions seen, with a faithful numpy
     twin as its kernel, and the same policy with a kernel that peeks after round {PEEK}."""

@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import CONFIG
+from conftest import FULL_FILES
 from delayed_bandits import config as cfg
 from delayed_bandits import grid
 from delayed_bandits.arena import claims as arena_claims
 from delayed_bandits.arena import identifiability, leaderboard
 from delayed_bandits.arena.problem import Setting
 
-FULL = cfg.load(CONFIG, "arena")["papers"]["arena"]
+FULL = cfg.load(FULL_FILES, "arena")["papers"]["arena"]
 
 
 def _setting(figure: str, name: str) -> Setting:
