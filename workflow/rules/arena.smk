@@ -15,9 +15,12 @@
 # profile can leave them out of the figure's group job (workflow/profiles/slurm): racing's
 # checkpoint below may not be in a group, and a job outside a group may not sit between two of
 # its jobs (here: the shards, then the base leaderboard, then the claims).
+# Its shards and base leaderboard go before the papers' shards (priority): they begin the
+# longest chain of jobs (shards, the paired statistics, the views, the claims, the notebook).
 use rule simulate_figure as simulate_arena with:
     wildcard_constraints:
         paper="arena",
+    priority: 2
 
 
 ruleorder: simulate_arena > simulate_figure
@@ -33,6 +36,7 @@ checkpoint leaderboard_base:
         out("logs/arena/{figure}/leaderboard-base.log"),
     benchmark:
         out("benchmarks/arena/{figure}/leaderboard-base.tsv")
+    priority: 2
     conda:
         ENV
     threads: 1

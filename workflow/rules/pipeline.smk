@@ -27,6 +27,9 @@ rule simulate:
         out("logs/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.log"),
     benchmark:
         out("benchmarks/{paper}/{figure}/{setting}/{algorithm}/rep{first}-{last}.tsv")
+    # shards before analysis, so that the short analysis jobs fill both cores at the end
+    # instead of a long shard running alone (the arena's go first: arena.smk)
+    priority: 1
     conda:
         ENV
     threads: 1

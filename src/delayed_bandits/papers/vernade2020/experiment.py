@@ -169,11 +169,14 @@ def draw_action_sets(
             return rng.integers(0, 2, size=(n, dimension)).astype(np.float64)
         return rng.random((n, dimension))
 
+    # a vector of nonnegative entries is zero where they sum to 0: one matrix product, where
+    # any() over an axis of d entries is a slow reduction (most of this function's time)
+    ones = np.ones(dimension)
     vectors = draw(horizon * n_actions).reshape(horizon, n_actions, dimension)
-    zero = ~vectors.any(axis=2)
+    zero = vectors @ ones == 0
     while zero.any():
         vectors[zero] = draw(int(zero.sum()))
-        zero = ~vectors.any(axis=2)
+        zero = vectors @ ones == 0
     return np.ascontiguousarray(vectors / np.linalg.norm(vectors, axis=2, keepdims=True))
 
 
@@ -207,7 +210,13 @@ def pseudo_regret(
 
 
 def _events(trace: np.ndarray) -> pd.DataFrame:
-    return pd.DataFrame(trace, columns=TRACE_COLUMNS).astype({"t": np.int64, "observed": np.int64})
+    integer = {"t", "observed"}  # column by column: a frame's astype costs more than the kernel
+    return pd.DataFrame(
+        {
+            c: trace[:, i].astype(np.int64) if c in integer else trace[:, i]
+            for i, c in enumerate(TRACE_COLUMNS)
+        }
+    )
 
 
 def _otf(thompson: bool) -> tuple[Runner, Runner]:
