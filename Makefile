@@ -13,22 +13,31 @@ PIP_SOURCE = $(if $(wildcard $(WHEELHOUSE)/*.whl),--no-index --find-links $(WHEE
 .PHONY: setup figures arena-full test test-slow lint test-cluster test-offline bench report lab lock wheelhouse
 setup: $(VENV)/.installed
 
+# The lock is installed by two pips at once, each on every other package (awk counts the lines
+# that start a requirement): with --no-deps no two of them write the same files, and the venv
+# holds the same files as one pip's, in half the time (docs/environment.md). A failed half fails
+# the target.
 # The packages are byte-compiled once here: where PYTHONDONTWRITEBYTECODE is set (as on the
 # development machine) nothing else would, and every job would compile its imports. compileall
 # does it on every core and skips the packages' own test suites, which nothing here imports;
 # pip would compile everything, on one core.
-# --no-deps: the lock is complete, so nothing outside it is installed; --no-build-isolation: the
-# package is built with the locked setuptools. The lock's sha256 goes into every provenance record.
+# --no-build-isolation: the package is built with the locked setuptools. The lock's sha256 goes
+# into every provenance record.
+PIP_LOCKED = $(VENV)/bin/python -m pip install --quiet --no-compile --require-hashes --no-deps $(PIP_SOURCE)
 $(VENV)/.installed: $(LOCK) pyproject.toml
 	$(PYTHON) -m venv --clear $(VENV)
-	$(VENV)/bin/python -m pip install --quiet --no-compile --require-hashes --no-deps $(PIP_SOURCE) -r $(LOCK)
-	$(VENV)/bin/python -m compileall -q -j 0 -x '/tests?/' $(VENV)/lib
+	for half in 0 1; do awk -v half=$$half '/^[^ #]/ {n++} n % 2 == half' $(LOCK) > $(VENV)/lock-$$half.txt; done
+	$(PIP_LOCKED) -r $(VENV)/lock-0.txt & first=$$!; \
+		$(PIP_LOCKED) -r $(VENV)/lock-1.txt; second=$$?; wait $$first && exit $$second
 	$(VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation $(PIP_SOURCE) -e .
 	$(VENV)/bin/python -m pip check
 	$(VENV)/bin/python -c "import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())" $(LOCK) > $(VENV)/lock.sha256
-	@# every kernel compiled once into numba's cache (src/**/__pycache__), about 20 s: otherwise
-	@# the first parallel jobs of a run (or test workers) each compile the same kernels
-	$(VENV)/bin/delayed-bandits bench --horizon 20 --replications 1 --reference-replications 1 > /dev/null
+	@# the bytecode, and every kernel compiled once into numba's cache (src/**/__pycache__), at
+	@# once: otherwise the first parallel jobs of a run (or test workers) each compile the same
+	@# kernels. A failure of either fails the target.
+	$(VENV)/bin/python -m compileall -q -j 0 -x '/tests?/' $(VENV)/lib & compiling=$$!; \
+		$(VENV)/bin/delayed-bandits bench --horizon 20 --replications 1 --reference-replications 1 > /dev/null; \
+		warmed=$$?; wait $$compiling && exit $$warmed
 	touch $@
 
 lock: setup  ## resolve envs/requirements.in into envs/requirements.lock, with every hash
