@@ -28,9 +28,10 @@ PAPER = Paper(
     package="delayed_bandits.arena",
     title="Beyond the papers: every algorithm of the five papers under every delay regime (figure "
     "regret: the heatmap at T, and as other views the heatmap at T/10, the curves and the "
-    "mean-rank diagram; figure window: regret against the censoring window m; "
+    "mean-rank diagram; figure window: regret against the censoring window m; figure "
+    "switching: the heatmap at T where the best arm changes at T/2; "
     "results/arena/regret/leaderboard.csv).",
-    figure_ids=r"^(regret|window)\Z",
+    figure_ids=r"^(regret|window|switching)\Z",
     # the algorithms together, per algorithm-step (K = 10; measured 2.5M with 15 algorithms)
     steps_per_second=1_500_000,
     shard_steps_per_second=1_500_000,

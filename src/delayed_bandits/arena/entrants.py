@@ -150,6 +150,9 @@ class Entrant(Algorithm):
     family: str = ""  # its curves' family, a colour of the plots; "" joins "other entrants"
     handling: Handling | None = None  # its cell of the handling × base tables: both or neither
     base: Base | None = None
+    # whether it is tuned to the horizon T (told T): its regret at a checkpoint t < T is then not
+    # that of its run at horizon t, as an anytime learner's is (the leaderboard's earlier horizons)
+    horizon_tuned: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -217,7 +220,7 @@ def policy_runners(
     def reference(_: Any, draw: Draw, cp: np.ndarray, seed: int):
         env = environment(draw)
         actions = play(factory(problem(draw), np.random.default_rng(seed)), draw, env)
-        return pseudo_regret(draw.setting.mu, actions, cp), actions, None
+        return pseudo_regret(draw.setting, actions, cp), actions, None
 
     if kernel is None:
         held_reference = held(reference, who)
@@ -229,7 +232,7 @@ def policy_runners(
         if actions.dtype.kind not in "iu" or ((actions < 0) | (actions >= st.n_arms)).any():
             for t, arm in enumerate(actions.tolist(), start=1):  # the first bad round, named
                 checked_arm(arm, t, st.n_arms, f"{who}'s kernel")
-        return pseudo_regret(st.mu, actions, cp), actions, None
+        return pseudo_regret(st, actions, cp), actions, None
 
     return held(compiled, who), held(reference, who)
 

@@ -32,7 +32,8 @@ problem's feedback.
 
 Exploration is compared twice (``entrants.FIELDS``): every index method of the UCB family at its
 paper's constant, and at the common exploration function f(t) = log t. The metric is
-pseudo-regret, sum_s (max mu - mu_{A_s}), recomputed from the actions for all.
+pseudo-regret, sum_s (max mu - mu_{A_s}), recomputed from the actions for all; under switching
+means, with the round's means (``problem.pseudo_regret``).
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def _translated(
             _, actions, events = runner(
                 paper_setting(st), environment(st, draw.realisation), cp, seed
             )
-            return pseudo_regret(st.mu, actions, cp), actions, events
+            return pseudo_regret(st, actions, cp), actions, events
 
         return arena_runner
 
@@ -182,7 +183,7 @@ def _uniform_play() -> tuple[Runner, Runner]:
         actions = np.random.default_rng(seed).integers(
             0, st.n_arms, draw.realisation.uniforms.shape[0]
         )
-        return pseudo_regret(st.mu, actions, cp), actions, None
+        return pseudo_regret(st, actions, cp), actions, None
 
     return runner, runner
 
@@ -280,7 +281,19 @@ def _window_affordable(st: Setting) -> str:
 
 
 def _linear_applies(st: Setting) -> str:
-    return _action_independent(st) or _window_affordable(st)
+    return _action_independent(st) or _window_affordable(st) or _stationary(st)
+
+
+def _stationary(st: Setting) -> str:
+    """OTFLin's runs decide a round's reward with one uniform for every action (Vernade et al.
+    2020, Section 3), which the switch's per-arm rescaled uniforms (``problem.draw_environment``)
+    do not give."""
+    if st.switch is not None:
+        return (
+            "its runs draw one reward uniform per round for every action, which does not carry "
+            "per-arm switching means"
+        )
+    return ""
 
 
 def _settled(st: Setting) -> str:
@@ -580,6 +593,7 @@ BUILT_IN: list[Entrant] = [
         information=ANONYMOUS,
         knows=lambda st: f"T and E[τ]{_settled(st)} = {st.observable.mean:.4g}",
         family=PIKEBURKE2018,
+        horizon_tuned=True,
     ),
     Entrant(
         "odaaf-v",
@@ -593,6 +607,7 @@ BUILT_IN: list[Entrant] = [
             f"V(τ) = {st.observable.variance:.4g}{_settled(st)}"
         ),
         family=PIKEBURKE2018,
+        horizon_tuned=True,
     ),
     Entrant(
         "patient",
@@ -601,6 +616,7 @@ BUILT_IN: list[Entrant] = [
         *_translated("manegueu2020", "patient", _manegueu, conversions),
         knows=lambda st: f"T and α̃ = {st.alpha_tilde:g}",
         family=MANEGUEU2020,
+        horizon_tuned=True,
     ),
     Entrant(
         "adapt-patient",
@@ -612,6 +628,7 @@ BUILT_IN: list[Entrant] = [
             f"μ_low = μ* = {st.adapt.mu_low:g}"
         ),
         family=MANEGUEU2020,
+        horizon_tuned=True,
     ),
     Entrant(
         "dew",
@@ -622,6 +639,7 @@ BUILT_IN: list[Entrant] = [
         information=LOSSES,
         knows=_told("T, and d_max and D of the realised delays"),
         family=THUNE2019,
+        horizon_tuned=True,
     ),
     Entrant(
         "skipper",
@@ -632,6 +650,7 @@ BUILT_IN: list[Entrant] = [
         information=LOSSES,
         knows=_told("T and D of the realised delays"),
         family=THUNE2019,
+        horizon_tuned=True,
     ),
     Entrant(
         "doubling",
@@ -790,10 +809,27 @@ BENCH = Setting(np.array([0.4] * 9 + [0.45]), delays.Geometric(100.0), 200, True
 BENCH_READINGS = {"uncensored": replace(BENCH, censored=False)}
 
 
+SWITCHING = "switching"
+"""The figure of switching means, reported apart from the stationary regimes: every setting of
+it has a ``switch`` and no other figure's does (docs/decisions/arena.md#switching)."""
+
+
 def check_figure(fig: Mapping[str, Any], where: str) -> None:
     """``leaderboard_at``: rounds the runs record (checkpoints), so that every horizon of the
     leaderboard comes from the same replications. ``draws_as``: another listed regime with the
-    same delay law, so that the two face the same conversions (``problem.draw_environment``)."""
+    same delay law, so that the two face the same conversions (``problem.draw_environment``).
+    ``switch``: in every setting of the ``SWITCHING`` figure and in no other's."""
+    apart = where.rsplit(".", 1)[-1] == SWITCHING
+    for name, cfg in fig["settings"].items():
+        if ("switch" in cfg) != apart:
+            raise ConfigError(
+                f"{where}.settings.{name}.switch: "
+                + (
+                    f"every setting of figure {SWITCHING} has one"
+                    if apart
+                    else f"switching means are reported apart, in figure {SWITCHING}, only"
+                )
+            )
     for name, cfg in fig["settings"].items():
         twin = cfg.get("draws_as")
         if twin is None:

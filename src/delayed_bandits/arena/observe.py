@@ -2,7 +2,8 @@
 replication, and when (``docs/decisions/arena.md#information-models``).
 
 A replication's realisation is a uniform u[t, a] and a delay D[t, a] per (round, arm); the pull
-of arm a at round s converts iff u[s, a] < mu_a, D rounds later. Each model is one function here,
+of arm a at round s converts iff u[s, a] < mu_a, D rounds later (under switching means the draw's
+u are rescaled per round so that this gives the round's mean, ``problem.draw_environment``). Each model is one function here,
 and it is the only place its rule is written: every runner of the arena (the papers' kernels and
 references, the built-in baselines, the plug-in policies of ``entrants.policy_runners``) reads
 what it returns and applies no window of its own to the problem's feedback.

@@ -12,6 +12,13 @@ Fair by construction: the best arm's position is drawn per replication from the 
 seed (``draw_environment``), so a rule that breaks ties towards low (or high) indices, or plays
 arms in index order, favours the best arm in no replication more than in another; every
 algorithm of a replication faces the same position and the same draws (paired comparisons).
+
+Switching means (``Switch``, the regime for the adversarial learners,
+docs/decisions/arena.md#switching): the arms' means change once, at round alpha T. Every runner
+decides a conversion by ``uniform < mu_a`` with the setting's one mean per arm (``Setting.mu``,
+here each arm's mean over the horizon); the draw carries the switch instead, in uniforms
+rescaled per round so that this comparison gives the round's own mean (``draw_environment``).
+The metric is then the sum of the round's gaps, max_a mu_t(a) - mu_t(A_t) (``pseudo_regret``).
 """
 
 from __future__ import annotations
@@ -30,10 +37,46 @@ from delayed_bandits.papers.manegueu2020.policies import AdaptParams
 
 
 @dataclass(frozen=True)
+class Switch:
+    """Means that change once (docs/decisions/arena.md#switching): ``before`` in rounds
+    1..round(at T), ``after`` in the rounds after. ``from_config`` makes one arm, the early one,
+    best before the switch, and another, the late one, best after it and over the horizon (the
+    best arm in hindsight)."""
+
+    at: float
+    before: np.ndarray
+    after: np.ndarray
+
+    def first_rounds(self, horizon: int) -> int:
+        """How many rounds have the first means (the switch is after the last of them)."""
+        return int(round(self.at * horizon))
+
+    def means(self, horizon: int) -> np.ndarray:
+        """(T, K) the arms' means round by round."""
+        first = self.first_rounds(horizon)
+        return np.concatenate(
+            (np.tile(self.before, (first, 1)), np.tile(self.after, (horizon - first, 1)))
+        )
+
+    def fixed_arm_offset(self, horizon: int) -> float:
+        """sum_t max_a mu_t(a) - max_a sum_t mu_t(a) over rounds 1..``horizon``: what the
+        regret against the per-round best (``pseudo_regret``) exceeds the regret against the best
+        fixed arm in hindsight by, the same for every learner (Thune et al. 2019's regret is the
+        latter)."""
+        means = self.means(horizon)
+        return float(means.max(axis=1).sum() - means.sum(axis=0).max())
+
+    @property
+    def early(self) -> int:
+        return int(np.argmax(self.before))
+
+
+@dataclass(frozen=True)
 class Setting:
     """One arena problem: the arms' means, the delay law (one for all arms, or one per arm), the
     censoring window, and what the algorithms are told beyond what they compute themselves.
-    ``from_config`` puts the best arm last; a replication moves it (``with_best``)."""
+    ``from_config`` puts the best arm last (and a switch's early arm just before it); a
+    replication moves them (``with_best``, ``with_early``)."""
 
     mu: np.ndarray
     delay: delays.DelayDistribution | delays.PerArm
@@ -44,6 +87,9 @@ class Setting:
     # the delay of a non-conversion's 0 where it differs from the conversions' (reward-dependent
     # delays, docs/decisions/arena.md#reward-dependent); None: a 0 is delayed as a 1 would be
     zero_delay: delays.DelayDistribution | None = None
+    # means that change once (docs/decisions/arena.md#switching); ``mu`` is then each arm's mean
+    # over the horizon, the best arm the late one
+    switch: Switch | None = None
 
     @classmethod
     def from_config(cls, cfg: Mapping[str, Any], where: str) -> "Setting":
@@ -63,6 +109,9 @@ class Setting:
             )
         mu = np.full(n_arms, base)
         mu[-1] = base + gap
+        switch = _switch(cfg["switch"], n_arms, base, gap, where) if "switch" in cfg else None
+        if switch is not None:
+            mu = switch.at * switch.before + (1 - switch.at) * switch.after
         dist = delays.from_spec(cfg["delay"], f"{where}.delay")
         if isinstance(dist, delays.PerArm):
             if len(dist.arms) != 2:
@@ -81,10 +130,14 @@ class Setting:
                 raise ConfigError(
                     f"{where}.zero_delay: one law for every arm's 0s; per_arm is not allowed here"
                 )
+            if switch is not None:
+                raise ConfigError(
+                    f"{where}: zero_delay and switch together are not supported; choose one"
+                )
         # Adapt-Patient's mu_low is a lower bound on the best mean (Section 6.3): it is told mu*
         adapt = replace(AdaptParams(**cfg.get("adapt", {})), mu_low=float(mu.max()))
         censored, alpha_tilde = bool(cfg["censored"]), float(cfg["alpha_tilde"])
-        return cls(mu, dist, window, censored, alpha_tilde, adapt, zero)
+        return cls(mu, dist, window, censored, alpha_tilde, adapt, zero, switch)
 
     @property
     def n_arms(self) -> int:
@@ -98,12 +151,25 @@ class Setting:
         """The same problem with the best arm at index ``arm`` (its mean and, under arm-dependent
         delays, its law move together; the other arms are identical, so this is every
         permutation of the arms up to relabelling them among themselves)."""
+        return self._swapped(arm, self.best)
+
+    def with_early(self, arm: int) -> "Setting":
+        """The same problem with the switch's early arm (``Switch.early``) at index ``arm``, which
+        is not the best arm's."""
+        assert self.switch is not None and arm != self.best
+        return self._swapped(arm, self.switch.early)
+
+    def _swapped(self, arm: int, other: int) -> "Setting":
+        """Arms ``arm`` and ``other`` exchanged, with their means, laws and switching means."""
         order = np.arange(self.n_arms)
-        order[[arm, self.best]] = order[[self.best, arm]]
-        delay = self.delay
+        order[[arm, other]] = order[[other, arm]]
+        delay, switch = self.delay, self.switch
         if isinstance(delay, delays.PerArm):
             delay = delays.PerArm(tuple(delay.arms[k] for k in order))
-        return replace(self, mu=np.ascontiguousarray(self.mu[order]), delay=delay)
+        if switch is not None:
+            switch = replace(switch, before=switch.before[order], after=switch.after[order])
+        mu = np.ascontiguousarray(self.mu[order])
+        return replace(self, mu=mu, delay=delay, switch=switch)
 
     @property
     def arm_dependent(self) -> bool:
@@ -196,12 +262,39 @@ def quantile(law: delays.DelayDistribution, level: float) -> int:
     return low
 
 
+def _switch(spec: Mapping[str, Any], n_arms: int, base: float, gap: float, where: str) -> Switch:
+    """``switch: {at, early, late}``: until round at T the early arm (index K - 2) has mean
+    base + early gap, after it the late arm (index K - 1) has base + late gap; every other mean
+    is base throughout. The late arm must be the best in hindsight."""
+    at, early, late = float(spec["at"]), float(spec["early"]), float(spec["late"])
+    if not 0 < at < 1:
+        raise ConfigError(f"{where}.switch.at: a fraction of the horizon in (0, 1), got {at}")
+    for key, lead in (("early", early), ("late", late)):
+        if not (lead > 0 and base + lead * gap <= 1):
+            raise ConfigError(
+                f"{where}.switch.{key}: need 0 < {key} and base_mean + {key} x gap <= 1, got "
+                f"{lead} (base_mean {base}, gap {gap})"
+            )
+    if not base > 0:
+        raise ConfigError(f"{where}.base_mean: switching means need base_mean > 0, got {base}")
+    if not (1 - at) * late > at * early:
+        raise ConfigError(
+            f"{where}.switch: the late arm must be best in hindsight, (1 - at) late > at early; "
+            f"got at {at}, early {early}, late {late}"
+        )
+    before, after = np.full(n_arms, base), np.full(n_arms, base)
+    before[-2] += early * gap
+    after[-1] += late * gap
+    return Switch(at, before, after)
+
+
 @dataclass(frozen=True)
 class Draw:
     """One replication's environment: the problem with its arms in this replication's order, and
     a uniform and a delay per (round, arm), uncensored (the observation layer, ``observe``,
     applies the window). Under reward-dependent delays a pull's delay is its conversion's, or
-    its 0's if it does not convert."""
+    its 0's if it does not convert; under switching means the uniforms are rescaled per round
+    (``draw_environment``)."""
 
     setting: Setting
     realisation: Realisation
@@ -212,18 +305,34 @@ def draw_environment(seed: np.random.SeedSequence, horizon: int, st: Setting) ->
     generator seeded by the replication's environment seed. The 0s' delays of reward-dependent
     delays are drawn last, so the position, the uniforms and the conversions' delays are those of
     the same seed without them (a setting that ``draws_as`` its reward-independent twin faces the
-    same conversions)."""
+    same conversions). Under switching means the early arm's position is drawn after them,
+    uniform over the positions other than the best arm's, and the uniforms are rescaled per round
+    (module docstring), so they are no longer uniform: u mu_a / mu_t(a), whose comparison with
+    mu_a is the original uniform's with mu_t(a)."""
     rng = np.random.default_rng(seed)
     placed = st.with_best(int(rng.integers(st.n_arms)))
     env = draw(rng, horizon, placed.n_arms, placed.delay)
-    if placed.zero_delay is None:
+    if placed.zero_delay is not None:
+        zeros = delays.sample_table(placed.zero_delay, rng, horizon, placed.n_arms)
+        converts = env.uniforms < placed.mu
+        env = Realisation(env.uniforms, np.where(converts, env.delays, zeros))
+    if placed.switch is None:
         return Draw(placed, env)
-    zeros = delays.sample_table(placed.zero_delay, rng, horizon, placed.n_arms)
-    converts = env.uniforms < placed.mu
-    return Draw(placed, Realisation(env.uniforms, np.where(converts, env.delays, zeros)))
+    # the early arm's position, uniform over the others, drawn last as the 0s' delays are
+    others = np.delete(np.arange(placed.n_arms), placed.best)
+    placed = placed.with_early(int(others[rng.integers(len(others))]))
+    # u mu_a / mu_t(a) < mu_a iff u < mu_t(a): the runners' one comparison gives round t's mean
+    rescaled = env.uniforms * (placed.mu / placed.switch.means(horizon))
+    return Draw(placed, Realisation(np.ascontiguousarray(rescaled), env.delays))
 
 
-def pseudo_regret(mu: np.ndarray, actions: np.ndarray, cp: np.ndarray) -> np.ndarray:
-    """sum_{s <= t} (max mu - mu_{A_s}) at the checkpoints t of ``cp``: the arena's metric for
-    every algorithm, whatever its own kernel reports."""
-    return np.cumsum(mu.max() - mu[actions])[cp - 1]
+def pseudo_regret(st: Setting, actions: np.ndarray, cp: np.ndarray) -> np.ndarray:
+    """sum_{s <= t} (max_a mu_s(a) - mu_s(A_s)) at the checkpoints t of ``cp``: the arena's
+    metric for every algorithm, whatever its own kernel reports. The means are the setting's,
+    or under switching means the round's (the regret against the best arm of each round, which
+    exceeds the regret against the best fixed arm by ``Switch.fixed_arm_offset``)."""
+    if st.switch is None:
+        return np.cumsum(st.mu.max() - st.mu[actions])[cp - 1]
+    means = st.switch.means(len(actions))
+    rounds = np.arange(len(actions))
+    return np.cumsum(means.max(axis=1) - means[rounds, actions])[cp - 1]

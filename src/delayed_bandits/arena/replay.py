@@ -23,7 +23,7 @@ from delayed_bandits import curves as cv
 from delayed_bandits import grid, seeds
 from delayed_bandits.arena.entrants import CONVERSIONS, Entrant
 from delayed_bandits.arena.observe import conversions
-from delayed_bandits.arena.problem import Draw, draw_environment
+from delayed_bandits.arena.problem import Draw, draw_environment, pseudo_regret
 from delayed_bandits.environment import checkpoint_grid
 from delayed_bandits.errors import ConfigError
 
@@ -169,7 +169,7 @@ def trace(draw: Draw, actions: np.ndarray) -> pd.DataFrame:
     columns: dict[str, np.ndarray] = {
         "t": rounds,
         "arm": actions,
-        "regret": np.cumsum(st.mu.max() - st.mu[actions]),
+        "regret": pseudo_regret(st, actions, rounds),
     }
     for k in range(st.n_arms):
         pulled = actions == k
@@ -291,7 +291,13 @@ def describe(run: Run, figure: str, at: Sequence[int] = ()) -> str:
     lines = [
         f"{PAPER} {figure} {case.setting_id}, {case.entrant.id}, replication {case.replication}: "
         f"K = {st.n_arms}, mu = ({mus}), best arm {ph.best}, T = {len(tr)}"
-        + (f", censored at m = {st.window}" if st.censored else ", uncensored"),
+        + (f", censored at m = {st.window}" if st.censored else ", uncensored")
+        + (
+            f"; the means switch after round {st.switch.first_rounds(len(tr))} (mu: each arm's "
+            "mean over the horizon)"
+            if st.switch is not None
+            else ""
+        ),
         f"reference and kernel: the same action in all {len(tr)} rounds; regret at T "
         f"{run.regret[-1]:.2f} (the trace's {regret[-1]:.2f}); policy seed {case.policy_seed}",
         f"suboptimal pulls: {ph.suboptimal_pulls} ({ph.suboptimal_pulls / len(tr):.2%}), "

@@ -77,6 +77,8 @@ def ratio_ticks(low: float, top: float) -> list[float]:
 # 14 regimes x every entrant) on a landscape page a little larger than A4: 5.5 pt numbers in cells
 # 0.18 in wide and 0.105 in high, about 8 px in a report page 1200 px wide (zoom for more).
 CELL_WIDTH, CELL_HEIGHT = 0.18, 0.105
+MIN_PANEL_WIDTH = 2.4
+"""Inches: a panel of a few regimes (the switching figure's two) keeps room for its title."""
 CELL_FONT = 5.5
 LABEL_FONT = 6.0
 ZERO_BEST = "–"  # a cell whose setting's lowest mean regret is 0: no ratio
@@ -251,7 +253,8 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
 
     cmap = seaborn.color_palette("rocket_r", as_cmap=True).with_extremes(bad=NA_GREY)
 
-    panel_width, panel_height = CELL_WIDTH * len(regimes), CELL_HEIGHT * len(labels)
+    panel_width = max(CELL_WIDTH * len(regimes), MIN_PANEL_WIDTH)
+    panel_height = CELL_HEIGHT * len(labels)
     width = len(rates) * (panel_width + 0.15) + 2.1
     text = heatmap_note(
         labels,
