@@ -238,3 +238,11 @@ def test_the_check_at_load_spares_the_job_its_attribute_error() -> None:
     unchecked = from_policy("mine", "Mine", "mine", lambda problem, rng: _Outcomes(problem, rng))
     with pytest.raises(AttributeError, match="no attribute 'observe'"):  # at a conversion
         unchecked.reference(st, draw, np.array([200]), 0)
+
+
+def test_an_entrant_is_declared_tuned_to_the_horizon_exactly_when_it_is_told_t() -> None:
+    """``Entrant.horizon_tuned`` (the rows the early heatmap marks) agrees with what each entrant
+    is said to be told: T first in its ``knows``."""
+    for entrant in BUILT_IN:
+        told_t = re.match(r"T\b", entrant.knows(experiment.BENCH)) is not None
+        assert entrant.horizon_tuned == told_t, entrant.id

@@ -82,6 +82,7 @@ MIN_PANEL_WIDTH = 2.4
 CELL_FONT = 5.5
 LABEL_FONT = 6.0
 ZERO_BEST = "–"  # a cell whose setting's lowest mean regret is 0: no ratio
+TUNED = "(T)"  # at a round before T, the row of a learner tuned to T (Entrant.horizon_tuned)
 WORSE_ALPHA = 0.55
 """A worse cell's number is faded to this opacity: a plain one is inconclusive, a bold one
 tied-best (the leaderboard's ``verdict``)."""
@@ -99,6 +100,16 @@ def cell_look(verdict: str, published: bool) -> tuple[str, float]:
     )
 
 
+def marked_labels(board: pd.DataFrame, tuned_to: int | None) -> dict[str, str]:
+    """``algorithm_labels``, and at a round before the horizon ``tuned_to`` each learner tuned to
+    it (``Entrant.horizon_tuned``) marked ``TUNED``: its cell is not a run of that horizon."""
+    labels = algorithm_labels(board)
+    if tuned_to is None:
+        return labels
+    tuned = set(board.algorithm[board.horizon_tuned.astype(bool)])
+    return {a: f"{text} {TUNED}" if a in tuned else text for a, text in labels.items()}
+
+
 def heatmap_panel(
     ax: plt.Axes,
     board: pd.DataFrame,
@@ -107,14 +118,16 @@ def heatmap_panel(
     cmap: Colormap,
     row_labels: bool,
     column_labels: bool,
+    tuned_to: int | None = None,
 ) -> QuadMesh:
     """One problem's algorithms x regimes: cells coloured by ratio and annotated with it (bold:
     tied-best; plain: inconclusive; faded: worse, ``cell_look``), grey "n/a" where not
     applicable; a rule between uncensored and censored regimes, and one above the rows at the
     papers' constants (in italics); a regime's label marked ``UNIDENTIFIED`` where the panel's
     setting is not identifiable (in the arena that holds for every K alike, the other arms
-    sharing one mean and one law, so the labels under the bottom row say it for the column)."""
-    labels, regimes = algorithm_labels(board), regime_order(board)
+    sharing one mean and one law, so the labels under the bottom row say it for the column);
+    ``tuned_to`` as ``marked_labels``."""
+    labels, regimes = marked_labels(board, tuned_to), regime_order(board)
     ratio = grid(board, problem, "ratio").to_numpy(dtype=float)
     na = grid(board, problem, "applicable").eq(False)  # a missing row is not n/a
     regret = grid(board, problem, "regret").to_numpy(dtype=float)
@@ -193,11 +206,12 @@ def heatmap_note(
     rule: str = ties.TIE_RULE,
     unidentifiable: bool = False,
     partial: bool = False,
+    tuned_to: int | None = None,
 ) -> str:
     """What a cell, its type (the tie ``rule``, ``ties.tie_rule`` at the figure's statistics),
     n/a, censored and the marks mean (and ``ZERO_BEST`` if shown, ``UNIDENTIFIED`` if a regime
     is ``unidentifiable``, a blank column if a problem is ``partial``: run under some regimes
-    only), wrapped to a figure ``width`` inches wide (about 17 characters of 6 pt per inch)."""
+    only; ``TUNED`` at a round before the horizon ``tuned_to``), wrapped to a figure ``width`` inches wide (about 17 characters of 6 pt per inch)."""
     text = [
         "Cell: mean pseudo-regret over the lowest among the applicable algorithms of the same "
         "setting at matched exploration (every index method at f(t) = log t). Bold: tied-best; "
@@ -226,6 +240,11 @@ def heatmap_note(
             f"{MARK} anonymous aggregate feedback: the algorithm sees only the sum of "
             "the rewards arriving each round, not which pull they came from."
         )
+    if tuned_to is not None and TUNED in "".join(labels.values()):
+        text.append(
+            f"{TUNED} tuned to the horizon T = {tuned_to:,} (told T): its cell is its run at T "
+            "seen at this round, not a run of this horizon, which an anytime learner's is."
+        )
     if unidentifiable:
         text.append(
             f"{UNIDENTIFIED} after a regime: in that panel the setting is {UNIDENTIFIABLE}; the "
@@ -242,7 +261,8 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
     faded if worse, plain if inconclusive (the leaderboard's ``verdict``); grey "n/a" where the
     algorithm's model does not cover the regime. The censored regimes follow the uncensored
     ones, after a rule."""
-    labels, regimes = algorithm_labels(board), regime_order(board)
+    tuned_to = int(fig_cfg["horizon"]) if horizon < int(fig_cfg["horizon"]) else None
+    labels, regimes = marked_labels(board, tuned_to), regime_order(board)
     arms = list(dict.fromkeys(board.n_arms))
     rates = list(dict.fromkeys(zip(board.base_mean, board.gap)))
     found = set(problems(board))
@@ -263,6 +283,7 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
         ties.tie_rule(*(ties.statistics(fig_cfg)[k] for k in ("confidence", "tie_margin"))),
         not board.identifiable.astype(bool).all(),
         any(len(set(problem_rows(board, p).regime)) < len(regimes) for p in found),
+        tuned_to,
     )
     # its lines of 6 pt (0.1 in each), so that a longer note does not squeeze the panels
     note_height = max(0.75, 0.1 * (text.count("\n") + 1))
@@ -289,6 +310,7 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
                 cmap,
                 row_labels=j == 0,
                 column_labels=i == len(arms) - 1,
+                tuned_to=tuned_to,
             )
     bar = fig.colorbar(mesh, cax=fig.add_subplot(spec[:-1, -1]))
     bar.set_label(BAR_LABEL, fontsize=7)
