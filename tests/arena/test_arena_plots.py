@@ -184,6 +184,31 @@ def test_heatmap_panels_cells_and_marks(board: pd.DataFrame) -> None:
     assert any("anonymous aggregate" in t.get_text() for t in _texts(fig, "Cell"))
 
 
+def test_heatmap_before_t_marks_the_learners_tuned_to_t(board: pd.DataFrame) -> None:
+    """At a round before T the rows of the learners told T are marked, with the reason in the
+    note; at T they are not."""
+    told = board.assign(horizon_tuned=board.algorithm.isin(["odaaf", "dew"]))
+    tuned = heatmap_view.TUNED
+    for horizon, marks in ((FIG_CFG["horizon"] // 10, True), (FIG_CFG["horizon"], False)):
+        fig = heatmap_view.heatmap(told, FIG_CFG, horizon)
+        panel = next(ax for ax in fig.axes if ax.get_title().startswith("K = "))
+        labels = [t.get_text() for t in panel.get_yticklabels()]
+        want = [f"ODAAF {common.MARK}", "DEW"]
+        assert labels[2:4] == ([f"{w} {tuned}" for w in want] if marks else want)
+        assert [lab for lab in labels if lab not in labels[2:4]] == ["UCB", "Patient", "UCB1"]
+        notes = " ".join(t.get_text().replace("\n", " ") for t in _texts(fig, "Cell"))
+        assert (f"{tuned} tuned to the horizon T = 1,000" in notes) is marks
+        fig.clf()
+
+
+def test_heatmap_of_switching_means_says_what_the_regret_is_against(board: pd.DataFrame) -> None:
+    for settings, says in (({"s": {"switch": {"at": 0.5}}}, True), ({"s": {}}, False)):
+        fig = heatmap_view.heatmap(board, {**FIG_CFG, "settings": settings}, FIG_CFG["horizon"])
+        notes = " ".join(t.get_text().replace("\n", " ") for t in _texts(fig, "Cell"))
+        assert ("against each round's best arm" in notes) is says
+        fig.clf()
+
+
 def test_heatmap_a_setting_whose_best_has_zero_regret(board: pd.DataFrame) -> None:
     # the setting's best at 0: every ratio undefined, shown as a dash, not as an empty cell
     first = board.setting == board.setting.iloc[0]

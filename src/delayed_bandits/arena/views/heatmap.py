@@ -207,11 +207,13 @@ def heatmap_note(
     unidentifiable: bool = False,
     partial: bool = False,
     tuned_to: int | None = None,
+    switching: bool = False,
 ) -> str:
     """What a cell, its type (the tie ``rule``, ``ties.tie_rule`` at the figure's statistics),
     n/a, censored and the marks mean (and ``ZERO_BEST`` if shown, ``UNIDENTIFIED`` if a regime
     is ``unidentifiable``, a blank column if a problem is ``partial``: run under some regimes
-    only; ``TUNED`` at a round before the horizon ``tuned_to``), wrapped to a figure ``width`` inches wide (about 17 characters of 6 pt per inch)."""
+    only; ``TUNED`` at a round before the horizon ``tuned_to``; what the regret is against under
+    ``switching`` means), wrapped to a figure ``width`` inches wide (about 17 characters of 6 pt per inch)."""
     text = [
         "Cell: mean pseudo-regret over the lowest among the applicable algorithms of the same "
         "setting at matched exploration (every index method at f(t) = log t). Bold: tied-best; "
@@ -223,6 +225,12 @@ def heatmap_note(
         "(dashed rules): conversions only; conversions settled at m; labelled outcomes; "
         "anonymous aggregate; per-round losses; none."
     ]
+    if switching:
+        text.append(
+            "Switching means: the arms' means change once, so the pseudo-regret is against each "
+            "round's best arm; against the best fixed arm in hindsight it is the same minus a "
+            "constant of the setting, which the figure's claims state."
+        )
     if zero_best:
         text.append(f"{ZERO_BEST}: no ratio, the lowest mean regret of the setting is 0.")
     if partial:
@@ -284,6 +292,7 @@ def heatmap(board: pd.DataFrame, fig_cfg: Mapping[str, Any], horizon: int) -> pl
         not board.identifiable.astype(bool).all(),
         any(len(set(problem_rows(board, p).regime)) < len(regimes) for p in found),
         tuned_to,
+        any("switch" in raw for raw in fig_cfg.get("settings", {}).values()),
     )
     # its lines of 6 pt (0.1 in each), so that a longer note does not squeeze the panels
     note_height = max(0.75, 0.1 * (text.count("\n") + 1))
