@@ -222,6 +222,11 @@ def test_an_arena_rerun_is_held_to_the_digest_number_by_number(
     assert d["scale"] == "smoke" and d["settings"] == 34 and set(d["base_means"]) == {0.4, 0.02}
     assert d["cost"]["simulate_jobs"] > 0 and d["cost"]["cpu_s"] > 0
     assert d["provenance"]["regret"]["simulation_sha256"]  # the shards recorded it
+    # the smoke run has the switching figure: a row per setting, each entrant against the best
+    # fixed arm, whose regret against each round's best is the early lead x T/2 = 0.2 x 1000 at mu 0.4
+    switching = {row["setting"]: row for row in d[dg.SWITCHING]}
+    assert len(switching) == 4 and switching["uniform_switch-K3-large"]["offset"] == 200
+    assert "arena-switching" in dg.blocks(d)
     assert (
         quoted.stale(doc.read_text(), dg.blocks(d) | dg.declared() | arena_cli.rule_blocks()) == []
     )

@@ -531,7 +531,7 @@ bandits: DEW, Skipper, Doubling), each held to Thompson sampling ignoring delays
 TRACKER = "ts"
 
 
-def _offsets(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> dict[str, float]:
+def fixed_arm_offsets(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> dict[str, float]:
     """Per setting of the board, what its regret against each round's best exceeds the regret
     against the best fixed arm in hindsight by, at T (``problem.Switch.fixed_arm_offset``)."""
     horizon, wanted = int(fig_cfg["horizon"]), set(board.setting)
@@ -567,7 +567,7 @@ def switching(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) ->
     changes (docs/decisions/arena.md#switching)."""
     board = leaderboard.display(tables["leaderboard"])
     margin = leaderboard.statistics(fig_cfg)["tie_margin"]
-    offsets = _offsets(board, fig_cfg)
+    offsets = fixed_arm_offsets(board, fig_cfg)
     present = set(fig_cfg["algorithms"])
     rates = sorted(board.base_mean.unique(), reverse=True)
     claims = []

@@ -32,6 +32,9 @@ from delayed_bandits.arena.ties import INCONCLUSIVE, TIED, WORSE
 
 PAPER = "arena"
 FIGURES = ("regret", "window")
+SWITCHING = experiment.SWITCHING
+"""A figure a run may lack (the citable run's digest predates it): digested, and its blocks
+rendered, where the run has it."""
 VERDICTS = (TIED, INCONCLUSIVE, WORSE)
 CORES = (2, 16)  # the machines the cost is stated for: this one, and a cluster node
 COMPARISONS = (  # (lower, higher, what the comparison isolates)
@@ -183,6 +186,39 @@ def _window(board: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
+def _switching(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Per setting of the switching figure at T: the best fixed arm's regret against each round's
+    best (``claims.fixed_arm_offsets``), the tied-best entrants, and each applicable entrant's
+    regret against the best fixed arm with its 95 % bootstrap interval (the cell's regret, and its
+    interval, minus that offset)."""
+    at_t = leaderboard.view(board)
+    offsets = arena_claims.fixed_arm_offsets(at_t, fig_cfg)
+    out = []
+    for setting, cell in at_t.groupby("setting", sort=False):
+        live = cell[cell.applicable.astype(bool)]
+        first, offset = live.iloc[0], offsets[setting]
+        out.append(
+            {
+                "setting": setting,
+                "regime_label": first.regime_label,
+                "n_arms": int(first.n_arms),
+                "base_mean": _number(first.base_mean),
+                "gap": _number(first.gap),
+                "offset": _number(offset),
+                "tied_best": [str(a) for a in live.algorithm[live.tied_best.astype(bool)]],
+                "against_fixed": {
+                    str(r.algorithm): [
+                        _number(r.regret - offset),
+                        _number(r.regret_lo - offset),
+                        _number(r.regret_hi - offset),
+                    ]
+                    for r in live.itertuples()
+                },
+            }
+        )
+    return out
+
+
 def _racing(board: pd.DataFrame) -> dict[str, Any]:
     """What the second stage raced (settings and curves with fresh runs) and, per base rate, the
     matched comparison's cells at T that the base runs left inconclusive and it decided."""
@@ -262,7 +298,9 @@ def digest(run: Path) -> dict[str, Any]:
     `make figures`, ``full`` for config/arena-full.yaml's (``run_scale``)."""
     board = _board(run, "regret")
     at_t = leaderboard.view(board)
-    made = {figure: _provenance(run, figure) for figure in FIGURES}
+    present = (SWITCHING,) if (run / "results" / PAPER / SWITCHING).is_dir() else ()
+    made = {figure: _provenance(run, figure) for figure in (*FIGURES, *present)}
+    extra = {SWITCHING: _switching(_board(run, SWITCHING), made[SWITCHING][0])} if present else {}
     return {
         "scale": run_scale(run, {figure: fig for figure, (fig, _) in made.items()}),
         "horizon": int(board.horizon.max()),
@@ -281,7 +319,8 @@ def digest(run: Path) -> dict[str, Any]:
         "comparisons": _compare(at_t),
         "oracle": _oracle(board),
         "window": _window(_board(run, "window")),
-        "claims": [c for figure in FIGURES for c in _claims(run, figure)],
+        **extra,
+        "claims": [c for figure in made for c in _claims(run, figure)],
         "cost": _cost(run),
     }
 
@@ -503,6 +542,31 @@ def _window_table(d: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _switching_table(d: Mapping[str, Any]) -> str:
+    lines = [
+        "| setting | the best fixed arm's regret | tied-best | lowest against the best fixed arm "
+        "| Thompson sampling | DEW |",
+        "|---|---|---|---|---|---|",
+    ]
+
+    def against(alg: str, values: Mapping[str, Any]) -> str:
+        if alg not in values:
+            return "n/a"
+        mean, lo, hi = values[alg]
+        return f"{mean:+.0f} ({lo:+.0f} to {hi:+.0f})"
+
+    for row in d[SWITCHING]:
+        values = row["against_fixed"]
+        lowest = min(values, key=lambda a: values[a][0])
+        lines.append(
+            f"| {row['regime_label']}, K = {row['n_arms']}, {_rate(row['base_mean'])}, gap "
+            f"{row['gap']:g} | {row['offset']:.0f} | {', '.join(row['tied_best']) or 'none'} "
+            f"| {lowest} {against(lowest, values)} | {against('ts', values)} "
+            f"| {against('dew', values)} |"
+        )
+    return "\n".join(lines)
+
+
 def _tally(d: Mapping[str, Any]) -> dict[str, dict[str, int]]:
     return claims.tally((c["kind"], c["verdict"]) for c in d["claims"])
 
@@ -559,8 +623,9 @@ def blocks(d: Mapping[str, Any]) -> dict[str, str]:
             f"arena-{figure}-claim-ids": claims.id_table(
                 c for c in d["claims"] if c["figure"] == figure
             )
-            for figure in FIGURES
+            for figure in (*FIGURES, *([SWITCHING] if SWITCHING in d else []))
         },
+        **({"arena-switching": _switching_table(d)} if SWITCHING in d else {}),
     }
 
 
