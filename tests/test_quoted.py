@@ -227,6 +227,8 @@ def test_an_arena_rerun_is_held_to_the_digest_number_by_number(
     switching = {row["setting"]: row for row in d[dg.SWITCHING]}
     assert len(switching) == 4 and switching["uniform_switch-K3-large"]["offset"] == 200
     assert "arena-switching" in dg.blocks(d)
+    # the window study at T/10 too (its entrants are anytime): the smoke window's first horizon
+    assert d["window_early"]["horizon"] == 200 and "arena-window-early" in dg.blocks(d)
     assert (
         quoted.stale(doc.read_text(), dg.blocks(d) | dg.declared() | arena_cli.rule_blocks()) == []
     )

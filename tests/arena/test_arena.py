@@ -419,6 +419,7 @@ def _window_study(paired: bool) -> dict:
         **fig,
         "horizon": 100,
         "checkpoints": 2,
+        "leaderboard_at": [100],
         "algorithms": ["d-ucb", "ts"],
         "settings": {"geometric100": fig["settings"]["geometric100"]},
         "grid": [problem, windows],
@@ -452,7 +453,7 @@ def test_the_window_study_ranks_the_windows_by_the_tie_rule() -> None:
     assert found["d-ucb"]["windows_worse"] == [5, 80]
     assert found["ts"]["best_window"] == 80 and found["ts"]["best_at_edge"]
     assert found["ts"]["windows_tied"] == [5, 20, 80] and not found["ts"]["windows_inconclusive"]
-    text = digest._window_table({"window": list(found.values())})
+    text = digest._window_table(list(found.values()))
     assert "m = 20 (13)" in text and "the grid does not bracket the best m" in text
     # without a paired axis no two settings share their draws: no verdict across them
     unpaired = leaderboard.build(WINDOW_RAW, _window_study(paired=False), 0, "window")

@@ -151,12 +151,14 @@ def _oracle(board: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def _window(board: pd.DataFrame) -> list[dict[str, Any]]:
-    """Per (law, problem, algorithm): the window with the lowest mean regret at T, the windows by
-    the tie rule across its windows (``leaderboard``'s ``paired_verdict``: tied-best, worse,
-    inconclusive; the runs are paired across m), and whether the best is the smallest or largest
-    window the algorithm ran at (``best_at_edge``: the grid does not bracket the best m)."""
-    at_t = leaderboard.view(board)
+def _window(board: pd.DataFrame, horizon: int | None = None) -> list[dict[str, Any]]:
+    """Per (law, problem, algorithm): the window with the lowest mean regret at ``horizon`` (T by
+    default; every windowed entrant is anytime, so an earlier round is the study at that
+    horizon), the windows by the tie rule across its windows (``leaderboard``'s
+    ``paired_verdict``: tied-best, worse, inconclusive; the runs are paired across m), and
+    whether the best is the smallest or largest window the algorithm ran at (``best_at_edge``:
+    the grid does not bracket the best m)."""
+    at_t = leaderboard.view(board, horizon)
     at_t = at_t[at_t.applicable.astype(bool)]
     out = []
     keys = ["regime", "n_arms", "base_mean", "gap", "algorithm"]
@@ -301,6 +303,10 @@ def digest(run: Path) -> dict[str, Any]:
     present = (SWITCHING,) if (run / "results" / PAPER / SWITCHING).is_dir() else ()
     made = {figure: _provenance(run, figure) for figure in (*FIGURES, *present)}
     extra = {SWITCHING: _switching(_board(run, SWITCHING), made[SWITCHING][0])} if present else {}
+    windows = _board(run, "window")
+    first = int(windows.horizon.min())
+    if first < int(windows.horizon.max()):  # the window study at T/10 too, where the run has it
+        extra["window_early"] = {"horizon": first, "rows": _window(windows, first)}
     return {
         "scale": run_scale(run, {figure: fig for figure, (fig, _) in made.items()}),
         "horizon": int(board.horizon.max()),
@@ -318,7 +324,7 @@ def digest(run: Path) -> dict[str, Any]:
         "racing": _racing(board),
         "comparisons": _compare(at_t),
         "oracle": _oracle(board),
-        "window": _window(_board(run, "window")),
+        "window": _window(windows),
         **extra,
         "claims": [c for figure in made for c in _claims(run, figure)],
         "cost": _cost(run),
@@ -506,8 +512,8 @@ def _precision(d: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _window_table(d: Mapping[str, Any]) -> str:
-    rows = pd.DataFrame(d["window"])
+def _window_table(records: list[dict[str, Any]]) -> str:
+    rows = pd.DataFrame(records)
     if rows.empty:
         return ""
     problems = rows.drop_duplicates(["n_arms", "base_mean", "gap"])
@@ -616,7 +622,7 @@ def blocks(d: Mapping[str, Any]) -> dict[str, str]:
         "arena-crossing": _crossing_table(d),
         "arena-comparisons": _comparisons(d),
         "arena-precision": _precision(d),
-        "arena-window": _window_table(d),
+        "arena-window": _window_table(d["window"]),
         "arena-claims": _claims_list(d),
         "readme-arena": _readme(d),
         **{
@@ -626,6 +632,11 @@ def blocks(d: Mapping[str, Any]) -> dict[str, str]:
             for figure in (*FIGURES, *([SWITCHING] if SWITCHING in d else []))
         },
         **({"arena-switching": _switching_table(d)} if SWITCHING in d else {}),
+        **(
+            {"arena-window-early": _window_table(d["window_early"]["rows"])}
+            if "window_early" in d
+            else {}
+        ),
     }
 
 
