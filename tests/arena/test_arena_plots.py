@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
@@ -198,7 +199,7 @@ def test_heatmap_before_t_marks_the_learners_tuned_to_t(board: pd.DataFrame) -> 
         assert [lab for lab in labels if lab not in labels[2:4]] == ["UCB", "Patient", "UCB1"]
         notes = " ".join(t.get_text().replace("\n", " ") for t in _texts(fig, "Cell"))
         assert (f"{tuned} tuned to the horizon T = 1,000" in notes) is marks
-        fig.clf()
+        plt.close(fig)  # not clf: a cleared figure stays open
 
 
 def test_heatmap_of_switching_means_says_what_the_regret_is_against(board: pd.DataFrame) -> None:
@@ -206,7 +207,7 @@ def test_heatmap_of_switching_means_says_what_the_regret_is_against(board: pd.Da
         fig = heatmap_view.heatmap(board, {**FIG_CFG, "settings": settings}, FIG_CFG["horizon"])
         notes = " ".join(t.get_text().replace("\n", " ") for t in _texts(fig, "Cell"))
         assert ("against each round's best arm" in notes) is says
-        fig.clf()
+        plt.close(fig)  # not clf: a cleared figure stays open
 
 
 def test_heatmap_a_setting_whose_best_has_zero_regret(board: pd.DataFrame) -> None:
