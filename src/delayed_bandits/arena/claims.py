@@ -569,6 +569,8 @@ def switching(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) ->
     margin = leaderboard.statistics(fig_cfg)["tie_margin"]
     offsets = fixed_arm_offsets(board, fig_cfg)
     present = set(fig_cfg["algorithms"])
+    if TRACKER not in present:  # every claim of the figure is held to it
+        return []
     rates = sorted(board.base_mean.unique(), reverse=True)
     claims = []
     for rate in rates:
@@ -576,8 +578,6 @@ def switching(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) ->
         where = f" (base rate {rate:g})" if len(rates) > 1 else ""
         rows = board[board.base_mean == rate]
         settings = _settings(rows)
-        if TRACKER not in present:
-            continue
         fixed = ", ".join(f"{s} {offsets[s]:.0f}" for s in settings)
         tracked = ", ".join(
             f"{s} {_row(rows, s, TRACKER).regret - offsets[s]:+.0f}" for s in settings
