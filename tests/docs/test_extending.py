@@ -203,9 +203,9 @@ def test_a_toy_built_in_entrant_touches_the_checklist_s_files_only(tmp_path) -> 
     experiment = arena / "experiment.py"
     text = experiment.read_text()
     text = text.replace(
-        "from delayed_bandits.arena.policies import EMThompson, IgnoresDelays\n",
+        "from delayed_bandits.arena.policies import EMThompson, IgnoresDelays, KaplanMeierBootstrap\n",
         "from delayed_bandits.arena import toy\n"
-        "from delayed_bandits.arena.policies import EMThompson, IgnoresDelays\n",
+        "from delayed_bandits.arena.policies import EMThompson, IgnoresDelays, KaplanMeierBootstrap\n",
     )
     end = text.index("\n]\n", text.index("BUILT_IN: list[Entrant] = ["))
     experiment.write_text(text[:end] + TOY_ENTRY + text[end:])

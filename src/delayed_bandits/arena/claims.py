@@ -66,6 +66,11 @@ FITTED = {  # base learner: (ignores delays, fits a delay model by EM)
     for base in _TABLE.get(experiment.FIT, {})
     if base in _TABLE.get(experiment.IGNORE, {})
 }
+BOOTSTRAPPED = {  # base learner: (ignores delays, bootstraps a Kaplan-Meier EM fit)
+    base.name: (_TABLE[experiment.IGNORE][base].id, _TABLE[experiment.BOOTSTRAP][base].id)
+    for base in _TABLE.get(experiment.BOOTSTRAP, {})
+    if base in _TABLE.get(experiment.IGNORE, {})
+}
 ORACLE, ORACLE_BASE = "qpm-d-ts", "ts"  # QPM-D over TS (labelled outcomes) and its base alone
 WINDOWED = {"d-ucb": "discarding-ucb", "d-klucb": "discarding-klucb"}
 """The window figure's delay-corrected methods of Vernade et al. 2017 and the Discarding policy
@@ -356,6 +361,30 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
                     "The model's delay law is geometric, one for every arm: under heavy-tailed, "
                     "arm-dependent or lost conversions it misreads how long a pending pull may "
                     "still convert, and its imputed conversions then bias the arms it weighs.",
+                )
+            )
+    for base, (ignores, bootstrapped) in BOOTSTRAPPED.items():
+        if {ignores, bootstrapped} <= present:
+            claims.append(
+                _claim(
+                    f"bootstrapping-km-no-worse-than-ignoring-{ignores}",
+                    f"Under censoring, with the same base learner ({base}), bootstrapping an EM "
+                    "fit of the conversion rates and a Kaplan-Meier delay law, told no delay "
+                    "law, ends with no more regret than ignoring delays",
+                    "Gigli and Stella 2024 (a pull in flight counts as a negative only as far "
+                    "as the fitted delay law makes its conversion unlikely; the bootstrap "
+                    "explores)",
+                    (
+                        _no_worse(board, s, bootstrapped, ignores, margin)
+                        for s in _settings(board, censored=True)
+                        if _row(board, s, bootstrapped).applicable
+                    ),
+                    no_worse,
+                    "Its one delay law pools every arm's delays, and early on it rests on the "
+                    "few delays seen within m: a pull in flight then weighs as a conversion "
+                    "for as long as the law seen allows, which favours the arm played most; "
+                    "its bootstrap explores an arm with no conversion only through the "
+                    "pseudo-pull.",
                 )
             )
     if {ORACLE, ORACLE_BASE} <= present:

@@ -60,9 +60,13 @@ from delayed_bandits.arena.entrants import (
     Problem,
     from_policy,
 )
-from delayed_bandits.arena.kernels import run_em_thompson_kernel, run_ignores_delays_kernel
+from delayed_bandits.arena.kernels import (
+    run_em_thompson_kernel,
+    run_ignores_delays_kernel,
+    run_km_bootstrap_kernel,
+)
 from delayed_bandits.arena.observe import conversions, labelled, losses, settled
-from delayed_bandits.arena.policies import EMThompson, IgnoresDelays
+from delayed_bandits.arena.policies import EMThompson, IgnoresDelays, KaplanMeierBootstrap
 from delayed_bandits.arena.problem import (
     UNCENSORED_COVERAGE,
     WINDOW_LIMIT,
@@ -230,6 +234,38 @@ def _em_knows(st: Setting) -> str:
     return f"{fitted}, no window"
 
 
+def _km_bootstrap():
+    """(policy factory, kernel) of bootstrap Thompson sampling on a Kaplan-Meier EM fit
+    (``policies.KaplanMeierBootstrap``), told m."""
+
+    def policy(problem: Problem, rng: np.random.Generator) -> KaplanMeierBootstrap:
+        return KaplanMeierBootstrap(problem.n_arms, problem.window, rng)
+
+    def kernel(
+        problem: Problem, mu: np.ndarray, uniforms: np.ndarray, delays_: np.ndarray, seed: int
+    ) -> np.ndarray:
+        return run_km_bootstrap_kernel(mu, uniforms, delays_, problem.window, seed)
+
+    return policy, kernel
+
+
+def _km_knows(st: Setting) -> str:
+    return (
+        f"m = {st.window} (a conversion later than m never arrives) and nothing of the delay "
+        "law: a Kaplan-Meier law fitted by EM with the rates"
+    )
+
+
+def _censored(st: Setting) -> str:
+    """Where the bootstrap's pulls in flight are the last m rounds' (``KaplanMeierBootstrap``)."""
+    if st.censored:
+        return ""
+    return (
+        "uncensored, every pull not converted yet is in flight: its bootstrap resamples each, "
+        "O(t) a round, not affordable at this T"
+    )
+
+
 def _needs_finite(moment: str):
     def check(st: Setting) -> str:
         value = getattr(st.observable, moment)
@@ -375,6 +411,12 @@ FIT = Handling(
     "told no delay law: conversion rates and a geometric delay law fitted jointly by EM, each "
     "pending pull weighted by its chance to convert still (Chapelle 2014)",
 )
+BOOTSTRAP = Handling(
+    "bootstrap a Kaplan-Meier EM fit",
+    "told no delay law, censored at m: conversion rates and a Kaplan-Meier delay law fitted "
+    "jointly by EM, each arm's rate resampled by the bootstrap every round (Gigli and Stella "
+    "2024)",
+)
 DISCARD = Handling(
     "discard what is not settled at m",
     "discard what is not settled at m (Vernade et al. 2017, Section 6)",
@@ -383,7 +425,7 @@ QUEUE = Handling(
     "queue until known (QPM-D, oracle)",
     "queue until the outcome is known (QPM-D, Joulani et al. 2013)",
 )
-HANDLINGS = (IGNORE, CORRECT, UNCENSORED, ESTIMATE, FIT, DISCARD, QUEUE)
+HANDLINGS = (IGNORE, CORRECT, UNCENSORED, ESTIMATE, FIT, BOOTSTRAP, DISCARD, QUEUE)
 UCB = Base("UCB at log t", "UCB at log t")
 KLUCB = Base("KL-UCB at log t", "KL-UCB at log t")
 TS = Base("Thompson sampling", "Beta(1, 1) TS")
@@ -503,6 +545,19 @@ BUILT_IN: list[Entrant] = [
         knows=_em_knows,
         family=ESTIMATING,
         handling=FIT,
+        base=TS,
+    ),
+    from_policy(
+        "ts-km",
+        "Bootstrap TS on a Kaplan-Meier fit",
+        "Bootstrap Thompson sampling (Gigli and Stella 2024, finite-armed): each round, each "
+        "arm's pulls resampled and weighted by an EM fit of the rates and a Kaplan-Meier delay "
+        "law, under censoring at m",
+        *_km_bootstrap(),
+        knows=_km_knows,
+        applies=_censored,
+        family=ESTIMATING,
+        handling=BOOTSTRAP,
         base=TS,
     ),
     Entrant(

@@ -1,5 +1,6 @@
 """Compiled kernels of the arena's own policies, one replication per call: the baselines that
-ignore delays, and Thompson sampling on the EM delay model (``em_thompson``, last).
+ignore delays, Thompson sampling on the EM delay model (``em_thompson``), and bootstrap Thompson
+sampling on a Kaplan-Meier EM fit (``km_bootstrap``, last).
 
 Same policies, timing and tie-breaking as ``delayed_bandits.arena.policies`` (the readable
 reference): UCB, Bernoulli KL-UCB and Thompson sampling on S_k / N_k, conversions in flight
@@ -34,7 +35,7 @@ import math
 import numpy as np
 from numba import njit
 
-from delayed_bandits.arena.policies import EM_STEPS, REFIT_SHARE
+from delayed_bandits.arena.policies import EM_STEPS, KM_EM_STEPS, KM_EM_TOLERANCE, REFIT_SHARE
 from delayed_bandits.indices import (
     INDEX_CODES,
     KLUCB_TOLERANCE,
@@ -345,6 +346,214 @@ def run_em_thompson_kernel(
         -1 if window is None else int(window),
         REFIT_SHARE,
         EM_STEPS,
+        np.random.default_rng(seed),
+        actions,
+    )
+    return actions
+
+
+@njit(cache=True)
+def _km_weight(theta: float, survival: float) -> float:
+    """``policies.KaplanMeierBootstrap._weight``."""
+    scale = 1.0 - theta + theta * survival
+    return theta * survival / scale if scale > 0.0 else 0.0
+
+
+@njit(cache=True)
+def _km_step(
+    t: int,
+    window: int,
+    actions: np.ndarray,
+    converted: np.ndarray,
+    settled: int,
+    pulls: np.ndarray,
+    successes: np.ndarray,
+    deaths: np.ndarray,
+    theta: np.ndarray,
+    survival: np.ndarray,
+    weighted: bool,
+    censored: np.ndarray,
+    imputed: np.ndarray,
+    hazards: np.ndarray,
+) -> float:
+    """``policies.KaplanMeierBootstrap._step``, in the reference's order and arithmetic."""
+    m = window
+    censored[:] = 0.0
+    imputed[:] = 0.0
+    for s in range(settled + 1, t):
+        if not converted[s - 1]:
+            k = actions[s - 1]
+            e = t - s
+            w = _km_weight(theta[k], survival[e]) if weighted else 1.0
+            censored[e] += w
+            imputed[k] += w
+    deaths_beyond = deaths[m]
+    censored_beyond = 0.0
+    for d in range(m - 1, -1, -1):
+        deaths_beyond += deaths[d]
+        censored_beyond += censored[d + 1]
+        risk = deaths_beyond + censored_beyond
+        hazards[d] = deaths[d] / risk if risk > 0.0 else 0.0
+    for d in range(m):
+        survival[d + 1] = survival[d] * (1.0 - hazards[d])
+    moved = 0.0
+    if weighted:
+        for k in range(theta.shape[0]):
+            if pulls[k] > 0:
+                value = (successes[k] + imputed[k]) / pulls[k]
+                moved = max(moved, abs(value - theta[k]))
+                theta[k] = value
+    return moved
+
+
+@njit(cache=True)
+def km_bootstrap(
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    window: int,
+    refit_share: int,
+    em_steps: int,
+    tolerance: float,
+    rng: np.random.Generator,
+    actions: np.ndarray,
+) -> None:
+    """Bootstrap Thompson sampling on a Kaplan-Meier EM fit under censoring at ``window`` = m
+    (``policies.KaplanMeierBootstrap``, whose docstring states the model, the fits and the
+    bootstrap): fills ``actions``. Cost: O(m + K) a round and per EM step of a fit, O(1) an
+    arrival; the pulls in flight are bucketed by arm each round (``in_flight``)."""
+    horizon, n_arms = uniforms.shape
+    m = window
+    pulls = np.zeros(n_arms, dtype=np.int64)
+    successes = np.zeros(n_arms, dtype=np.int64)
+    old = np.zeros(n_arms, dtype=np.int64)
+    deaths = np.zeros(m + 1)
+    converted = np.zeros(horizon, dtype=np.bool_)
+    theta = np.zeros(n_arms)
+    survival = np.ones(m + 1)
+    censored = np.zeros(m + 1)
+    imputed = np.zeros(n_arms)
+    hazards = np.zeros(max(m, 1))
+    in_flight = np.zeros((n_arms, m + 1))
+    counts = np.zeros(n_arms, dtype=np.int64)
+    samples = np.zeros(n_arms)
+    tied = np.zeros(n_arms, dtype=np.int64)
+    head, tail, link = arrival_lists(horizon)
+    settled = 0
+    next_fit = 1
+    for t in range(1, horizon + 1):
+        s = head[t]
+        while s > 0:
+            arm = actions[s - 1]
+            successes[arm] += 1
+            deaths[delays[s - 1, arm]] += 1.0
+            converted[s - 1] = True
+            s = link[s]
+        for s in range(settled + 1, t - m):
+            if not converted[s - 1]:
+                old[actions[s - 1]] += 1
+        settled = max(settled, t - m - 1)
+        if t >= next_fit:
+            for k in range(n_arms):
+                theta[k] = successes[k] / pulls[k] if pulls[k] > 0 else 0.0
+            _km_step(
+                t,
+                m,
+                actions,
+                converted,
+                settled,
+                pulls,
+                successes,
+                deaths,
+                theta,
+                survival,
+                False,
+                censored,
+                imputed,
+                hazards,
+            )
+            for _ in range(em_steps):
+                moved = _km_step(
+                    t,
+                    m,
+                    actions,
+                    converted,
+                    settled,
+                    pulls,
+                    successes,
+                    deaths,
+                    theta,
+                    survival,
+                    True,
+                    censored,
+                    imputed,
+                    hazards,
+                )
+                if moved <= tolerance:
+                    break
+            next_fit = t + max(1, t // refit_share)
+        counts[:] = 0
+        for s in range(settled + 1, t):
+            if not converted[s - 1]:
+                k = actions[s - 1]
+                in_flight[k, counts[k]] = _km_weight(theta[k], survival[t - s])
+                counts[k] += 1
+        best = -1.0
+        for k in range(n_arms):
+            coin = 1 if rng.random() < 0.5 else 0
+            n = pulls[k] + 1
+            conversions = successes[k] + coin
+            zeros = old[k] + 1 - coin
+            drawn = conversions
+            if 0 < conversions < n:
+                drawn = rng.binomial(n, conversions / n)
+            rest = n - drawn
+            if rest > 0 and 0 < zeros < n - conversions:
+                rest -= rng.binomial(rest, zeros / (n - conversions))
+            elif zeros == n - conversions:
+                rest = 0
+            total = float(drawn)
+            size = counts[k]
+            for _ in range(rest):
+                total += in_flight[k, min(int(rng.random() * size), size - 1)]
+            total /= n
+            samples[k] = total
+            if total > best:
+                best = total
+        n_tied = 0
+        for k in range(n_arms):
+            if samples[k] == best:
+                tied[n_tied] = k
+                n_tied += 1
+        arm = tied[0]
+        if n_tied > 1:
+            arm = tied[min(int(rng.random() * n_tied), n_tied - 1)]
+        actions[t - 1] = arm
+        pulls[arm] += 1
+        d = delays[t - 1, arm]
+        if uniforms[t - 1, arm] < mu[arm] and d <= horizon - t - 1:
+            enqueue(head, tail, link, t + d + 1, t)
+
+
+def run_km_bootstrap_kernel(
+    mu: np.ndarray,
+    uniforms: np.ndarray,
+    delays: np.ndarray,
+    window: int,
+    seed: int | np.random.SeedSequence | None = None,
+) -> np.ndarray:
+    """``km_bootstrap`` on one realisation censored at ``window``, drawing from
+    ``np.random.default_rng(seed)`` as the reference does; returns the arms played."""
+    uniforms = np.ascontiguousarray(uniforms, dtype=np.float64)
+    actions = np.empty(uniforms.shape[0], dtype=np.int64)
+    km_bootstrap(
+        np.asarray(mu, dtype=np.float64),
+        uniforms,
+        np.ascontiguousarray(delays, dtype=np.int64),
+        int(window),
+        REFIT_SHARE,
+        KM_EM_STEPS,
+        KM_EM_TOLERANCE,
         np.random.default_rng(seed),
         actions,
     )

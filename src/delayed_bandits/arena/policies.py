@@ -255,3 +255,171 @@ class EMThompson:
         self.imputed[arm] -= self.weight[s - 1]
         self.weight[s - 1] = 0.0
         self.converted[s - 1] = True
+
+
+KM_EM_STEPS = 50
+"""At most this many EM steps per fit of the Kaplan-Meier model (``KaplanMeierBootstrap``); a fit
+stops earlier once no rate moves by more than ``KM_EM_TOLERANCE`` (Gigli and Stella's code
+iterates to convergence, up to 200 steps)."""
+
+KM_EM_TOLERANCE = 1e-6
+
+
+@dataclass
+class KaplanMeierBootstrap:
+    """Bootstrap Thompson sampling on a conversion model whose delay law is a Kaplan-Meier
+    estimate fitted by EM: Gigli and Stella (UAI 2024, "Bootstrap Your Conversions") in a
+    finite-armed form, under censoring at the window m, with its fits capped
+    (docs/decisions/arena.md#km-bootstrap). Their code (MarcoGigli/bootstrap-conversions,
+    ``de_bootstrap_lin_ts.py`` and ``delay_mle/``) is the reference read; this is our own.
+
+    The model is of a conversion within the window, what censoring identifies (the rate beyond
+    m trades off against the law's mass beyond m, on which no conversion is ever seen): a pull
+    of arm k converts within m with probability theta_k (their score, the rate times the CDF at
+    m), after a delay D whose law given D <= m is one for every arm, S(e) = P(D >= e | D <= m),
+    left free (Kaplan-Meier). A pull made at round s <= t - m - 1 and not converted is a known
+    0. A pull in flight, made at s > t - m - 1, is seen not to convert within e = t - s rounds
+    (D >= e), and its chance to convert still is the E-step's weight
+    w = theta_k S(e) / (1 - theta_k + theta_k S(e)).
+
+    A fit (round 1, then whenever t has grown by 1/``REFIT_SHARE``): from theta_k = S_k / N_k
+    and the unweighted Kaplan-Meier law (every pull in flight at risk in full), as their
+    ``ExpectationMaximizationModel.fit`` starts, EM steps until no theta_k moves by more than
+    ``KM_EM_TOLERANCE`` (at most ``KM_EM_STEPS``):
+
+    - E: each pull in flight's weight w;
+    - M: the weighted Kaplan-Meier law, hazard h(d) = (conversions of delay d) / (conversions of
+      delay >= d + the weights of the pulls in flight with e > d), S(e) = prod_{d < e}
+      (1 - h(d)); theta_k = (S_k + the weights of arm k's pulls in flight) / N_k.
+
+    Each round, the bootstrap: arm k's N_k pulls are resampled with replacement (a multinomial
+    draw over its S_k conversions, its O_k known 0s and each of its pulls in flight) together
+    with one pseudo-pull whose outcome is a fair coin drawn afresh each round (their prior
+    pseudo-data, which their code adds to the data before resampling; here one per arm);
+    theta*_k is the resample's mean weight under the last fit (one EM step from it: the law S
+    is not resampled). The arm with the largest theta*_k is played; ties go to one of
+    the tied arms uniformly.
+
+    Cost: O(m + K) a round (the pulls in flight are the last m rounds'), O(m + K) per EM step of
+    a fit. Uncensored every pull not converted is in flight, O(t) a round: not run."""
+
+    n_arms: int
+    window: int  # m: a conversion later than m never arrives
+    rng: np.random.Generator
+    actions: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        m = self.window
+        self.pulls = [0] * self.n_arms
+        self.successes = [0] * self.n_arms
+        self.old = [0] * self.n_arms  # O_k: known 0s, pulls settled at m without a conversion
+        self.deaths = [0.0] * (m + 1)  # conversions by delay 0..m, every arm's
+        self.converted: list[bool] = []
+        self.settled = 0  # pulls 1..settled are converted or counted in ``old``
+        self.theta = [0.0] * self.n_arms
+        self.survival = [1.0] * (m + 1)  # S(e), e = 0..m
+        self.next_fit = 1
+
+    def _weight(self, k: int, e: int) -> float:
+        survival = self.survival[e]
+        # 0 / 0 only where theta = 1 and S(e) = 0: a pull the fit says cannot be in flight
+        scale = 1.0 - self.theta[k] + self.theta[k] * survival
+        return self.theta[k] * survival / scale if scale > 0.0 else 0.0
+
+    def _settle(self, t: int) -> None:
+        """Count in ``old`` each pull that can no longer convert (made at s <= t - m - 1)."""
+        for s in range(self.settled + 1, t - self.window):
+            if not self.converted[s - 1]:
+                self.old[self.actions[s - 1]] += 1
+        self.settled = max(self.settled, t - self.window - 1)
+
+    def _step(self, t: int, weighted: bool) -> float:
+        """One EM step at round t: each pull in flight's weight under the current fit (the
+        E-step; 1 when not ``weighted``, the unweighted law a fit starts from), then the
+        weighted Kaplan-Meier law and, when ``weighted``, the rates from the same weights (the
+        M-step). Returns the largest change of a rate."""
+        m = self.window
+        censored = [0.0] * (m + 1)  # the weight of the pulls in flight, by e
+        imputed = [0.0] * self.n_arms
+        for s in range(self.settled + 1, t):
+            if not self.converted[s - 1]:
+                k, e = self.actions[s - 1], t - s
+                w = self._weight(k, e) if weighted else 1.0
+                censored[e] += w
+                imputed[k] += w
+        # at risk at d: the conversions of delay >= d and the pulls in flight with e > d
+        deaths_beyond, censored_beyond = self.deaths[m], 0.0
+        hazards = [0.0] * m
+        for d in range(m - 1, -1, -1):
+            deaths_beyond += self.deaths[d]
+            censored_beyond += censored[d + 1]
+            risk = deaths_beyond + censored_beyond
+            hazards[d] = self.deaths[d] / risk if risk > 0.0 else 0.0
+        for d in range(m):
+            self.survival[d + 1] = self.survival[d] * (1.0 - hazards[d])
+        moved = 0.0
+        if weighted:
+            for k in range(self.n_arms):
+                if self.pulls[k] > 0:
+                    theta = (self.successes[k] + imputed[k]) / self.pulls[k]
+                    moved = max(moved, abs(theta - self.theta[k]))
+                    self.theta[k] = theta
+        return moved
+
+    def _fit(self, t: int) -> None:
+        for k in range(self.n_arms):
+            self.theta[k] = self.successes[k] / self.pulls[k] if self.pulls[k] > 0 else 0.0
+        self._step(t, False)
+        for _ in range(KM_EM_STEPS):
+            if self._step(t, True) <= KM_EM_TOLERANCE:
+                break
+
+    def _resampled(self, k: int, in_flight: list[float]) -> float:
+        """theta*_k: the mean weight of a resample, with replacement, of arm k's N_k pulls and
+        one pseudo-pull, a fair coin drawn afresh (their prior pseudo-data, resampled with
+        the data): a multinomial draw over the conversions, the known 0s and each pull in
+        flight."""
+        coin = 1 if self.rng.random() < 0.5 else 0
+        n = self.pulls[k] + 1
+        conversions = self.successes[k] + coin
+        zeros = self.old[k] + 1 - coin
+        drawn = conversions
+        if 0 < conversions < n:
+            drawn = int(self.rng.binomial(n, conversions / n))
+        rest = n - drawn
+        if rest > 0 and 0 < zeros < n - conversions:
+            rest -= int(self.rng.binomial(rest, zeros / (n - conversions)))
+        elif zeros == n - conversions:
+            rest = 0  # nothing in flight: the rest are known 0s
+        total = float(drawn)
+        size = len(in_flight)
+        for _ in range(rest):
+            total += in_flight[min(int(self.rng.random() * size), size - 1)]
+        return total / n
+
+    def choose(self, t: int) -> int:
+        self._settle(t)
+        if t >= self.next_fit:
+            self._fit(t)
+            self.next_fit = t + max(1, t // REFIT_SHARE)
+        in_flight: list[list[float]] = [[] for _ in range(self.n_arms)]
+        for s in range(self.settled + 1, t):
+            if not self.converted[s - 1]:
+                k = self.actions[s - 1]
+                in_flight[k].append(self._weight(k, t - s))
+        samples = [self._resampled(k, in_flight[k]) for k in range(self.n_arms)]
+        best = max(samples)
+        tied = [k for k in range(self.n_arms) if samples[k] == best]
+        if len(tied) == 1:
+            return tied[0]
+        return tied[min(int(self.rng.random() * len(tied)), len(tied) - 1)]
+
+    def played(self, t: int, arm: int) -> None:
+        self.actions.append(arm)
+        self.pulls[arm] += 1
+        self.converted.append(False)
+
+    def observe(self, s: int, arm: int, delay: int) -> None:
+        self.successes[arm] += 1
+        self.deaths[delay] += 1.0
+        self.converted[s - 1] = True
