@@ -322,8 +322,14 @@ def draw_environment(seed: np.random.SeedSequence, horizon: int, st: Setting) ->
     others = np.delete(np.arange(placed.n_arms), placed.best)
     placed = placed.with_early(int(others[rng.integers(len(others))]))
     # u mu_a / mu_t(a) < mu_a iff u < mu_t(a): the runners' one comparison gives round t's mean
-    rescaled = env.uniforms * (placed.mu / placed.switch.means(horizon))
-    return Draw(placed, Realisation(np.ascontiguousarray(rescaled), env.delays))
+    first = placed.switch.first_rounds(horizon)
+    rescaled = np.concatenate(
+        (
+            env.uniforms[:first] * (placed.mu / placed.switch.before),
+            env.uniforms[first:] * (placed.mu / placed.switch.after),
+        )
+    )
+    return Draw(placed, Realisation(rescaled, env.delays))
 
 
 def pseudo_regret(st: Setting, actions: np.ndarray, cp: np.ndarray) -> np.ndarray:
@@ -333,6 +339,13 @@ def pseudo_regret(st: Setting, actions: np.ndarray, cp: np.ndarray) -> np.ndarra
     exceeds the regret against the best fixed arm by ``Switch.fixed_arm_offset``)."""
     if st.switch is None:
         return np.cumsum(st.mu.max() - st.mu[actions])[cp - 1]
-    means = st.switch.means(len(actions))
-    rounds = np.arange(len(actions))
-    return np.cumsum(means.max(axis=1) - means[rounds, actions])[cp - 1]
+    # each phase's gaps, indexed by the arms played: no (T, K) table of the means per entrant
+    switch = st.switch
+    first = switch.first_rounds(len(actions))
+    gaps = np.concatenate(
+        (
+            (switch.before.max() - switch.before)[actions[:first]],
+            (switch.after.max() - switch.after)[actions[first:]],
+        )
+    )
+    return np.cumsum(gaps)[cp - 1]
