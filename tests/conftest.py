@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import shutil
 import subprocess
@@ -18,6 +19,21 @@ SMOKE_FILES = (CONFIG, SMOKE)
 """The smoke scale: config/smoke.yaml is an overlay of config/config.yaml."""
 FULL_FILES = (CONFIG, ROOT / "config" / "arena-full.yaml")
 """The arena's citable scale: its whole grid at T = 100,000 (the standard scale has part of it)."""
+
+
+@functools.cache
+def _full_figure(figure: str) -> dict:
+    from delayed_bandits import config as cfg
+
+    return cfg.load(FULL_FILES, "arena")["papers"]["arena"][figure]
+
+
+def full_setting(name: str, figure: str = "regret"):
+    """The arena setting ``name`` of ``figure`` at the citable scale (``FULL_FILES``)."""
+    from delayed_bandits import grid
+    from delayed_bandits.arena.experiment import Setting
+
+    return Setting.from_config(grid.settings(_full_figure(figure))[name], name)
 
 
 def config_files(config: Path | None = None) -> list[str]:

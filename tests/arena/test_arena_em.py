@@ -10,20 +10,13 @@ import math
 import numpy as np
 import pytest
 
-from conftest import FULL_FILES
-from delayed_bandits import config as cfg
-from delayed_bandits import grid
+from conftest import full_setting
 from delayed_bandits.arena import experiment as arena
 from delayed_bandits.arena.observe import conversions
 from delayed_bandits.arena.policies import EMThompson
 from delayed_bandits.references import run
 
-FULL = cfg.load(FULL_FILES, "arena")["papers"]["arena"]["regret"]
 TS_EM = next(e for e in arena.BUILT_IN if e.id == "ts-em")
-
-
-def _setting(name: str) -> arena.Setting:
-    return arena.Setting.from_config(grid.settings(FULL)[name], name)
 
 
 @pytest.mark.parametrize(
@@ -37,7 +30,7 @@ def _setting(name: str) -> arena.Setting:
     ],
 )
 def test_kernel_takes_the_reference_actions_over_hundreds_of_fits(name: str) -> None:
-    st, horizon = _setting(name), 4000  # fits at about 20 ln T + 20 = 186 rounds
+    st, horizon = full_setting(name), 4000  # fits at about 20 ln T + 20 = 186 rounds
     cp = np.array([horizon])
     for replication in range(2):
         draw = arena.draw_environment(np.random.SeedSequence(replication), horizon, st)
@@ -57,7 +50,7 @@ def test_the_fit_recovers_the_best_arms_rate_and_the_delay_law(censored: bool, s
     extrapolates it); uncensored, q is within 5 standard errors of a geometric law's MLE,
     q sqrt(1 - q) / sqrt(S), from the S delays seen."""
     name = "geometric100_censored-K2-large" if censored else "geometric100-K2-large"
-    st, horizon = _setting(name), 8000
+    st, horizon = full_setting(name), 8000
     draw = arena.draw_environment(np.random.SeedSequence(seed), horizon, st)
     seen = conversions(draw.setting, draw.realisation)
     policy = EMThompson(2, st.window if censored else None, np.random.default_rng(seed))

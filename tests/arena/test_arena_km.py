@@ -11,21 +11,14 @@ import math
 import numpy as np
 import pytest
 
-from conftest import FULL_FILES
-from delayed_bandits import config as cfg
-from delayed_bandits import grid
+from conftest import full_setting
 from delayed_bandits.arena import experiment as arena
 from delayed_bandits.arena.observe import conversions
 from delayed_bandits.arena.policies import KaplanMeierBootstrap
 from delayed_bandits.references import run
 from kernel_check import same_run
 
-FULL = cfg.load(FULL_FILES, "arena")["papers"]["arena"]["regret"]
 TS_KM = next(e for e in arena.BUILT_IN if e.id == "ts-km")
-
-
-def _setting(name: str) -> arena.Setting:
-    return arena.Setting.from_config(grid.settings(FULL)[name], name)
 
 
 @pytest.mark.parametrize(
@@ -39,15 +32,15 @@ def _setting(name: str) -> arena.Setting:
     ],
 )
 def test_kernel_takes_the_reference_actions_over_a_hundred_fits_and_more(name: str) -> None:
-    st, horizon = _setting(name), 1500  # 119 fits (REFIT_SHARE)
+    st, horizon = full_setting(name), 1500  # 119 fits (REFIT_SHARE)
     for replication, seed in [(0, 0), (0, 1), (1, 2)]:
         draw = arena.draw_environment(np.random.SeedSequence(replication), horizon, st)
         same_run(TS_KM, st, draw, np.array([horizon // 2, horizon]), seed)
 
 
 def test_it_runs_only_under_censoring() -> None:
-    assert TS_KM.applies(_setting("geometric100_censored-K10-small")) == ""
-    reason = TS_KM.applies(_setting("geometric100-K10-small"))
+    assert TS_KM.applies(full_setting("geometric100_censored-K10-small")) == ""
+    reason = TS_KM.applies(full_setting("geometric100-K10-small"))
     assert "uncensored" in reason and "O(t)" in reason
 
 
@@ -102,7 +95,7 @@ def test_the_fit_recovers_the_rate_and_the_law_within_m(seed: int) -> None:
     pulls; S(50) = P(D >= 50 | D <= m) within 5 standard errors of the binomial proportion of
     the S conversions seen."""
     name = "geometric100_censored-K2-large"
-    st, horizon = _setting(name), 8000
+    st, horizon = full_setting(name), 8000
     draw = arena.draw_environment(np.random.SeedSequence(seed), horizon, st)
     seen = conversions(draw.setting, draw.realisation)
     policy = KaplanMeierBootstrap(2, st.window, np.random.default_rng(seed))

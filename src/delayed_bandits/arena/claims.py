@@ -50,27 +50,25 @@ from delayed_bandits.errors import ConfigError
 DELAY_AWARE = ("d-ucb", "d-klucb", "discarding-ucb", "patient", "adapt-patient")
 IGNORANT = "ucb1-matched"  # UCB that ignores delays, at the common exploration scale
 _TABLE = experiment.crossing()
-CROSSED = {  # base learner: (ignores delays, corrects the count N~, uncensored form of N~)
-    base.name: tuple(_TABLE[h][base].id for h in handlings)
-    for handlings in [(experiment.IGNORE, experiment.CORRECT, experiment.UNCENSORED)]
-    for base in _TABLE[experiment.IGNORE]
-    if all(base in _TABLE.get(h, {}) for h in handlings)
-}
-ESTIMATED = {  # base learner: (told the CDF, the CDF estimated), both windowed
-    base.name: (_TABLE[experiment.CORRECT][base].id, _TABLE[experiment.ESTIMATE][base].id)
-    for base in _TABLE.get(experiment.ESTIMATE, {})
-    if base in _TABLE.get(experiment.CORRECT, {})
-}
-FITTED = {  # base learner: (ignores delays, fits a delay model by EM)
-    base.name: (_TABLE[experiment.IGNORE][base].id, _TABLE[experiment.FIT][base].id)
-    for base in _TABLE.get(experiment.FIT, {})
-    if base in _TABLE.get(experiment.IGNORE, {})
-}
-BOOTSTRAPPED = {  # base learner: (ignores delays, bootstraps a Kaplan-Meier EM fit)
-    base.name: (_TABLE[experiment.IGNORE][base].id, _TABLE[experiment.BOOTSTRAP][base].id)
-    for base in _TABLE.get(experiment.BOOTSTRAP, {})
-    if base in _TABLE.get(experiment.IGNORE, {})
-}
+
+
+def _crossed(*handlings: experiment.Handling) -> dict[str, tuple[str, ...]]:
+    """Base learner's name: the ids of its entrants under ``handlings``, in that order, for each
+    base that has an entrant under every one of them (the rows of ``experiment.crossing``)."""
+    return {
+        base.name: tuple(_TABLE[h][base].id for h in handlings)
+        for base in _TABLE.get(handlings[0], {})
+        if all(base in _TABLE.get(h, {}) for h in handlings)
+    }
+
+
+# base learner: (ignores delays, corrects the count N~, uncensored form of N~)
+CROSSED = _crossed(experiment.IGNORE, experiment.CORRECT, experiment.UNCENSORED)
+# base learner: (told the CDF, the CDF estimated), both windowed
+ESTIMATED = _crossed(experiment.CORRECT, experiment.ESTIMATE)
+FITTED = _crossed(experiment.IGNORE, experiment.FIT)  # (ignores delays, fits by EM)
+# base learner: (ignores delays, bootstraps a Kaplan-Meier EM fit)
+BOOTSTRAPPED = _crossed(experiment.IGNORE, experiment.BOOTSTRAP)
 ORACLE, ORACLE_BASE = "qpm-d-ts", "ts"  # QPM-D over TS (labelled outcomes) and its base alone
 WINDOWED = {"d-ucb": "discarding-ucb", "d-klucb": "discarding-klucb"}
 """The window figure's delay-corrected methods of Vernade et al. 2017 and the Discarding policy
