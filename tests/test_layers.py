@@ -78,6 +78,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "render",
             "verify",
             "verdicts",
+            "pages",
             "cli",
             "arena.cli",
         ),

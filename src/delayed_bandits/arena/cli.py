@@ -34,6 +34,7 @@ QUOTING = (  # the documents with blocks quoted from them
     Path("docs/speed.md"),
 )
 CONFIG = Path("config/config.yaml")  # what check-entrant reads without --config
+PAGES = Path("docs/figures")  # the page per figure that `quote papers --write` writes (pages.py)
 # check-entrant's replications per setting by default: enough to see a second draw of the best
 # arm's position, few enough for a check of a minute
 CHECKED_REPLICATIONS = 2
@@ -156,7 +157,14 @@ def add_commands(sub: Any) -> None:
     p.add_argument(
         "--write",
         action="store_true",
-        help="write the run's digest and the docs' blocks (needs --run) instead of checking",
+        help="write the run's digest and the docs' blocks (needs --run) instead of checking; "
+        "for papers, also a page per figure of the run (--pages)",
+    )
+    p.add_argument(
+        "--pages",
+        type=Path,
+        default=PAGES,
+        help=f"where papers --write puts the page of each figure (default: {PAGES})",
     )
 
 
@@ -308,6 +316,19 @@ def _read_digest(path: Path, name: str) -> dict[str, Any]:
         raise ConfigError(f"{path}: not a JSON digest ({exc})") from None
 
 
+def _write_pages(run: Path, digest: Mapping[str, Any], where: Path) -> str:
+    """The page of every figure of ``run`` (``pages.build``, with the papers' ``digest``) written
+    under ``where``; what the report says of them."""
+    from delayed_bandits import pages
+
+    written = pages.build(run, digest)
+    where.mkdir(parents=True, exist_ok=True)
+    for name, text in written.items():
+        with atomic_path(where / name) as tmp:
+            tmp.write_text(text)
+    return f", and {len(written)} figure pages in {where}"
+
+
 def _quote(args: argparse.Namespace) -> None:
     import json
 
@@ -346,9 +367,10 @@ def _quote(args: argparse.Namespace) -> None:
         for doc in args.docs:
             with atomic_path(doc) as tmp:
                 tmp.write_text(quoted.fill(doc.read_text(), blocks, str(doc)))
+        written = _write_pages(args.run, made, args.pages) if args.digest_of == "papers" else ""
         print(
             f"wrote {'' if made is None else f'{paths[args.digest_of]} and '}the quoted blocks "
-            f"of {', '.join(map(str, args.docs))}"
+            f"of {', '.join(map(str, args.docs))}{written}"
         )
         return
     problems = [
