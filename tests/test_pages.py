@@ -1,4 +1,4 @@
-"""The page per figure (``pages``, issue 56 item 5), from a fixture run: a claims file, a summary's
+"""The page per figure (``pages``), from a fixture run: a claims file, a summary's
 provenance made by ``provenance.build`` and a ``snakemake --detailed-summary`` text, with and
 without the digest's findings. No workflow runs."""
 

@@ -262,10 +262,14 @@ def test_the_papers_verdicts_are_quoted_and_held_to_a_rerun(
     docs = [tmp_path / Path(doc).name for doc in arena_cli.QUOTING]
     for doc, to in zip(arena_cli.QUOTING, docs):
         shutil.copy(ROOT / doc, to)
-    made = tmp_path / "papers.json"
+    made, figures = tmp_path / "papers.json", tmp_path / "figures"
     args = ["quote", "papers", "--digest", str(made), "--docs", *map(str, docs)]
-    assert cli.main([*args, "--run", str(run), "--write"]) == 0
+    assert cli.main([*args, "--run", str(run), "--write", "--pages", str(figures)]) == 0
     d = json.loads(made.read_text())
+    # a page per figure, with the commands the run's Snakemake recorded (pages.detailed_summary)
+    page = (figures / "vernade2017-fig2.md").read_text()
+    assert "delayed-bandits claims --merged" in page and "(no command recorded" not in page
+    assert (figures / "arena-curves.md").is_file()
     files = sorted((run / "results").glob("*/*/claims.json"))
     papers = [f for f in files if f.parent.parent.name != "arena"]
     rows = [c for f in papers for c in json.loads(f.read_text())]

@@ -1,4 +1,4 @@
-"""A page per figure (issue 56, Build item 5): docs/figures/<paper>-<figure>.md, written with the
+"""A page per figure: docs/figures/<paper>-<figure>.md, written with the
 papers' digest by ``delayed-bandits quote papers --run . --write`` from that run, so that a reader
 on GitHub follows one figure from the README's verdict table to its image, the paper's words it is
 tested against, its findings and claims with their verdicts and measured numbers, and how it was
@@ -314,6 +314,20 @@ def _made(
     ]
 
 
+def config_blocks(cfg: Mapping[str, Any]) -> dict[str, str]:
+    """The blocks the docs quote of the config (``quoted``), so that a run count or a horizon a
+    page of prose states is the config's: ``<paper>-<figure>-runs`` (``1000 runs``) and
+    ``<paper>-<figure>-horizon`` (``T = 10,000``) of every figure that sets them."""
+    out = {}
+    for paper, figs in cfg["papers"].items():
+        for figure, fig in figs.items():
+            if "replications" in fig:
+                out[f"{paper}-{figure}-runs"] = f"{fig['replications']:,} runs"
+            if "horizon" in fig:
+                out[f"{paper}-{figure}-horizon"] = f"T = {fig['horizon']:,}"
+    return out
+
+
 def render(
     figure: Figure,
     run: Run,
@@ -352,7 +366,7 @@ def render(
         *_paper_words(rows, own),
         "",
     ]
-    if findings:  # the digest has findings (issue 56, item 1): those naming this figure
+    if findings:  # the digest has findings: those naming this figure
         lines += ["## Findings", "", *_findings(figure, findings), ""]
     lines += [
         "## Claims",

@@ -57,7 +57,7 @@ def _readme_figure_ids() -> list[str]:
     table = text.split("## Figures and verdicts", 1)[1].split("\n## ", 1)[0]
     ids = []
     for row in table.splitlines():
-        if row.startswith("| `"):
+        if row.startswith(("| `", "| [`")):
             ids += re.findall(r"`([a-z0-9]+-[A-Za-z0-9]+)`", row.split("|")[1])
     return ids
 
@@ -76,6 +76,20 @@ def test_readme_figures_are_targets():
     assert set(ids) <= targets, f"not a figure target: {sorted(set(ids) - targets)}"
     missing = sorted(configured - set(ids))
     assert not missing, f"figures missing from the README's table: {missing}"
+
+
+def test_every_figure_has_its_page_linked_from_the_readme():
+    """Each figure and view of the config has its page (docs/figures/<id>.md, ``pages``), and
+    the README's table links each of its figures to it."""
+    from delayed_bandits import pages
+
+    cfg = dbconfig.load(ROOT / "config" / "config.yaml")
+    names = [f.name for f in pages.figures(cfg)]
+    missing = [n for n in names if not (ROOT / pages.PAGES / f"{n}.md").is_file()]
+    assert not missing, f"no page in {pages.PAGES}: {missing}"
+    table = README.read_text(encoding="utf-8").split("## Figures and verdicts", 1)[1]
+    unlinked = [n for n in _readme_figure_ids() if f"[`{n}`](docs/figures/{n}.md)" not in table]
+    assert not unlinked, f"README's table names these figures without linking their page: {unlinked}"
 
 
 def test_artifact_evaluation_covers_every_figure():
