@@ -1,0 +1,69 @@
+"""Nothing typed twice: a figure's title and caption name its horizon and run count as
+``{horizon}`` and ``{replications}`` (``grid.filled``), so that they say what the run did at any
+scale; a number typed where the config holds it fails here, at the paper and the smoke scale."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+import pytest
+
+from conftest import ROOT, smoke_config
+from delayed_bandits import config, grid
+from delayed_bandits.errors import ConfigError
+
+# "T = 3000" or "T = 3,000", and "400 runs" / "200 replications" / "100 independent runs"
+_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)"
+_HORIZON = re.compile(rf"\bT\s*=\s*{_NUMBER}")
+_RUNS = re.compile(rf"(?<![\d.]){_NUMBER}\s+(?:independent\s+)?(?:runs|replications)\b")
+
+
+def typed(fig: Mapping[str, Any], text: str) -> list[str]:
+    """The numbers of ``text`` that type the figure's horizon or run count."""
+    text = " ".join(text.split())
+    found = [
+        m[0] for m in _HORIZON.finditer(text) if int(m[1].replace(",", "")) == fig.get("horizon")
+    ]
+    return found + [
+        m[0] for m in _RUNS.finditer(text) if int(m[1].replace(",", "")) == fig.get("replications")
+    ]
+
+
+def _figures() -> list[tuple[str, str, str, Mapping[str, Any]]]:
+    paper = config.load(ROOT / "config" / "config.yaml")
+    return [
+        (scale, p, f, fig)
+        for scale, cfg in (("paper", paper), ("smoke", smoke_config()))
+        for p, figs in cfg["papers"].items()
+        for f, fig in figs.items()
+    ]
+
+
+@pytest.mark.parametrize(
+    "scale, paper, figure, fig", _figures(), ids=lambda v: v if isinstance(v, str) else ""
+)
+def test_titles_and_captions_take_their_numbers_from_the_config(scale, paper, figure, fig):
+    for key in ("title", "caption"):
+        assert not typed(fig, fig.get(key, "")), (
+            f"{scale} {paper}.{figure}.{key} types {typed(fig, fig.get(key, ''))}: "
+            "write {horizon} and {replications} instead"
+        )
+    # and every {key} they name fills in (grid.filled raises on one the figure does not set)
+    title, caption = grid.title(fig), grid.caption(fig)
+    assert "{horizon}" not in title + caption and "{replications}" not in title + caption
+    if "{horizon}" in fig.get("caption", ""):
+        assert f"T = {fig['horizon']:,}" in caption
+
+
+def test_a_typed_number_and_an_unknown_field_are_caught():
+    fig = {"horizon": 3000, "replications": 400, "title": "at T = {horizon}"}
+    assert typed(fig, "at T = 3000, 400 runs") == ["T = 3000", "400 runs"]
+    assert typed(fig, "at T = 3,000, 400\n  independent runs") == ["T = 3,000", "400 independent runs"]
+    assert typed(fig, "the paper's 100 runs, T = 10^4") == []  # the paper's, not the config's
+    assert grid.title(fig) == "at T = 3,000"
+    assert grid.filled(fig, "m in {10, 50}, {0,1}^d") == "m in {10, 50}, {0,1}^d"
+    with pytest.raises(ConfigError, match=r"\{horizn\} is not a value this figure sets"):
+        grid.filled(fig, "T = {horizn}")
+    with pytest.raises(ConfigError, match=r"caption: \{checkpoints\}"):
+        grid.caption({"caption": "{checkpoints} points"})
