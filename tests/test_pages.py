@@ -69,7 +69,16 @@ def _summary(prefix: str) -> str:
     """A detailed summary as Snakemake writes it: a claims and a plot job of Figure 2 with their
     commands, a shard of Figure 1 (not this figure's) and one file made without a record."""
     rows = [
-        ("output_file", "date", "rule", "log-file(s)", "input-file(s)", "shellcmd", "status", "plan"),
+        (
+            "output_file",
+            "date",
+            "rule",
+            "log-file(s)",
+            "input-file(s)",
+            "shellcmd",
+            "status",
+            "plan",
+        ),
         (
             f"{prefix}results/vernade2017/fig2/claims.json",
             "Sun Dec  6 03:00:00 2026",
@@ -155,7 +164,9 @@ def test_a_page_shows_the_figure_its_claims_and_how_it_was_made(run: Path) -> No
     assert "![vernade2017-fig2](../../smoke/figures/vernade2017-fig2.png)" in page
     assert "Run at the **smoke scale**" in page
     # the claims with verdicts and measured numbers, counted
-    assert "| `fig2-b` | d-UCB better early | reproduction | Section 7, Figure 2 | 65.6 ± 0.3" in page
+    assert (
+        "| `fig2-b` | d-UCB better early | reproduction | Section 7, Figure 2 | 65.6 ± 0.3" in page
+    )
     assert "1 of 2 reproductions hold, 1 fail" in page
     # the dry run names the claims job's output beside the drawing, with the overlay
     assert (
@@ -220,6 +231,7 @@ def test_a_run_without_provenance_is_named(tmp_path: Path) -> None:
 
 
 def test_the_provenance_reads_as_rows() -> None:
-    rows = provenance.rows({"a": {"b": [1, 2], "c": None}, "d": [{"e": "x"}]})
+    rows = pages.provenance_rows({"a": {"b": [1, 2], "c": None}, "d": [{"e": "x"}]})
     assert rows == [("a.b", "1, 2"), ("a.c", "none"), ("d[0].e", "x")]
-    assert "<pre>" not in provenance.to_html({"a": 1}, "t")
+    page = pages.provenance_html({"a": {"b": "<x>"}}, "t")
+    assert "<tr><th>a.b</th><td>&lt;x&gt;</td></tr>" in page and "<pre>" not in page

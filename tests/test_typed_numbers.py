@@ -1,5 +1,5 @@
 """Nothing typed twice: a figure's title and caption name its horizon and run count as
-``{horizon}`` and ``{replications}`` (``grid.filled``), so that they say what the run did at any
+``{horizon}`` and ``{replications}`` (``captions.filled``), so that they say what the run did at any
 scale; a number typed where the config holds it fails here, at the paper and the smoke scale."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any, Mapping
 import pytest
 
 from conftest import ROOT, smoke_config
-from delayed_bandits import config, grid
+from delayed_bandits import captions, config
 from delayed_bandits.errors import ConfigError
 
 # "T = 3000" or "T = 3,000", and "400 runs" / "200 replications" / "100 independent runs"
@@ -49,8 +49,8 @@ def test_titles_and_captions_take_their_numbers_from_the_config(scale, paper, fi
             f"{scale} {paper}.{figure}.{key} types {typed(fig, fig.get(key, ''))}: "
             "write {horizon} and {replications} instead"
         )
-    # and every {key} they name fills in (grid.filled raises on one the figure does not set)
-    title, caption = grid.title(fig), grid.caption(fig)
+    # and every {key} they name fills in (captions.filled raises on one the figure does not set)
+    title, caption = captions.title(fig), captions.caption(fig)
     assert "{horizon}" not in title + caption and "{replications}" not in title + caption
     if "{horizon}" in fig.get("caption", ""):
         assert f"T = {fig['horizon']:,}" in caption
@@ -59,11 +59,14 @@ def test_titles_and_captions_take_their_numbers_from_the_config(scale, paper, fi
 def test_a_typed_number_and_an_unknown_field_are_caught():
     fig = {"horizon": 3000, "replications": 400, "title": "at T = {horizon}"}
     assert typed(fig, "at T = 3000, 400 runs") == ["T = 3000", "400 runs"]
-    assert typed(fig, "at T = 3,000, 400\n  independent runs") == ["T = 3,000", "400 independent runs"]
+    assert typed(fig, "at T = 3,000, 400\n  independent runs") == [
+        "T = 3,000",
+        "400 independent runs",
+    ]
     assert typed(fig, "the paper's 100 runs, T = 10^4") == []  # the paper's, not the config's
-    assert grid.title(fig) == "at T = 3,000"
-    assert grid.filled(fig, "m in {10, 50}, {0,1}^d") == "m in {10, 50}, {0,1}^d"
+    assert captions.title(fig) == "at T = 3,000"
+    assert captions.filled(fig, "m in {10, 50}, {0,1}^d") == "m in {10, 50}, {0,1}^d"
     with pytest.raises(ConfigError, match=r"\{horizn\} is not a value this figure sets"):
-        grid.filled(fig, "T = {horizn}")
+        captions.filled(fig, "T = {horizn}")
     with pytest.raises(ConfigError, match=r"caption: \{checkpoints\}"):
-        grid.caption({"caption": "{checkpoints} points"})
+        captions.caption({"caption": "{checkpoints} points"})

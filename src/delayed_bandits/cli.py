@@ -448,9 +448,11 @@ def _aggregate(args: argparse.Namespace) -> None:
     )
     record = tables.write_table(summarise(raw), args.out, made_by, record)
     if args.provenance_html is not None:
+        from delayed_bandits import pages
+
         with atomic_path(args.provenance_html) as tmp:
             tmp.write_text(
-                provenance.to_html(record, f"How {args.paper} {args.figure}'s summary was made")
+                pages.provenance_html(record, f"How {args.paper} {args.figure}'s summary was made")
             )
 
 

@@ -9,7 +9,6 @@ setting's listed setting or its grid values' names takes them from the point (``
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -242,41 +241,12 @@ def scale(
     return f"{name} scale, " + "; ".join(f"{title}: {words}" for title, words in subsets.items())
 
 
-FILLED = ("horizon", "replications", "checkpoints")
-"""The figure's keys a title or caption names as ``{key}`` rather than typing their number, so
-that it says what the run did at any scale (``T = {horizon}, {replications} runs``)."""
-_FIELD = re.compile(r"\{([a-z_]+)\}")
-
-
-def filled(fig: Mapping[str, Any], text: str, where: str = "title") -> str:
-    """``text`` with each ``{key}`` of ``FILLED`` replaced by the figure's value (an integer with
-    thousands separators); a ``{key}`` the figure does not set, or not one of ``FILLED``, is an
-    error naming it (set notation such as ``{0.1, 0.5}`` is left as it is)."""
-
-    def value(m: re.Match[str]) -> str:
-        key = m[1]
-        if key not in FILLED or key not in fig:
-            raise ConfigError(
-                f"{where}: {{{key}}} is not a value this figure sets; allowed: "
-                + ", ".join(f"{{{k}}}" for k in FILLED if k in fig)
-            )
-        v = fig[key]
-        return f"{v:,}" if isinstance(v, int) else str(v)
-
-    return _FIELD.sub(value, text)
-
-
 def title(fig: Mapping[str, Any], default: str = "") -> str:
-    """The figure's ``title`` (``default`` without one; its ``{horizon}``... ``filled``),
-    followed by ``; a subset: ...`` when its ``only`` keeps a subset of its settings: a title may
-    state the scale ("standard scale"), which would otherwise read as the complete figure's."""
+    """The figure's ``title`` (``default`` without one), followed by ``; a subset: ...`` when its
+    ``only`` keeps a subset of its settings: a title may state the scale ("standard scale"),
+    which would otherwise read as the complete figure's."""
     words = _subset(fig)
-    return filled(fig, fig.get("title", default)) + (f"; {words}" if words else "")
-
-
-def caption(fig: Mapping[str, Any]) -> str:
-    """The figure's ``caption`` on one line, its ``{horizon}``... ``filled`` (the report's)."""
-    return filled(fig, " ".join(fig.get("caption", "").split()), "caption")
+    return fig.get("title", default) + (f"; {words}" if words else "")
 
 
 def horizon(fig: Mapping[str, Any], setting_cfg: Mapping[str, Any]) -> int:

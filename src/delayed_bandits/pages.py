@@ -4,7 +4,7 @@ on GitHub follows one figure from the README's verdict table to its image, the p
 tested against, its findings and claims with their verdicts and measured numbers, and how it was
 made (its rules and their exact commands as ``snakemake --detailed-summary`` gives them, the
 claims job included; its config section; seeds; inputs; code hashes) with its provenance as a
-table (``provenance.rows``), without running anything.
+table (``provenance_rows``), without running anything.
 
 The image is linked to ``figures/<name>.png``, which the run writes (figures are not committed).
 The arena's views drawn from its figure ``regret`` (``figures/arena-curves.png``...: the arena's
@@ -19,14 +19,16 @@ import json
 import shlex
 import subprocess
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
-from delayed_bandits import claims, config, grid, papers, provenance
+from delayed_bandits import captions, claims, config, grid, papers
 from delayed_bandits import curves as cv
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.outputs import html_page
 
 PAGES = Path("docs/figures")
 """Where the pages are written, relative to the checkout (the run's figures are two levels up)."""
@@ -148,6 +150,7 @@ def figure_jobs(rows: Iterable[Mapping[str, str]], run: Run, figure: Figure) -> 
         inputs = row["input-file(s)"]
         if inputs not in ("", "-"):
             job["inputs"] += [i for i in inputs.split(",") if i and i not in job["inputs"]]
+
     def stage(job: Mapping[str, Any]) -> int:  # simulate_figure is a simulate job, and so on
         return next((i for i, r in enumerate(COMMANDS) if job["rule"].startswith(r)), len(COMMANDS))
 
@@ -174,6 +177,35 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
         "|" + "---|" * len(header),
         *("| " + " | ".join(_cell(c) for c in row) + " |" for row in rows),
     ]
+
+
+def provenance_rows(record: Any, path: str = "") -> list[tuple[str, str]]:
+    """A summary's provenance ``record`` as (field, value) rows for a reader: nested fields by
+    their dotted path (``seeds.settings.main.entropy``), a list of plain values on one row, a list
+    of records item by item (``shard_environments[0].python``)."""
+    if isinstance(record, Mapping):
+        return [
+            row
+            for key, value in record.items()
+            for row in provenance_rows(value, f"{path}.{key}" if path else str(key))
+        ]
+    if isinstance(record, list) and any(isinstance(v, (Mapping, list)) for v in record):
+        return [
+            row for i, value in enumerate(record) for row in provenance_rows(value, f"{path}[{i}]")
+        ]
+    if isinstance(record, list):
+        return [(path, ", ".join(map(str, record)) if record else "none")]
+    return [(path, "none" if record is None else str(record))]
+
+
+def provenance_html(record: Mapping[str, Any], title: str) -> str:
+    """The provenance ``record`` as an HTML page for the report to show inline: a table of its
+    fields (``provenance_rows``), not its JSON."""
+    body = "".join(
+        f"<tr><th>{escape(field)}</th><td>{escape(value)}</td></tr>"
+        for field, value in provenance_rows(record)
+    )
+    return html_page(title, f"<table>{body}</table>")
 
 
 def _claim_id(item: Any) -> tuple[str, str]:
@@ -343,7 +375,7 @@ def render(
     run's ``scale`` (config key), its claims ``rows`` (claims.json), its summary's provenance
     ``record`` (None for a figure drawn from the config alone), its jobs (``figure_jobs``) and
     the digest's ``findings`` (all of them; the page keeps those naming it)."""
-    title = grid.title(section, figure.name)
+    title = captions.title(section, figure.name)
     own = [f for f in findings if figure.name in f.get("figures", ())]
     view = figure.name != f"{figure.paper}-{figure.figure}"
     lines = [
@@ -352,7 +384,11 @@ def render(
         f"# `{figure.name}`: {title}",
         "",
         f"Run at the **{scale}**"
-        + (f"; a view of `{figure.paper}-{figure.figure}`, whose claims and provenance it shows" if view else "")
+        + (
+            f"; a view of `{figure.paper}-{figure.figure}`, whose claims and provenance it shows"
+            if view
+            else ""
+        )
         + ". Back to the [README's verdict table](../../README.md#verdicts), "
         "[artifact evaluation](../artifact-evaluation.md), [auditing](../auditing.md).",
         "",
@@ -387,7 +423,7 @@ def render(
             f"`{run.prefix}results/{figure.paper}/{figure.figure}/summary.provenance.json`, "
             "field by field:",
             "",
-            *_table(["field", "value"], provenance.rows(record)),
+            *_table(["field", "value"], provenance_rows(record)),
         ]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -410,7 +446,9 @@ def build(run: Path, digest: Mapping[str, Any], summary: str | None = None) -> d
         first["config"]["paths"], first["paper"], first["config"]["overrides"], first["figure"]
     )
     found = [
-        f for f in figures(run_config) if (results / f.paper / f.figure / "claims.json").is_file()
+        f
+        for f in figures(run_config)
+        if (results / f.paper / f.figure / "claims.json").is_file()
         or (run / "figures" / f"{f.name}.pdf").is_file()
     ]
     where = Run.of(run, run_config["scale"])

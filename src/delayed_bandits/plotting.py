@@ -20,6 +20,7 @@ from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
 
 from delayed_bandits import (  # noqa: E402
     algorithms,
+    captions,
     delays,
     grid,
     kinds,  # noqa: E402
@@ -307,7 +308,7 @@ def regret_figure(
     n_runs = int(summary.n_runs.min()) if not summary.empty else 0
     fig.suptitle(
         reader(
-            f"{grid.title(fig_cfg, f'{paper} {figure}')}\nT = {fig_cfg['horizon']}, "
+            f"{captions.title(fig_cfg, f'{paper} {figure}')}\nT = {fig_cfg['horizon']}, "
             f"mean ± 2 SE over {n_runs} runs"
         ),
         fontsize=10,

@@ -263,25 +263,6 @@ def to_json(record: Mapping[str, Any]) -> str:
     return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
 
 
-def rows(record: Any, path: str = "") -> list[tuple[str, str]]:
-    """The sidecar ``record`` as (field, value) rows for a reader: nested fields by their dotted
-    path (``seeds.settings.main.entropy``), a list of plain values on one row, a list of records
-    item by item (``shard_environments[0].python``)."""
-    if isinstance(record, Mapping):
-        return [
-            row for key, value in record.items() for row in rows(value, f"{path}.{key}" if path else str(key))
-        ]
-    if isinstance(record, list) and any(isinstance(v, (Mapping, list)) for v in record):
-        return [row for i, value in enumerate(record) for row in rows(value, f"{path}[{i}]")]
-    if isinstance(record, list):
-        return [(path, ", ".join(map(str, record)) if record else "none")]
-    return [(path, "none" if record is None else str(record))]
-
-
 def to_html(record: Mapping[str, Any], title: str) -> str:
-    """The sidecar as an HTML page for the report to show inline: a table of its fields
-    (``rows``), not its JSON."""
-    body = "".join(
-        f"<tr><th>{escape(field)}</th><td>{escape(value)}</td></tr>" for field, value in rows(record)
-    )
-    return html_page(title, f"<table>{body}</table>")
+    """The sidecar as an HTML page, for the report to show inline."""
+    return html_page(title, f"<pre>{escape(to_json(record))}</pre>")

@@ -89,7 +89,9 @@ def test_every_figure_has_its_page_linked_from_the_readme():
     assert not missing, f"no page in {pages.PAGES}: {missing}"
     table = README.read_text(encoding="utf-8").split("## Figures and verdicts", 1)[1]
     unlinked = [n for n in _readme_figure_ids() if f"[`{n}`](docs/figures/{n}.md)" not in table]
-    assert not unlinked, f"README's table names these figures without linking their page: {unlinked}"
+    assert not unlinked, (
+        f"README's table names these figures without linking their page: {unlinked}"
+    )
 
 
 def test_artifact_evaluation_covers_every_figure():

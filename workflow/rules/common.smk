@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from delayed_bandits import config as dbconfig
 from delayed_bandits import curves as dbcurves
 from delayed_bandits import delays as dbdelays
+from delayed_bandits import captions as dbcaptions
 from delayed_bandits import grid as dbgrid
 from delayed_bandits import kinds as dbkinds
 from delayed_bandits import layout as dblayout
@@ -218,7 +219,7 @@ def figure_analysis(paper, figure):
 def figure_caption(wildcards):
     # one line (a folded YAML caption ends in a newline, which the report shows as a literal \n),
     # its {horizon} and {replications} the figure's
-    return dbgrid.caption(figure_config(wildcards.paper, wildcards.figure))
+    return dbcaptions.caption(figure_config(wildcards.paper, wildcards.figure))
 
 
 def figure_shows(wildcards):

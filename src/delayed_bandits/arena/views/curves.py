@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import EngFormatter
 
-from delayed_bandits import grid
+from delayed_bandits import captions
 from delayed_bandits.arena import leaderboard
 from delayed_bandits.arena.entrants import LABELLED
 from delayed_bandits.arena.views.common import (
@@ -170,7 +170,7 @@ def curves_page(
         note += f"; {MARKS[LABELLED]} labelled outcomes (an oracle)"
     fig.suptitle(
         reader(
-            f"{grid.title(fig_cfg)}: {problem_title(problem)} (page {page} of "
+            f"{captions.title(fig_cfg)}: {problem_title(problem)} (page {page} of "
             f"{pages}, a page per problem)\nmean pseudo-regret against t, band: 5-95 % of "
             f"{runs_note(rows_of)}, T = {fig_cfg['horizon']:,}\n{note}"
         ),

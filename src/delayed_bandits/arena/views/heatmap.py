@@ -30,7 +30,7 @@ from delayed_bandits.arena.views.common import (
     regime_order,
     runs_note,
 )
-from delayed_bandits.grid import title as figure_title
+from delayed_bandits.captions import title as figure_title
 from delayed_bandits.style import reader
 
 NA_GREY = "0.82"

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from delayed_bandits import grid
+from delayed_bandits import captions
 from delayed_bandits.arena import leaderboard, ranks
 from delayed_bandits.arena.views.common import PAGE, algorithm_labels
 from delayed_bandits.errors import ConfigError
@@ -115,7 +115,7 @@ def ranks_figure(
                 color="0.3",
             )
     fig.suptitle(
-        f"{grid.title(fig_cfg)}\nmean rank of pseudo-regret at T = {fig_cfg['horizon']:,} "
+        f"{captions.title(fig_cfg)}\nmean rank of pseudo-regret at T = {fig_cfg['horizon']:,} "
         "(1 = lowest) over the settings of each family, matched exploration;\na bar joins "
         "algorithms the Nemenyi test does not separate (Demšar 2006)",
         fontsize=8,

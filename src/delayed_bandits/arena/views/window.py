@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.ticker import FixedLocator, LogLocator, NullLocator
 
-from delayed_bandits import grid
+from delayed_bandits import captions
 from delayed_bandits.arena import leaderboard
 from delayed_bandits.arena.views.common import (
     PAGE,
@@ -98,7 +98,7 @@ def window(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> plt.Figure:
     foot = fig.add_subplot(spec[-1, :])
     family_legend(foot, handles, labels, ncol)
     fig.suptitle(
-        f"{grid.title(fig_cfg)}\nmean pseudo-regret at T = {fig_cfg['horizon']:,} over "
+        f"{captions.title(fig_cfg)}\nmean pseudo-regret at T = {fig_cfg['horizon']:,} over "
         f"{runs_note(board)}, every delay censored at m\nbars: 95 % bootstrap interval of the "
         "mean (the entrants side by side at each m)",
         fontsize=9,

@@ -26,7 +26,7 @@ from delayed_bandits.claims import (
     verdict,
     within,
 )
-from delayed_bandits.papers.manegueu2020.analysis import sweep_table
+from delayed_bandits.papers.manegueu2020.analysis import sweep_table, uniform_regret
 from delayed_bandits.papers.manegueu2020.policies import AdaptParams
 
 # Our quantifications of the paper's words (docs/decisions/manegueu2020.md#claim-thresholds):
@@ -47,12 +47,6 @@ def _paired_gaps(runs: pd.DataFrame, table: pd.DataFrame, best: pd.Series) -> pd
     return out.sort_values("x")
 
 
-def _uniform_regret(fig_cfg: Mapping[str, Any], setting: str, alg: str) -> float:
-    """Pseudo-regret at T of uniform play, T mean_i(max mu - mu_i), from the config."""
-    mu = np.asarray(cv.resolve(fig_cfg, grid.settings(fig_cfg)[setting], alg)[1]["mu"])
-    return float(fig_cfg["horizon"] * np.mean(mu.max() - mu))
-
-
 def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
     table = sweep_table(tables["summary"], fig_cfg)
     best = table.loc[table["mean"].idxmin()]
@@ -66,7 +60,7 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     located = True if inside.all() else (False if not inside.any() else None)
     # Two arms: R(T) = gap x (pulls of the worse arm), so the better arm's share of the pulls is
     # 1 - R(T) / (T gap), and above uniform play's regret it is below one half
-    uniform = _uniform_regret(fig_cfg, best.setting, best.algorithm)
+    uniform = uniform_regret(fig_cfg, best.setting, best.algorithm)
     share = 1.0 - table["mean"] / (2.0 * uniform)
     arms = len(cv.resolve(fig_cfg, grid.settings(fig_cfg)[best.setting], best.algorithm)[1]["mu"])
     below_uniform = ""

@@ -8,9 +8,9 @@ from typing import Any, Mapping
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from delayed_bandits import captions
 from delayed_bandits import curves as cv
-from delayed_bandits import grid
-from delayed_bandits.papers.manegueu2020.analysis import sweep_table
+from delayed_bandits.papers.manegueu2020.analysis import sweep_table, uniform_regret
 from delayed_bandits.style import legend_outside, palette, reader, unique_handles
 
 
@@ -24,6 +24,7 @@ def sweep_figure(
     for colour, (base, rows) in zip(
         palette("viridis", table.base.nunique()), table.groupby("base", sort=False)
     ):
+        _uniform_play(ax, fig_cfg, rows, colour)
         ax.errorbar(
             rows.x,
             rows["mean"],
@@ -36,13 +37,44 @@ def sweep_figure(
         )
     ax.set(
         xlabel=reader(xlabel[fig_cfg["sweep"]["key"]]),
-        ylabel=f"mean pseudo-regret at T = {fig_cfg['horizon']} (±2 SE)",
+        ylabel=f"mean pseudo-regret at T = {fig_cfg['horizon']:,} (±2 SE)",
     )
     legend_outside(fig, *ax.get_legend_handles_labels())
     fig.suptitle(
-        reader(f"{grid.title(fig_cfg)}\n{int(table.n_runs.min())} runs per point"), fontsize=10
+        reader(f"{captions.title(fig_cfg)}\n{int(table.n_runs.min())} runs per point"), fontsize=10
     )
     return fig
+
+
+def _uniform_play(
+    ax: plt.Axes, fig_cfg: Mapping[str, Any], rows: pd.DataFrame, colour: Any
+) -> None:
+    """Where the sweep leaves the problem as it is (Figure 2's α̃), uniform play's regret at T
+    (exact, from the config) as a dashed line, so that the axis shows the curve's scale against
+    what learning nothing scores, and the curve's spread as a share of its minimum, so that a
+    narrow axis does not pass a few per cent for a deep U. A sweep that changes the problem
+    (Figure 3's gap) has no one such level."""
+    levels = {uniform_regret(fig_cfg, s, a) for s, a in zip(rows.setting, rows.algorithm)}
+    if len(levels) != 1:
+        return
+    (level,) = levels
+    low, high = rows["mean"].min(), rows["mean"].max()
+    ax.axhline(
+        level,
+        color=colour,
+        ls="--",
+        lw=1,
+        label=f"uniform play (learns nothing): {level:,.0f}, exact",
+    )
+    ax.annotate(
+        f"the curve spans {low:,.1f} to {high:,.1f}: {(high - low) / low:.1%} of its minimum,"
+        f"\n{(low - level) / level:+.1%} to {(high - level) / level:+.1%} against uniform play",
+        xy=(0.98, 0.5 * (low + level)),  # between uniform play and the curve, clear of both
+        xycoords=("axes fraction", "data"),
+        ha="right",
+        va="center",
+        fontsize=8,
+    )
 
 
 def alpha_figure(
@@ -77,7 +109,7 @@ def alpha_figure(
     legend_outside(fig, *unique_handles(axes[0]))
     fig.suptitle(
         reader(
-            f"{grid.title(fig_cfg)}\n{events.replication.nunique()} runs, mean and "
+            f"{captions.title(fig_cfg)}\n{events.replication.nunique()} runs, mean and "
             "5-95% quantiles over runs"
         ),
         fontsize=10,

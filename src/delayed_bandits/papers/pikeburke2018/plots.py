@@ -11,7 +11,7 @@ import pandas as pd
 from matplotlib.legend_handler import HandlerTuple
 from matplotlib.ticker import EngFormatter
 
-from delayed_bandits import algorithms, grid
+from delayed_bandits import algorithms, captions
 from delayed_bandits import curves as cv
 from delayed_bandits.papers.pikeburke2018.analysis import at_horizon
 from delayed_bandits.papers.pikeburke2018.experiment import coefficient_band
@@ -100,7 +100,9 @@ def ratio_figure(
     legend_outside(fig, handles, labels)
     n_runs = int(summary.n_runs.min())
     fig.suptitle(
-        reader(f"{grid.title(fig_cfg)}\nμ = (0.5, 0.6), T = {fig_cfg['horizon']}, {n_runs} runs"),
+        reader(
+            f"{captions.title(fig_cfg)}\nμ = (0.5, 0.6), T = {fig_cfg['horizon']}, {n_runs} runs"
+        ),
         fontsize=10,
     )
     return fig
@@ -132,7 +134,7 @@ def delay_sweep_figure(
     )
     legend_outside(fig, handles, labels, ncol=1, handler_map={tuple: HandlerTuple(ndivide=None)})
     fig.suptitle(
-        reader(f"{grid.title(fig_cfg)}\n{int(at_t.n_runs.min())} runs per point"), fontsize=10
+        reader(f"{captions.title(fig_cfg)}\n{int(at_t.n_runs.min())} runs per point"), fontsize=10
     )
     return fig
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import algorithms
-from delayed_bandits.grid import title as figure_title
+from delayed_bandits.captions import title as figure_title
 from delayed_bandits.papers.thune2019 import policies as p19
 from delayed_bandits.papers.thune2019.analysis import (
     at_horizon,

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from delayed_bandits import delays, grid
+from delayed_bandits import captions, delays, grid
 from delayed_bandits.papers.vernade2020.experiment import heavy_law
 from delayed_bandits.style import legend_outside, reader
 
@@ -68,7 +68,7 @@ def density_figure(
     )
     legend_outside(fig, *ax.get_legend_handles_labels(), ncol=2)
     label = grid.settings(fig_cfg)[name].get("label", name)
-    fig.suptitle(reader(f"{grid.title(fig_cfg, f'{paper} {figure}')}\n{label}"), fontsize=10)
+    fig.suptitle(reader(f"{captions.title(fig_cfg, f'{paper} {figure}')}\n{label}"), fontsize=10)
     return fig
 
 
