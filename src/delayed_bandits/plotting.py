@@ -200,36 +200,59 @@ def coincide_note(labels: list[str]) -> str:
     )
 
 
+SENSITIVITY = "sensitivity reading: "
+"""What the legend puts before a curve of the figure's ``sensitivity`` (drawn lighter)."""
+
+
+def sensitivity(fig_cfg: Mapping[str, Any]) -> frozenset[str]:
+    """The figure's curves that are sensitivity readings, not curves the paper draws (config key
+    ``sensitivity``); one that is not among its ``algorithms`` is an error naming it."""
+    listed = fig_cfg.get("sensitivity", [])
+    stray = [a for a in listed if a not in fig_cfg.get("algorithms", [])]
+    if stray:
+        raise ConfigError(
+            f"sensitivity: {', '.join(stray)} not among the figure's algorithms; allowed: "
+            + ", ".join(fig_cfg.get("algorithms", []))
+        )
+    return frozenset(listed)
+
+
 def regret_curves(
     ax: plt.Axes,
     curves: Mapping[str, pd.DataFrame],
     styles: Mapping[str, tuple[Any, str]],
     labels: Mapping[str, str],
     groups: list[list[str]],
+    behind: frozenset[str] = frozenset(),
 ) -> None:
     """Mean pseudo-regret against t of ``curves`` (by name), ±2 SE bands; the curves of each of
     ``groups`` (which coincide) share one line, dashed in turn in each one's colour, so each
-    shows."""
+    shows. The curves ``behind`` (sensitivity readings) are drawn thin and light under the
+    others, their labels marked (``SENSITIVITY``), so that the paper's curves stand in front."""
     dashes = {}
     for members in groups:
         for i, alg in enumerate(members):
             dashes[alg] = (3.0 * i, (3.0, 3.0 * (len(members) - 1)))
     for alg, curve in curves.items():
         colour, style = styles[alg]
+        light = alg in behind
         ax.plot(
             curve.t,
             curve["mean"],
             color=colour,
             linestyle=dashes.get(alg, style),
-            label=labels[alg],
+            label=(SENSITIVITY if light else "") + labels[alg],
+            zorder=1 if light else 3,
+            **({"alpha": 0.5, "linewidth": 0.6 * plt.rcParams["lines.linewidth"]} if light else {}),
         )
         ax.fill_between(
             curve.t,
             curve["mean"] - 2 * curve.se,
             curve["mean"] + 2 * curve.se,
             color=colour,
-            alpha=0.2,
+            alpha=0.06 if light else 0.2,
             linewidth=0,
+            zorder=0 if light else 2,
         )
 
 
@@ -252,6 +275,7 @@ def regret_figure(
     names = list(fig_cfg["algorithms"])
     labels = {alg: cv.label(paper, fig_cfg, alg) for alg in names}
     styles = curve_styles(fig_cfg)
+    behind = sensitivity(fig_cfg)
     panels = []  # (setting, curves, zoom range)
     for name in all_settings:
         curves = {
@@ -273,7 +297,7 @@ def regret_figure(
             zoomed = coinciding(curves, zoom[1] - zoom[0])
             # the zoom shows apart what it can; the panel dashes only what stays one line
             groups = [g for g in groups if any(set(g) <= set(z) for z in zoomed)]
-        regret_curves(ax, curves, styles, labels, groups)
+        regret_curves(ax, curves, styles, labels, groups, behind)
         t = np.linspace(1, fig_cfg["horizon"], 400)
         lines = getattr(algorithms.experiment(paper), "reference_lines", lambda f, c: [])
         for (label, c), style in zip(lines(figure, scfg), ("--", ":")):
@@ -289,7 +313,7 @@ def regret_figure(
         ax.set_xlim(0, fig_cfg["horizon"])
         if zoom is not None:
             inset = next(free)
-            regret_curves(inset, curves, styles, labels, zoomed)
+            regret_curves(inset, curves, styles, labels, zoomed, behind)
             inset.set_xlim(0, fig_cfg["horizon"])
             inset.set_ylim(*zoom)
             ax.indicate_inset([0, zoom[0], fig_cfg["horizon"], zoom[1] - zoom[0]], edgecolor="0.3")
@@ -304,11 +328,14 @@ def regret_figure(
     for ax in axes[0]:
         ax.set_xlabel("round t")
         ax.set_ylabel(r"pseudo-regret $\sum_{s \leq t} (\theta^* - \theta_{A_s})$")
-    legend_outside(fig, *unique_handles(axes[0]))
+    handles, names = unique_handles(axes[0])
+    # the paper's curves first, the sensitivity readings after them, a group apart
+    order = sorted(range(len(names)), key=lambda i: names[i].startswith(SENSITIVITY))
+    legend_outside(fig, [handles[i] for i in order], [names[i] for i in order])
     n_runs = int(summary.n_runs.min()) if not summary.empty else 0
     fig.suptitle(
         reader(
-            f"{captions.title(fig_cfg, f'{paper} {figure}')}\nT = {fig_cfg['horizon']}, "
+            f"{captions.title(fig_cfg, f'{paper} {figure}')}\nT = {fig_cfg['horizon']:,}, "
             f"mean ± 2 SE over {n_runs} runs"
         ),
         fontsize=10,
