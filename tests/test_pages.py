@@ -235,3 +235,33 @@ def test_the_provenance_reads_as_rows() -> None:
     assert rows == [("a.b", "1, 2"), ("a.c", "none"), ("d[0].e", "x")]
     page = pages.provenance_html({"a": {"b": "<x>"}}, "t")
     assert "<tr><th>a.b</th><td>&lt;x&gt;</td></tr>" in page and "<pre>" not in page
+
+
+def test_a_document_of_several_pages_shows_each(run: Path) -> None:
+    """The arena's curves: a PNG per page of its PDF (``plotting.page_png``), each shown."""
+    fig = pages.Figure("arena-curves", "arena", "regret")
+    at = pages.Run(run.parent, "smoke/")
+    text = pages.render(
+        fig, at, section={}, scale="smoke scale", rows=[], record=None, made_by=[], pages=2
+    )
+    assert "![arena-curves, page 2](../../smoke/figures/arena-curves-pages/page2.png)" in text
+    assert "has 2 pages" in text
+    one = pages.render(fig, at, section={}, scale="smoke scale", rows=[], record=None, made_by=[])
+    assert "![arena-curves](../../smoke/figures/arena-curves.png)" in one and "page1" not in one
+
+
+def test_every_page_of_a_document_is_a_png_of_its_own(tmp_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from delayed_bandits import plotting
+
+    folder = tmp_path / "arena-curves-pages"
+    folder.mkdir()
+    (folder / "page3.png").write_bytes(b"a page of an earlier, longer document")
+    doc = [plt.figure(figsize=(2, 2)) for _ in range(2)]
+    plotting.save(doc, [tmp_path / "x.pdf", tmp_path / "x.png"], folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["page1.png", "page2.png"]
+    assert (tmp_path / "x.png").read_bytes() == (folder / "page1.png").read_bytes()

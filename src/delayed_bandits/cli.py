@@ -216,6 +216,12 @@ def _parser() -> argparse.ArgumentParser:
         help="draw the figure's tables as this kind of figure (default: the "
         "figure's own kind), e.g. arena_curves for the arena's regret",
     )
+    p.add_argument(
+        "--png-pages",
+        type=Path,
+        help="a folder to write every page of the figure into as a PNG of its own (page1.png, "
+        "...): a document of several pages (the arena's curves) has its first alone in --out's PNG",
+    )
 
     p = sub.add_parser("render", help="execute a notebook on the results and write it as HTML")
     p.set_defaults(handler=_render)
@@ -541,7 +547,9 @@ def _plot(args: argparse.Namespace) -> None:
     config, fig = load_figure(args)
     kind = args.kind or kinds.of(fig)
     plotting.view(args.paper, kind)  # an unknown kind fails before the tables are read
-    plotting.plot_figure(_tables(args, config, fig), args.paper, args.figure, fig, args.out, kind)
+    plotting.plot_figure(
+        _tables(args, config, fig), args.paper, args.figure, fig, args.out, kind, args.png_pages
+    )
 
 
 def _render(args: argparse.Namespace) -> None:

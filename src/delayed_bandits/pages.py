@@ -360,6 +360,21 @@ def config_blocks(cfg: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
+def _images(figure: Figure, run: Run, pages: int) -> list[str]:
+    """The figure's image, or each page's where its PDF has several (``plotting.page_png``)."""
+    at = f"{run.prefix}figures/{figure.name}"
+    if pages <= 1:
+        return [
+            f"![{figure.name}](../../{at}.png)",
+            "",
+            f"(The image is written by the run: `{at}.png`, and `.pdf` beside it.)",
+        ]
+    lines = [f"The PDF, `{at}.pdf`, has {pages} pages, each a PNG of its own here:", ""]
+    for page in range(1, pages + 1):
+        lines += [f"![{figure.name}, page {page}](../../{at}-pages/page{page}.png)", ""]
+    return lines
+
+
 def render(
     figure: Figure,
     run: Run,
@@ -370,11 +385,13 @@ def render(
     record: Mapping[str, Any] | None,
     made_by: Sequence[Mapping[str, Any]],
     findings: Sequence[Mapping[str, Any]] = (),
+    pages: int = 1,
 ) -> str:
     """The Markdown page of ``figure`` from the ``run``: its config ``section``, the
     run's ``scale`` (config key), its claims ``rows`` (claims.json), its summary's provenance
     ``record`` (None for a figure drawn from the config alone), its jobs (``figure_jobs``) and
-    the digest's ``findings`` (all of them; the page keeps those naming it)."""
+    the digest's ``findings`` (all of them; the page keeps those naming it) and the number of
+    ``pages`` of its PDF (each drawn as a PNG of its own where there are several)."""
     title = captions.title(section, figure.name)
     own = [f for f in findings if figure.name in f.get("figures", ())]
     view = figure.name != f"{figure.paper}-{figure.figure}"
@@ -392,10 +409,7 @@ def render(
         + ". Back to the [README's verdict table](../../README.md#verdicts), "
         "[artifact evaluation](../artifact-evaluation.md), [auditing](../auditing.md).",
         "",
-        f"![{figure.name}](../../{run.prefix}figures/{figure.name}.png)",
-        "",
-        f"(The image is written by the run: `{run.prefix}figures/{figure.name}.png`, and "
-        f"`.pdf` beside it.)",
+        *_images(figure, run, pages),
         "",
         "## What the paper says",
         "",
@@ -468,5 +482,6 @@ def build(run: Path, digest: Mapping[str, Any], summary: str | None = None) -> d
             record=json.loads(sidecar.read_text()) if sidecar.is_file() else None,
             made_by=figure_jobs(rows, where, f),
             findings=digest.get("findings", []),
+            pages=len(list((run / "figures" / f"{f.name}-pages").glob("page*.png"))),
         )
     return pages

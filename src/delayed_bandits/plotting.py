@@ -69,23 +69,40 @@ def plot_figure(
     fig_cfg: Mapping[str, Any],
     outputs: list[Path],
     kind: str | None = None,
+    png_pages: Path | None = None,
 ) -> None:
     """Draw the figure as ``kind`` (default: the figure's own ``kind``, else regret against
-    time) and save it to every path of ``outputs``."""
+    time) and save it to every path of ``outputs``, and a PNG per page into ``png_pages``."""
     apply_theme()
     draw = view(paper, kind or kinds.of(fig_cfg))
-    save(draw(tables, paper, figure, fig_cfg), outputs)
+    save(draw(tables, paper, figure, fig_cfg), outputs, png_pages)
 
 
-def save(fig: plt.Figure | list[plt.Figure], outputs: list[Path]) -> None:
+def page_png(folder: Path, page: int) -> Path:
+    """Where ``save`` writes page ``page`` (from 1) of a document as PNG, in ``folder``."""
+    return folder / f"page{page}.png"
+
+
+def save(
+    fig: plt.Figure | list[plt.Figure], outputs: list[Path], png_pages: Path | None = None
+) -> None:
     """Write ``fig`` to every path (format from the suffix), atomically, then close it. A list of
-    figures is a document of pages: every page goes to a PDF, the first alone to any other format.
+    figures is a document of pages: every page goes to a PDF, the first alone to any other format,
+    and, given ``png_pages`` (a folder, made afresh), each page to a PNG of its own
+    (``page_png``), so that every page of a PDF can be read as an image.
     A figure laid out as it was drawn (constrained layout: ``style.legend_outside``) keeps its
     layout; the others get ``tight_layout``."""
     pages = fig if isinstance(fig, list) else [fig]
     for page in pages:
         if page.get_layout_engine() is None:
             page.tight_layout()
+    if png_pages is not None:
+        png_pages.mkdir(parents=True, exist_ok=True)
+        for stale in png_pages.glob("page*.png"):  # a document that had more pages before
+            stale.unlink()
+        for i, page in enumerate(pages, 1):
+            with atomic_path(page_png(png_pages, i)) as tmp:
+                page.savefig(tmp, metadata={"Software": None}, dpi=150, format="png")
     for out in outputs:
         # no timestamps in the files, so reruns give identical bytes
         metadata = {"CreationDate": None} if out.suffix == ".pdf" else {"Software": None}

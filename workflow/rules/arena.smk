@@ -127,6 +127,9 @@ rule arena_view:
             caption="../report/arena-view.rst",
             category="arena",
         ),
+        # every page as a PNG of its own (the curves: a page per problem; the PNG above is the
+        # first), so that each can be read as an image
+        pages=directory(out("figures/arena-{view}-pages")),
     log:
         out("logs/arena/regret/{view}.log"),
     benchmark:
@@ -146,4 +149,5 @@ rule arena_view:
     shell:
         "delayed-bandits plot --merged {params.config:q} --paper arena --figure regret"
         " --kind arena_{wildcards.view:q} --summary {input.summary:q}"
-        " --leaderboard {input.leaderboard:q} --out {output.pdf:q} {output.png:q} > {log:q} 2>&1"
+        " --leaderboard {input.leaderboard:q} --out {output.pdf:q} {output.png:q}"
+        " --png-pages {output.pages:q} > {log:q} 2>&1"

@@ -30,6 +30,7 @@ from delayed_bandits.arena.views.families import curve_styles, family_legend, le
 from delayed_bandits.style import reader
 
 CENSORED_FACE = "0.94"  # background of the curves' censored panels
+TITLE_CHARS = 30  # a panel title's line, in characters: a quarter of the A4 page at 7 pt
 
 
 def law_rows(board: pd.DataFrame) -> list[tuple[str | None, str | None]]:
@@ -142,7 +143,11 @@ def curves_page(
                 lowest, curves_panel(ax, by_curve, rows_of[rows_of.regime == regime], styles)
             )
             ax.set_xlim(0, fig_cfg["horizon"])
-            ax.set_title(reader(str(regime_labels[regime])), fontsize=7, pad=3)
+            # wrapped to the panel's width (a quarter of the page): long laws' titles would
+            # run into the next panel's
+            ax.set_title(
+                reader(textwrap.fill(str(regime_labels[regime]), TITLE_CHARS)), fontsize=7, pad=3
+            )
             if j == 0 and i % 2 == 0:
                 ax.set_ylabel("pseudo-regret", fontsize=7)
             if i // 2 == lines - 1:

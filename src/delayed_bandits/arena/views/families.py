@@ -94,11 +94,15 @@ def family_legend(ax: plt.Axes, handles: list[Any], labels: list[str], ncol: int
         [reader(t) for t in labels],
         loc="upper center",
         ncol=ncol,
-        fontsize=6.5,
+        fontsize=5.8,
         frameon=False,
-        handlelength=2.2,
-        columnspacing=0.8,
+        handlelength=1.8,
+        handletextpad=0.4,
+        columnspacing=0.4,
     )
+    # out of the constrained layout: a legend as wide as the page would otherwise squeeze the
+    # panels to the middle and still be cut at both edges; the page fits it (fontsize, spacing)
+    legend.set_in_layout(False)
     for text in legend.get_texts():
         if text.get_text().endswith(":"):
             text.set_fontweight("bold")
