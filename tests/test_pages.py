@@ -12,7 +12,6 @@ import pytest
 
 from conftest import ROOT
 from delayed_bandits import config, pages, provenance
-from delayed_bandits.errors import ConfigError
 
 SMOKE = ["config/config.yaml", "config/smoke.yaml"]
 CLAIMS = [
@@ -159,8 +158,12 @@ def run(tmp_path: Path, monkeypatch) -> Path:
 
 def test_a_page_shows_the_figure_its_claims_and_how_it_was_made(run: Path) -> None:
     made = pages.build(run, {"figures": []}, _summary("smoke/"))
-    assert list(made) == [Path("vernade2017-fig2.md")]  # the one figure the run holds
+    assert len(made) == len(pages.figures(config.load(SMOKE)))  # every figure, run or not
     page = made[Path("vernade2017-fig2.md")]
+    assert "not in the run" not in page
+    waiting = made[Path("vernade2017-fig1.md")]  # a figure the run does not hold
+    assert "This figure is not in the run this page was written from" in waiting
+    assert "snakemake -n -p -F smoke/results/vernade2017/fig1/claims.json" in waiting
     assert "![vernade2017-fig2](../../smoke/figures/vernade2017-fig2.png)" in page
     assert "Run at the **smoke scale**" in page
     # the claims with verdicts and measured numbers, counted
@@ -225,9 +228,13 @@ def test_every_figure_and_the_arenas_views_get_a_page(monkeypatch) -> None:
     assert pages.Figure("arena-curves", "arena", "regret") in found
 
 
-def test_a_run_without_provenance_is_named(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="holds no figure's provenance"):
-        pages.build(tmp_path, {}, "")
+def test_a_checkout_without_a_run_gets_a_page_per_figure_waiting_for_it(monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)
+    made = pages.build(Path("."), {}, "")
+    assert len(made) == len(pages.figures(config.load(["config/config.yaml"])))
+    page = made[Path("manegueu2020-fig2.md")]
+    assert "Run at the **paper scale**" in page and "![manegueu2020-fig2](../../figures/" in page
+    assert page.count(pages.NOT_RUN) == 3  # under the image, the claims and the provenance
 
 
 def test_the_provenance_reads_as_rows() -> None:

@@ -30,6 +30,11 @@ from delayed_bandits import curves as cv
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.outputs import html_page
 
+NOT_RUN = (
+    "`make figures`, then `delayed-bandits quote papers --run . --write`, writes its image, "
+    "claims, jobs and provenance here."
+)
+CONFIG = "config/config.yaml"  # the config of a checkout that has no run yet
 PAGES = Path("docs/figures")
 """Where the pages are written, relative to the checkout (the run's figures are two levels up)."""
 COMMANDS = ("simulate", "summarise", "ratios", "leaderboard", "race", "claims", "plot")
@@ -252,6 +257,8 @@ def _claims(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 def _paper_words(rows: Sequence[Mapping[str, Any]], findings: list[Mapping[str, Any]]) -> list[str]:
     if findings:
         return [f"> {f['statement']}\n> — {f['location']}\n" for f in findings]
+    if not rows:
+        return ["The figure's claims state it, where the run has them (below)."]
     refs = sorted({c["paper_ref"] for c in rows})
     return [
         "The claims' statements below, each at its place in the paper: "
@@ -328,7 +335,12 @@ def _made(
         "",
         "```yaml",
         yaml.dump(
-            dict(section), Dumper=_Plain, sort_keys=False, allow_unicode=True, width=100
+            dict(section),
+            Dumper=_Plain,
+            sort_keys=False,
+            allow_unicode=True,
+            width=100,
+            default_flow_style=None,  # a list of values on one line
         ).rstrip(),
         "```",
         "",
@@ -386,12 +398,14 @@ def render(
     made_by: Sequence[Mapping[str, Any]],
     findings: Sequence[Mapping[str, Any]] = (),
     pages: int = 1,
+    ran: bool = True,
 ) -> str:
     """The Markdown page of ``figure`` from the ``run``: its config ``section``, the
     run's ``scale`` (config key), its claims ``rows`` (claims.json), its summary's provenance
     ``record`` (None for a figure drawn from the config alone), its jobs (``figure_jobs``) and
     the digest's ``findings`` (all of them; the page keeps those naming it) and the number of
-    ``pages`` of its PDF (each drawn as a PNG of its own where there are several)."""
+    ``pages`` of its PDF (each drawn as a PNG of its own where there are several). A figure
+    the run does not hold (``ran`` false) has its page say so, with its config and commands."""
     title = captions.title(section, figure.name)
     own = [f for f in findings if figure.name in f.get("figures", ())]
     view = figure.name != f"{figure.paper}-{figure.figure}"
@@ -406,7 +420,7 @@ def render(
             if view
             else ""
         )
-        + ". Back to the [README's verdict table](../../README.md#verdicts), "
+        + ". Back to the [README's verdict table](../../README.md#figures-and-verdicts), "
         "[artifact evaluation](../artifact-evaluation.md), [auditing](../auditing.md).",
         "",
         *_images(figure, run, pages),
@@ -418,10 +432,17 @@ def render(
     ]
     if findings:  # the digest has findings: those naming this figure
         lines += ["## Findings", "", *_findings(figure, findings), ""]
+    if not ran:
+        lines = [
+            *lines[:5],
+            f"This figure is not in the run this page was written from: {NOT_RUN}",
+            "",
+            *lines[5:],
+        ]
     lines += [
         "## Claims",
         "",
-        *_claims(rows),
+        *(_claims(rows) if ran else [f"Not in this run: {NOT_RUN}"]),
         "",
         "## How it was made",
         "",
@@ -430,7 +451,9 @@ def render(
         "## Provenance",
         "",
     ]
-    if record is None:
+    if not ran:
+        lines.append(f"Not in this run: {NOT_RUN}")
+    elif record is None:
         lines.append("None recorded (no simulation: the figure is drawn from the config).")
     else:
         lines += [
@@ -446,27 +469,31 @@ def build(run: Path, digest: Mapping[str, Any], summary: str | None = None) -> d
     """Every page of the run under ``run`` (the papers' figures and the arena's, with its views),
     by file name (under ``PAGES``), from its claims files and summaries' provenance, the papers'
     ``digest`` (its ``findings``, where it has them) and the run's ``snakemake
-    --detailed-summary`` text (``summary``; None: run it, ``detailed_summary``). A run with no
-    provenance to give its config is an error naming it."""
+    --detailed-summary`` text (``summary``; None: run it, ``detailed_summary``). The run's
+    config is the one its summaries recorded; a run with none yet (``run`` a fresh checkout)
+    gives every figure of ``CONFIG`` its page, each saying that it waits for its run."""
     results = run / "results"
     sidecars = sorted(results.glob("*/*/summary.provenance.json"))
-    if not sidecars:
-        raise ConfigError(
-            f"--run: {run} holds no figure's provenance ({results}/<paper>/<figure>/"
-            "summary.provenance.json); run `make figures` (then --run .) first"
+    first = json.loads(sidecars[0].read_text()) if sidecars else None
+    run_config = (
+        config.load(
+            first["config"]["paths"], first["paper"], first["config"]["overrides"], first["figure"]
         )
-    first = json.loads(sidecars[0].read_text())
-    run_config = config.load(
-        first["config"]["paths"], first["paper"], first["config"]["overrides"], first["figure"]
+        if first is not None
+        else config.load([CONFIG])
     )
-    found = [
-        f
-        for f in figures(run_config)
+    found = figures(run_config)
+    ran = {
+        f.name
+        for f in found
         if (results / f.paper / f.figure / "claims.json").is_file()
         or (run / "figures" / f"{f.name}.pdf").is_file()
-    ]
+    }
     where = Run.of(run, run_config["scale"])
-    rows = jobs(summary if summary is not None else detailed_summary(where, found, first))
+    done = [f for f in found if f.name in ran]
+    if summary is None:
+        summary = detailed_summary(where, done, first) if first is not None and done else ""
+    rows = jobs(summary)
     scale = grid.scale(run_config["scale"], prose=True)
     pages = {}
     for f in found:
@@ -483,5 +510,6 @@ def build(run: Path, digest: Mapping[str, Any], summary: str | None = None) -> d
             made_by=figure_jobs(rows, where, f),
             findings=digest.get("findings", []),
             pages=len(list((run / "figures" / f"{f.name}-pages").glob("page*.png"))),
+            ran=f.name in ran,
         )
     return pages
