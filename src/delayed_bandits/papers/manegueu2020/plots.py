@@ -8,7 +8,7 @@ from typing import Any, Mapping
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from delayed_bandits import captions
+from delayed_bandits import captions, grid
 from delayed_bandits import curves as cv
 from delayed_bandits.papers.manegueu2020.analysis import sweep_table, uniform_regret
 from delayed_bandits.style import legend_outside, palette, reader, unique_handles
@@ -54,6 +54,9 @@ def _uniform_play(
     what learning nothing scores, and the curve's spread as a share of its minimum, so that a
     narrow axis does not pass a few per cent for a deep U. A sweep that changes the problem
     (Figure 3's gap) has no one such level."""
+    cells = grid.settings(fig_cfg)
+    if not all("mu" in cells[s] for s in rows.setting):  # means set per point: mu_base + gap
+        return
     levels = {uniform_regret(fig_cfg, s, a) for s, a in zip(rows.setting, rows.algorithm)}
     if len(levels) != 1:
         return
