@@ -70,3 +70,49 @@ def test_a_typed_number_and_an_unknown_field_are_caught():
         captions.filled(fig, "T = {horizn}")
     with pytest.raises(ConfigError, match=r"caption: \{checkpoints\}"):
         captions.caption({"caption": "{checkpoints} points"})
+
+
+# a horizon as a notebook writes it: 3000, 3,000, 10\,000 or 10^4
+_NB_HORIZON = re.compile(r"\bT\s*=\s*(10\^\{?(\d+)\}?|\d{1,3}(?:(?:,|\\,)\d{3})+|\d+)")
+
+
+def _notebook_typed(text: str, values: Mapping[str, set[int]]) -> list[str]:
+    """What the markdown ``text`` of a paper's notebook types of its figures' ``values``
+    (``horizon``, ``replications``: the sets of the paper's figures)."""
+    text = " ".join(text.split())
+    found = []
+    for m in _NB_HORIZON.finditer(text):
+        number = 10 ** int(m[2]) if m[2] else int(re.sub(r"\D", "", m[1]))
+        if number in values["horizon"]:
+            found.append(m[0])
+    return found + [
+        m[0] for m in _RUNS.finditer(text) if int(m[1].replace(",", "")) in values["replications"]
+    ]
+
+
+def _notebooks() -> list[str]:
+    cfg = config.load(ROOT / "config" / "config.yaml")
+    return [p for p in cfg["papers"] if (ROOT / "notebooks" / f"{p}.ipynb").is_file()]
+
+
+@pytest.mark.parametrize("paper", _notebooks())
+def test_notebook_markdown_takes_its_numbers_from_the_config(paper):
+    import json
+
+    figs = config.load(ROOT / "config" / "config.yaml")["papers"][paper].values()
+    values = {key: {f[key] for f in figs if key in f} for key in ("horizon", "replications")}
+    cells = json.loads((ROOT / "notebooks" / f"{paper}.ipynb").read_text(encoding="utf-8"))
+    typed_here = [
+        (i, found)
+        for i, cell in enumerate(cells["cells"])
+        if cell["cell_type"] == "markdown"
+        for found in _notebook_typed("".join(cell["source"]), values)
+    ]
+    assert not typed_here, f"notebooks/{paper}.ipynb types config values (cell, text): {typed_here}"
+
+
+def test_a_notebook_number_is_caught_in_every_notation():
+    values = {"horizon": {10_000, 3000}, "replications": {400}}
+    assert _notebook_typed(r"$T = 10\,000$, 400 runs", values) == [r"T = 10\,000", "400 runs"]
+    assert _notebook_typed("up to $T = 10^4$ and T = 3000", values) == ["T = 10^4", "T = 3000"]
+    assert _notebook_typed("the paper's 200 runs at $T = 10^5$", values) == []
