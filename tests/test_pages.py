@@ -272,3 +272,18 @@ def test_every_page_of_a_document_is_a_png_of_its_own(tmp_path: Path) -> None:
     plotting.save(doc, [tmp_path / "x.pdf", tmp_path / "x.png"], folder)
     assert sorted(p.name for p in folder.iterdir()) == ["page1.png", "page2.png"]
     assert (tmp_path / "x.png").read_bytes() == (folder / "page1.png").read_bytes()
+
+
+def test_quote_papers_write_writes_the_pages(run: Path, tmp_path: Path, monkeypatch) -> None:
+    """``quote papers --run R --write`` writes the digest and a page per figure into --pages,
+    with the jobs of the run's detailed summary (stubbed here: no Snakemake runs)."""
+    from delayed_bandits import cli
+
+    monkeypatch.setattr(pages, "detailed_summary", lambda where, done, first: _summary("smoke/"))
+    doc, out = tmp_path / "doc.md", tmp_path / "figures"
+    doc.write_text("no blocks\n")
+    args = ["quote", "papers", "--run", str(run), "--write", "--pages", str(out)]
+    assert cli.main([*args, "--digest", str(tmp_path / "d.json"), "--docs", str(doc)]) == 0
+    page = (out / "vernade2017-fig2.md").read_text()
+    assert "delayed-bandits claims --merged x.json" in page and "| `fig2-b` |" in page
+    assert (out / "arena-curves.md").is_file()
