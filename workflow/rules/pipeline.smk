@@ -38,12 +38,11 @@ rule simulate:
         runtime=lambda wc: simulation_request(wc).runtime,
     params:
         code=SIMULATION_SHA256,
-        config=MERGED,
         spec=hashed(simulation_spec),
         settings=job_settings,
         algorithms=job_algorithms,
     shell:
-        "delayed-bandits simulate --merged {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits simulate --merged {MERGED:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --setting {params.settings:q}"
         " --algorithm {params.algorithms:q} --reps {wildcards.first:q}-{wildcards.last:q}"
         " --out {output.raw:q} --events {output.events:q} > {log:q} 2>&1"
@@ -96,9 +95,9 @@ rule summarise:
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=MERGED,
+        values=values("summary"),
     shell:
-        "delayed-bandits aggregate --merged {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits aggregate --merged {MERGED:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --out {output.summary:q}"
         " --provenance-html {output.provenance_page:q}"
         " {input.shards:q} > {log:q} 2>&1"
@@ -122,9 +121,9 @@ rule ratios:
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=MERGED,
+        values=values("table"),
     shell:
-        "delayed-bandits ratios --merged {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits ratios --merged {MERGED:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --out {output.ratios:q} {input.shards:q} > {log:q} 2>&1"
 
 
@@ -154,10 +153,10 @@ rule claims:
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=MERGED,
+        values=values("claims"),
         tables=table_options,
     shell:
-        "delayed-bandits claims --merged {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits claims --merged {MERGED:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} {params.tables:q} --out {output.claims:q}"
         " --html {output.page:q} > {log:q} 2>&1"
 
@@ -187,12 +186,12 @@ rule plot:
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=MERGED,
+        values=values("plot"),
         caption=figure_caption,
         shows=figure_shows,
         tables=table_options,
     shell:
-        "delayed-bandits plot --merged {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits plot --merged {MERGED:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} {params.tables:q} --out {output.pdf:q} {output.png:q}"
         " > {log:q} 2>&1"
 
@@ -215,9 +214,9 @@ rule gather_claims:
     params:
         code=SOURCE_SHA256,
         scale=SCALE,
-        config=MERGED,
+        words=lambda wc, input: gathered_scale(input.claims),
     shell:
-        "delayed-bandits gather-claims --scale {params.scale:q} --merged {params.config:q}"
+        "delayed-bandits gather-claims --scale {params.scale:q} --merged {MERGED:q}"
         " --out {output.report:q} {input.claims:q} > {log:q} 2>&1"
 
 
@@ -241,7 +240,7 @@ rule gather_paper_claims:
     params:
         code=SOURCE_SHA256,
         scale=SCALE,
-        config=MERGED,
+        words=lambda wc, input: gathered_scale(input.claims),
     shell:
-        "delayed-bandits gather-claims --scale {params.scale:q} --merged {params.config:q}"
+        "delayed-bandits gather-claims --scale {params.scale:q} --merged {MERGED:q}"
         " --out {output.report:q} {input.claims:q} > {log:q} 2>&1"
