@@ -601,7 +601,9 @@ MERGED_DIR = Path(".snakemake/delayed-bandits")
 """Where the workflow writes its merged configs (``write_merged``)."""
 
 
-def write_merged(config: Mapping[str, Any], made_from: Mapping[str, Any], where: Path = MERGED_DIR) -> Path:
+def write_merged(
+    config: Mapping[str, Any], made_from: Mapping[str, Any], where: Path = MERGED_DIR
+) -> Path:
     """Write a merged, validated ``config`` and what it was made from (``sources``) to
     ``where/config-<first 16 hex digits of the sha256 of the file's text>.json``, for the
     workflow's jobs to read (``read_merged``) instead of merging the files again, and return that

@@ -83,7 +83,12 @@ def curve_specs(
     return specs
 
 
-READ_ONLY_BY = {"title": "plot", "caption": "plot", "roughly_band": "claims", "slightly_worse": "claims"}
+READ_ONLY_BY = {
+    "title": "plot",
+    "caption": "plot",
+    "roughly_band": "claims",
+    "slightly_worse": "claims",
+}
 """The keys of a figure that one stage alone reads: a plot's words (``grid.title``), and the
 claims' thresholds (Vernade et al. 2020's ``roughly_band``, Manegueu et al.'s
 ``slightly_worse``). Every other key of a figure counts as read by every stage that reads the
@@ -135,6 +140,13 @@ def binding(
         software.environment()["simulation_sha256"],
         {key: config_hash(spec) for key, spec in specs.items()},
     )
+
+
+def claims_binding(config: Mapping[str, Any], paper: str, figure: str) -> Binding:
+    """The binding a figure's claims record (``claims.json``'s record, which ``quote`` checks):
+    of every curve of a simulated figure, of none of one drawn from the configuration alone."""
+    fig = cv.figure(config, paper, figure)
+    return binding(config, paper, figure, None if kinds.simulated(fig) else [])
 
 
 def binding_metadata(made_by: Binding) -> dict[bytes, bytes]:

@@ -25,7 +25,7 @@ for arg in sys.argv[2:]:  # every output path the command names, created empty
     if "/" in arg and path.suffix and not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("")
-        if path.suffix == ".csv":  # a table's record, written beside it
+        if path.suffix == ".csv" or path.name == "claims.json":  # its record, beside it
             path.with_name(path.stem + ".provenance.json").write_text("")
 """
 PLOT = {f"smoke/figures/{PAPER}-fig1.pdf", f"smoke/figures/{PAPER}-fig1.png"}
@@ -62,7 +62,9 @@ def _listed(work: Path, env: dict[str, str], overlay: bool = False) -> set[str]:
     dry = _snakemake(work, env, "-n", overlay=overlay)
     text = dry.stdout + dry.stderr
     assert dry.returncode == 0, text[-3000:]
-    assert {p.name: p.read_bytes() for p in merged.glob("config-*.json") if p.name in before} == before
+    assert {
+        p.name: p.read_bytes() for p in merged.glob("config-*.json") if p.name in before
+    } == before
     return {
         path
         for line in re.findall(r"^\s+output: (.*)$", text, re.MULTILINE)
@@ -79,10 +81,11 @@ def _set(doc: dict, keys: tuple[str, ...], value) -> dict:
 
 
 def _shards(work: Path) -> set[str]:
-    return {
-        p.relative_to(work).as_posix()
-        for p in (work / FIG).glob("rep*.parquet")
-    } | {f"{FIG}/summary.csv", f"{FIG}/summary.provenance.json", f"{FIG}/summary.provenance.html"}
+    return {p.relative_to(work).as_posix() for p in (work / FIG).glob("rep*.parquet")} | {
+        f"{FIG}/summary.csv",
+        f"{FIG}/summary.provenance.json",
+        f"{FIG}/summary.provenance.html",
+    }
 
 
 # (what is edited, its keys in the figure, the new value, where: in place or as an overlay)
@@ -97,7 +100,9 @@ EDITS = [
 
 
 @pytest.mark.probe("config edits, rerun")
-@pytest.mark.parametrize(("kind", "keys", "value", "where"), EDITS, ids=[f"{e[0]}-{e[3]}" for e in EDITS])
+@pytest.mark.parametrize(
+    ("kind", "keys", "value", "where"), EDITS, ids=[f"{e[0]}-{e[3]}" for e in EDITS]
+)
 def test_an_edit_reruns_what_it_decides_and_its_revert_too(work, kind, keys, value, where) -> None:
     work, env = work
     assert _listed(work, env) == set(), "the run is not up to date before the edit"
@@ -111,7 +116,9 @@ def test_an_edit_reruns_what_it_decides_and_its_revert_too(work, kind, keys, val
     if overlay:
         (work / "overlay.yaml").write_text(yaml.safe_dump(_set({}, path, value)))
     else:
-        smoke.write_text(yaml.safe_dump(_set(yaml.safe_load(original), path, value), sort_keys=False))
+        smoke.write_text(
+            yaml.safe_dump(_set(yaml.safe_load(original), path, value), sort_keys=False)
+        )
     try:
         listed = _listed(work, env, overlay)
         if kind == "simulation":  # the new checkpoints' shards: the same names

@@ -134,6 +134,7 @@ rule claims:
         shards=run_files,
     output:
         claims=out("results/{paper}/{figure}/claims.json"),
+        record=out("results/{paper}/{figure}/claims.provenance.json"),
         page=report(
             out("results/{paper}/{figure}/claims.html"),
             caption="../report/claims.rst",
