@@ -132,3 +132,19 @@ def test_an_edit_reruns_what_it_decides_and_its_revert_too(work, kind, keys, val
     assert _listed(work, env) == expected, "the revert left outputs of the edit"
     done = _snakemake(work, env, "--cores", "1")
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+
+
+@pytest.mark.probe("files and arguments")
+def test_snakemake_before_setup_says_to_run_make_setup(tmp_path: Path) -> None:
+    """A package the workflow imports that is missing (a stand-in package that needs one): one
+    line naming it and `make setup`, no ModuleNotFoundError traceback."""
+    (tmp_path / "work").mkdir()
+    work = copy_workflow(tmp_path / "work")
+    fake = tmp_path / "fake" / "delayed_bandits"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("import numba_not_installed_here\n")
+    env = dict(SNAKEMAKE_ENV, PYTHONPATH=str(fake.parent))
+    done = run(["snakemake", "-n", "--cores", "1"], work, env)
+    text = done.stdout + done.stderr
+    assert done.returncode != 0 and "ModuleNotFoundError" not in text, text[-2000:]
+    assert "numba_not_installed_here is not installed" in text and "make setup" in text, text

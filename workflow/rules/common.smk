@@ -9,17 +9,26 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from delayed_bandits import config as dbconfig
-from delayed_bandits import curves as dbcurves
-from delayed_bandits import delays as dbdelays
-from delayed_bandits import grid as dbgrid
-from delayed_bandits import kinds as dbkinds
-from delayed_bandits import layout as dblayout
-from delayed_bandits import papers as dbpapers
-from delayed_bandits import provenance as dbprovenance
-from delayed_bandits import resources as dbresources
-from delayed_bandits import software as dbsoftware
-from delayed_bandits import tables as dbtables
+from snakemake.exceptions import WorkflowError
+
+# Without the environment (`snakemake` typed before `make setup`, or outside .venv), one line
+# that says so, not a traceback ending here.
+try:
+    from delayed_bandits import config as dbconfig
+    from delayed_bandits import curves as dbcurves
+    from delayed_bandits import delays as dbdelays
+    from delayed_bandits import grid as dbgrid
+    from delayed_bandits import kinds as dbkinds
+    from delayed_bandits import layout as dblayout
+    from delayed_bandits import papers as dbpapers
+    from delayed_bandits import provenance as dbprovenance
+    from delayed_bandits import resources as dbresources
+    from delayed_bandits import software as dbsoftware
+except ModuleNotFoundError as missing:
+    raise WorkflowError(
+        "the package %s is not installed in this Python (%s): run `make setup`, then "
+        "`source .venv/bin/activate` (README.md, The two commands)" % (missing.name, sys.executable)
+    ) from None
 
 # The config, merged here once: the files Snakemake was given, in order (config/config.yaml, then
 # each --configfile, an overlay of those before it, e.g. config/smoke.yaml), with the --config
