@@ -45,7 +45,7 @@ checkpoint leaderboard_base:
         runtime=lambda wc: figure_analysis("arena", wc.figure).runtime,
     params:
         code=SOURCE_SHA256,
-        values=values("table"),
+        values=values("table", "arena"),
     shell:
         "delayed-bandits leaderboard --merged {MERGED:q} --paper arena"
         " --figure {wildcards.figure:q} --out {output.leaderboard:q} {input.shards:q} > {log:q} 2>&1"
@@ -106,7 +106,7 @@ rule leaderboard:
         runtime=lambda wc: figure_analysis("arena", wc.figure).runtime,
     params:
         code=SOURCE_SHA256,
-        values=values("table"),
+        values=values("table", "arena"),
     shell:
         "delayed-bandits leaderboard --merged {MERGED:q} --paper arena"
         " --figure {wildcards.figure:q} --base {input.base:q} --out {output.leaderboard:q}"
