@@ -40,8 +40,9 @@ except ModuleNotFoundError as missing:
 # so a job runs the config its DAG was built from, not the files as they are when it starts.
 # MERGED is named by its content and written once (config.write_merged): no other invocation
 # (a `snakemake -n` with an edited overlay) can change the file a running workflow's jobs read.
-# Its name is in no rule's params: each rule's params hold the hash of the values its job reads
-# (`values`, provenance.stage_values), so that an edit reruns exactly the jobs it decides.
+# Its name is no rerun trigger (MERGED_FILE below): each rule's params hold the hash of the
+# values its job reads (`values`, provenance.stage_values), so that an edit reruns exactly the
+# jobs it decides.
 # Jobs that re-parse the workflow (cluster jobs, twice per job on SLURM) find MERGED in the
 # environment the submitting process set (MERGED_ENV): they read what it wrote and validated.
 CONFIG_FILES = list(
@@ -60,6 +61,10 @@ else:
         dbconfig.write_merged(MERGED_CONFIG, dbconfig.sources(CONFIG_FILES, CONFIG_OVERRIDES))
     )
     os.environ[MERGED_ENV] = MERGED
+# What the rules pass as --merged: a Path, which Snakemake's params trigger leaves out (it
+# compares only the values it can represent: strings, numbers, containers), as it must, since
+# the name changes with every edit; what the job reads of it is in `values`.
+MERGED_FILE = Path(MERGED)
 
 
 envvars:
@@ -214,9 +219,7 @@ def values(stage, paper=None, figure=None):
     """A params function: the hash of the config values that ``stage`` of the wildcards' figure
     (or of ``paper`` and ``figure``) reads (provenance.stage_values), a rerun trigger."""
     return hashed(
-        lambda wc: dbprovenance.stage_values(
-            config, paper or wc.paper, figure or wc.figure, stage
-        )
+        lambda wc: dbprovenance.stage_values(config, paper or wc.paper, figure or wc.figure, stage)
     )
 
 
