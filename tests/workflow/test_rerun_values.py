@@ -31,6 +31,7 @@ for arg in sys.argv[2:]:  # every output path the command names, created empty
 PLOT = {f"smoke/figures/{PAPER}-fig1.pdf", f"smoke/figures/{PAPER}-fig1.png"}
 CLAIMS = {
     f"{FIG}/claims.json",
+    f"{FIG}/claims.provenance.json",
     f"{FIG}/claims.html",
     f"smoke/results/{PAPER}/claims.md",
     f"smoke/reports/{PAPER}.html",
