@@ -30,15 +30,33 @@ REPORT_VARIES = (
 )
 
 
+# Where a run's notebooks say they read their settings: the checkout the run was made in.
+MADE_IN = re.compile(rb"Settings from (/[^\s<\"']*?)/config/")
+
+
+def made_in(run: Path) -> bytes | None:
+    """The checkout the run was made in, as its rendered notebooks record it ("Settings from
+    <checkout>/config/config.yaml"), or None when no page says: a run copied or moved elsewhere
+    keeps the folder it was made in."""
+    for page in sorted((run / "reports").glob("*.html")):
+        found = MADE_IN.search(page.read_bytes())
+        if found:
+            return found[1]
+    return None
+
+
 def report_text(path: Path, run: Path) -> bytes:
     """A rendered notebook with what varies between runs masked (``REPORT_VARIES``), and the
     checkout the run was made in (the notebooks print where they read the results and the config)
-    read as ``<checkout>``: the run itself at the paper scale, the folder above ``<scale>/`` at
-    another."""
-    checkout = run.resolve()
-    if not (checkout / "Snakefile").exists() and (checkout.parent / "Snakefile").exists():
-        checkout = checkout.parent
-    text = path.read_bytes().replace(str(checkout).encode(), b"<checkout>")
+    read as ``<checkout>``: as the run's pages record it (``made_in``), else the run itself at
+    the paper scale, the folder above ``<scale>/`` at another."""
+    checkout = made_in(run)
+    if checkout is None:
+        folder = run.resolve()
+        if not (folder / "Snakefile").exists() and (folder.parent / "Snakefile").exists():
+            folder = folder.parent
+        checkout = str(folder).encode()
+    text = path.read_bytes().replace(checkout, b"<checkout>")
     for pattern, masked in REPORT_VARIES:
         text = pattern.sub(masked, text)
     return text

@@ -710,3 +710,28 @@ def test_reports_are_compared_but_for_what_varies(tmp_path: Path) -> None:
     changed = runs["b"] / "reports" / "arena-your-algorithm.html"
     changed.write_text(changed.read_text().replace("regret 12.5", "regret 12.6"))
     assert differences(runs["a"], runs["b"]) == ["differs: reports/arena-your-algorithm.html"]
+
+
+def test_a_run_copied_to_another_folder_is_the_same_run(tmp_path: Path) -> None:
+    """A byte-identical copy of a smoke run elsewhere: its pages still name the folder the run
+    was made in, which the comparison reads from them (``compare_runs.made_in``), not the folder
+    it is given."""
+    import shutil
+
+    from compare_runs import differences
+
+    made = tmp_path / "made" / "smoke"
+    (made / "reports").mkdir(parents=True)
+    (made / "results").mkdir()
+    (made / "results" / "claims.md").write_text("# claims\n")
+    checkout = made.parent.resolve()
+    (made / "reports" / "vernade2020.html").write_text(
+        f"<pre>Settings from {checkout}/config/config.yaml, {checkout}/config/smoke.yaml\n"
+        f"Reading results from {checkout}/smoke/results</pre>"
+    )
+    (made / "reports" / "arena.html").write_text(
+        f"<pre>Reading results from {made.resolve()}/results</pre>"
+    )
+    copy = tmp_path / "elsewhere" / "copy" / "smoke"
+    shutil.copytree(made, copy)
+    assert differences(made, copy) == []

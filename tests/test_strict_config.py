@@ -304,7 +304,7 @@ def test_a_variation_without_a_scale_gets_one_from_its_content(tmp_path: Path) -
     overlay = tmp_path / "my.yaml"
     overlay.write_text(yaml.safe_dump(VARIATION))
     scale = cfg.load([CONFIG, overlay])["scale"]
-    assert re.fullmatch(r"variation-[0-9a-f]{8}", scale), scale
+    assert re.fullmatch(r"variation-[0-9a-f]{16}", scale), scale
     assert cfg.output_prefix({"scale": scale}) == f"{scale}/"
     assert cfg.merged([CONFIG, overlay])["scale"] == scale  # the same overlay, the same folder
     other = tmp_path / "other.yaml"

@@ -35,7 +35,7 @@ import pandas as pd
 from delayed_bandits import grid, papers
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.outputs import html_page
-from delayed_bandits.tables import regenerate_hint
+from delayed_bandits.tables import Binding, read_recorded, regenerate_hint
 
 
 @dataclass(frozen=True)
@@ -332,12 +332,17 @@ COLUMNS: tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...] = (
 """The columns of a table of claims (as dicts), in markdown and HTML: each a header and its cell."""
 
 
-def read(path: Path) -> list[dict[str, Any]]:
+def read(
+    path: Path, binding: Binding | None = None, recorded: bool = False
+) -> list[dict[str, Any]]:
     """The claims of a claims file (``to_json``'s); ``ConfigError`` naming the file and how to
-    regenerate it when it is not UTF-8 JSON, or not a list of claims."""
+    regenerate it when it is not UTF-8 JSON, or not a list of claims. ``recorded``: checked
+    first against its record (``tables.read_recorded``: its sha256, and ``binding`` when given),
+    as a command that passes its verdicts on must (``quote``)."""
     names = [f.name for f in fields(Claim)]
+    data = read_recorded(path, binding) if recorded else path.read_bytes()
     try:
-        claims = json.loads(path.read_text(encoding="utf-8"))
+        claims = json.loads(data.decode("utf-8"))
     except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError alike
         raise ConfigError(
             f"{path} is not a claims file ({type(exc).__name__}: {exc}); {regenerate_hint(path)}"

@@ -518,8 +518,12 @@ def _claims(args: argparse.Namespace) -> None:
         made_by = provenance.binding(config, args.paper, args.figure, curves)
         tables["runs"] = read_runs(args.shards, curves, made_by)
     found = claims.check(args.paper, args.figure, tables, fig)
-    with atomic_path(args.out) as tmp:
-        tmp.write_text(claims.to_json(found))
+    from delayed_bandits import provenance
+    from delayed_bandits.tables import write_recorded
+
+    # with its record, which `quote` checks before it passes a verdict on
+    made_by = provenance.claims_binding(config, args.paper, args.figure)
+    write_recorded(claims.to_json(found).encode(), args.out, made_by)
     if args.html is not None:
         with atomic_path(args.html) as tmp:
             tmp.write_text(claims.to_html(found, f"Claims of {args.paper} {args.figure}"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import sys
 from functools import cache
 from importlib import resources
@@ -27,7 +28,6 @@ from delayed_bandits import algorithms, delays, grid, kinds, layout, papers
 from delayed_bandits import curves as cv
 from delayed_bandits import resources as rs
 from delayed_bandits.errors import ConfigError
-from delayed_bandits.outputs import atomic_path
 from delayed_bandits.tables import config_hash
 from delayed_bandits.yamlio import read_yaml
 
@@ -509,18 +509,45 @@ FIGURE_RUN_KEYS = ("shard_size", "simulate_jobs")
 VARIATION = "variation-"
 
 
+VARIATION_HEX = 16
+"""Hex digits of a variation's name: 64 bits, so that names collide with probability about
+n^2 / 2^65 among n variations (8 digits collided in one of 94,302 tries)."""
+VARIATION_RECORD = "variation.json"
+
+
 def variation_scale(base: Mapping[str, Any], config: dict[str, Any], named: bool) -> dict[str, Any]:
     """``config`` (``base``, the first config file, with overlays), its scale derived from its
     content when the overlays change what it computes but name no scale: so that a variation of
     the paper scale (``base``: config/config.yaml) never writes over its outputs. The derived
-    scale is ``variation-<first 8 hex digits of the sha256 of what the config computes>``: the
-    same overlay finds its outputs again, another writes apart."""
+    scale is ``variation-<first VARIATION_HEX hex digits of the sha256 of what the config
+    computes>``: the same overlay finds its outputs again, another writes apart, and
+    ``claim_variation`` refuses a folder that another variation holds."""
     if named or config.get("scale", "paper") != "paper":
         return config
     computed = _computed(config)
     if computed == _computed(base):
         return config
-    return {**config, "scale": VARIATION + config_hash(computed)[:8]}
+    return {**config, "scale": VARIATION + config_hash(computed)[:VARIATION_HEX]}
+
+
+def claim_variation(config: Mapping[str, Any], root: Path = Path(".")) -> None:
+    """For a config whose scale is a variation's name: record in its folder (``VARIATION_RECORD``,
+    written once) the full sha256 of what it computes, and ``ConfigError`` when the folder
+    records another (a name shared by two variations, or a folder edited by hand), before any of
+    its outputs is written over. Nothing for a named scale: its folder is the user's choice."""
+    scale = str(config.get("scale", "paper"))
+    if not scale.startswith(VARIATION):
+        return
+    digest = config_hash(_computed(config))
+    record = root / scale / VARIATION_RECORD
+    text = json.dumps({"computed_sha256": digest}) + "\n"
+    found = write_once(record, text)
+    if found != text:
+        raise ConfigError(
+            f"scale {scale}: its folder records another config ({record}: {found.strip()!r}, "
+            f"this config computes sha256 {digest}); two variations share the name, or the "
+            "record was edited: name a scale (scale: in an overlay) or move the folder away"
+        )
 
 
 def _computed(config: Mapping[str, Any]) -> dict[str, Any]:
@@ -570,17 +597,49 @@ def sources(
     }
 
 
-def write_merged(path: Path, config: Mapping[str, Any], made_from: Mapping[str, Any]) -> None:
-    """Write a merged, validated ``config`` and what it was made from (``sources``) to ``path``,
-    for the workflow's jobs to read (``read_merged``) instead of merging the files again. JSON in
-    the config's own key order: the order of the listed settings is that of the curves, and the
-    first one seeds every setting of a figure with ``shared_draws``. Written atomically, and left
-    as it is when it already holds the same, so that jobs reading it never see it change."""
-    text = json.dumps({"sources": made_from, "config": config}, indent=1, ensure_ascii=False)
-    if path.is_file() and path.read_text(encoding="utf-8") == text + "\n":
-        return
-    with atomic_path(path) as tmp:
-        tmp.write_text(text + "\n", encoding="utf-8")
+MERGED_DIR = Path(".snakemake/delayed-bandits")
+"""Where the workflow writes its merged configs (``write_merged``)."""
+
+
+def write_merged(
+    config: Mapping[str, Any], made_from: Mapping[str, Any], where: Path = MERGED_DIR
+) -> Path:
+    """Write a merged, validated ``config`` and what it was made from (``sources``) to
+    ``where/config-<first 16 hex digits of the sha256 of the file's text>.json``, for the
+    workflow's jobs to read (``read_merged``) instead of merging the files again, and return that
+    path. JSON in the config's own key order: the order of the listed settings is that of the
+    curves, and the first one seeds every setting of a figure with ``shared_draws``. Named by
+    its content and written once (``write_once``): no invocation, a preview with an edited
+    overlay included, can change a file that a running workflow's jobs read; a file of that name
+    that holds something else is a ``ConfigError``."""
+    text = json.dumps({"sources": made_from, "config": config}, indent=1, ensure_ascii=False) + "\n"
+    path = where / f"config-{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
+    if write_once(path, text) != text:
+        raise ConfigError(
+            f"merged config {str(path)!r} does not hold what its name (the sha256 of its text) "
+            "says: it was edited; remove it and run again"
+        )
+    return path
+
+
+def write_once(path: Path, text: str) -> str:
+    """Create ``path`` holding ``text``, atomically and only if it does not exist (a hard link of
+    a complete temporary file, which fails on an existing name where a rename would replace it),
+    and return what ``path`` holds: ``text``, unless another file was there first."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another invocation made it first: what it holds is checked below
+        finally:
+            tmp.unlink(missing_ok=True)
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return ""
 
 
 def read_merged(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:

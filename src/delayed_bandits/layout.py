@@ -144,7 +144,9 @@ def expected(config: Mapping[str, Any], notebooks: Iterable[str] = ()) -> list[s
             found += tables + [sidecar_path(Path(t)).as_posix() for t in tables]
             if tables:
                 found.append(f"results/{paper}/{figure}/summary.provenance.html")
-            found += [f"results/{paper}/{figure}/claims.{ext}" for ext in ("json", "html")]
+            claims = f"results/{paper}/{figure}/claims.json"
+            found += [claims, sidecar_path(Path(claims)).as_posix()]
+            found.append(f"results/{paper}/{figure}/claims.html")
             found += [f"figures/{paper}-{figure}.{ext}" for ext in ("pdf", "png")]
     found += [f"reports/{name}.html" for name in notebooks]
     return sorted(set(found))

@@ -23,8 +23,9 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 import pyarrow.parquet as pq
 
-from delayed_bandits import __version__, grid, seeds, software
+from delayed_bandits import __version__, grid, kinds, seeds, software
 from delayed_bandits import curves as cv
+from delayed_bandits.config import FIGURE_RUN_KEYS
 from delayed_bandits.outputs import html_page, write_parquet
 from delayed_bandits.tables import BINDING_KEY, Binding, canonical_json, config_hash, curve_key
 
@@ -82,6 +83,43 @@ def curve_specs(
     return specs
 
 
+READ_ONLY_BY = {
+    "title": "plot",
+    "caption": "plot",
+    "roughly_band": "claims",
+    "slightly_worse": "claims",
+}
+"""The keys of a figure that one stage alone reads: a plot's words (``grid.title``), and the
+claims' thresholds (Vernade et al. 2020's ``roughly_band``, Manegueu et al.'s
+``slightly_worse``). Every other key of a figure counts as read by every stage that reads the
+figure (tests/test_stage_values.py holds the stages' modules to it)."""
+STAGES = ("summary", "table", "claims", "plot")
+"""What reads a figure's config: its summary (``aggregate``), its other tables (``ratios``, the
+arena's leaderboard), its claims and its plots."""
+
+
+def stage_values(config: Mapping[str, Any], paper: str, figure: str, stage: str) -> str:
+    """The resolved values of ``config`` that decide what ``stage`` (of ``STAGES``) makes of a
+    figure, as canonical JSON, for the workflow to rerun a job when they change and only then
+    (its rules' ``values``; docs/decisions/engineering.md#rerun-values). A summary depends on the
+    numbers of the figure's curves alone (``curve_specs``; its record's config hashes say which
+    invocation made it); the other stages on the root seed (their bootstraps' seeds) and the
+    figure's keys, without those that only split the work (``config.FIGURE_RUN_KEYS``) or that
+    another stage alone reads (``READ_ONLY_BY``)."""
+    if stage not in STAGES:
+        raise ValueError(f"stage {stage!r}: allowed {', '.join(STAGES)}")
+    fig = cv.figure(config, paper, figure)
+    if stage == "summary":
+        curves = cv.curves(paper, figure, fig) if kinds.simulated(fig) else []
+        return canonical_json(curve_specs(config, paper, figure, curves)).decode()
+    read = {
+        key: value
+        for key, value in fig.items()
+        if key not in FIGURE_RUN_KEYS and READ_ONLY_BY.get(key, stage) == stage
+    }
+    return canonical_json({"seed": config["seed"], "figure": read}).decode()
+
+
 def binding(
     config: Mapping[str, Any],
     paper: str,
@@ -102,6 +140,13 @@ def binding(
         software.environment()["simulation_sha256"],
         {key: config_hash(spec) for key, spec in specs.items()},
     )
+
+
+def claims_binding(config: Mapping[str, Any], paper: str, figure: str) -> Binding:
+    """The binding a figure's claims record (``claims.json``'s record, which ``quote`` checks):
+    of every curve of a simulated figure, of none of one drawn from the configuration alone."""
+    fig = cv.figure(config, paper, figure)
+    return binding(config, paper, figure, None if kinds.simulated(fig) else [])
 
 
 def binding_metadata(made_by: Binding) -> dict[bytes, bytes]:

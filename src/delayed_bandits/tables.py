@@ -253,9 +253,18 @@ def write_table(
     frame: pd.DataFrame, path: Path, binding: Binding, record: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """Write ``frame`` as CSV (no index, ``FLOAT_FORMAT``) and its record beside it
-    (``sidecar_path``): the sha256 of the CSV's bytes, the ``binding`` of its numbers, then
-    ``record`` (a summary's provenance). Both or neither are replaced; the record is returned."""
+    (``write_recorded``); the record is returned."""
     data = frame.to_csv(index=False, float_format=FLOAT_FORMAT).encode()
+    return write_recorded(data, path, binding, record)
+
+
+def write_recorded(
+    data: bytes, path: Path, binding: Binding, record: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Write ``data`` to ``path`` and its record beside it (``sidecar_path``): the sha256 of the
+    bytes, the ``binding`` of what they were made from, then ``record`` (a summary's
+    provenance). Both or neither are replaced; the record is returned. A table, or a figure's
+    claims (``claims.json``), which every reader checks (``read_recorded``)."""
     full = {TABLE_SHA256: hashlib.sha256(data).hexdigest(), BINDING: binding.as_dict()}
     full.update(record or {})
     with atomic_path(path) as tmp, atomic_path(sidecar_path(path)) as tmp_record:
@@ -264,9 +273,11 @@ def write_table(
     return full
 
 
-def _checked_csv(path: str | Path, binding: Binding | None) -> pd.DataFrame:
-    """A CSV table whose bytes are those its record gives the sha256 of (a lost row, a changed
-    digit or a cut line is refused before it is parsed), made by ``binding``."""
+def read_recorded(path: str | Path, binding: Binding | None) -> bytes:
+    """The bytes of a file ``write_recorded`` wrote, when they are those its record gives the
+    sha256 of (a lost row, a changed digit, a flipped verdict or a cut line is refused before it
+    is parsed) and it was made by ``binding`` (None: any); ``CorruptTableError`` naming the file
+    otherwise."""
     path = Path(path)
     _regular(path)
     sidecar = sidecar_path(path)
@@ -286,6 +297,12 @@ def _checked_csv(path: str | Path, binding: Binding | None) -> pd.DataFrame:
         )
     if binding is not None:
         check_binding(path, Binding.from_dict(record.get(BINDING), path), binding)
+    return data
+
+
+def _checked_csv(path: str | Path, binding: Binding | None) -> pd.DataFrame:
+    """A CSV table checked as ``read_recorded`` checks it, parsed."""
+    data = read_recorded(path, binding)
     try:
         return pd.read_csv(io.BytesIO(data))
     except (ValueError, pd.errors.ParserError) as exc:

@@ -20,8 +20,12 @@ from delayed_bandits import claims, config, grid, provenance
 from delayed_bandits.errors import ConfigError
 
 
-def _figure(path: Path) -> dict[str, Any]:
-    rows = json.loads(path.read_text())
+def _figure(path: Path, run_config: Mapping[str, Any]) -> dict[str, Any]:
+    """One figure's claims, read as every reader of a run's outputs reads them: checked against
+    their record (its sha256 and their binding to the run's config), so that a verdict edited by
+    hand, or a claims file of another config, is refused before it is quoted."""
+    paper, figure = path.parent.parent.name, path.parent.name
+    rows = claims.read(path, provenance.claims_binding(run_config, paper, figure), recorded=True)
     found = [
         {
             "id": c["id"],
@@ -33,8 +37,8 @@ def _figure(path: Path) -> dict[str, Any]:
         for c in rows
     ]
     return {
-        "paper": path.parent.parent.name,
-        "figure": path.parent.name,
+        "paper": paper,
+        "figure": figure,
         "verdicts": _tally(found),
         "claims": found,
     }
@@ -86,7 +90,8 @@ def digest(run: Path, leave_out: Iterable[str] = ()) -> dict[str, Any]:
         (paper, figure) for paper in run_config["papers"] for figure in run_config["papers"][paper]
     ]
     figures = sorted(
-        (_figure(p) for p in files), key=lambda f: order.index((f["paper"], f["figure"]))
+        (_figure(p, run_config) for p in files),
+        key=lambda f: order.index((f["paper"], f["figure"])),
     )
     papers = list(dict.fromkeys(f["paper"] for f in figures))
     return {

@@ -183,11 +183,15 @@ def check(
             read_parquet(path)
         except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
             problems.append(f"{path.relative_to(run)}: {type(exc).__name__}: {exc}")
-    csvs = [p for p in files if p.suffix == ".csv" and run / "results" in p.parents]
+    csvs = [
+        p
+        for p in files
+        if (p.suffix == ".csv" or p.name == "claims.json") and run / "results" in p.parents
+    ]
     problems += [found for found in (_table(p, run) for p in csvs) if found]
     checked = [
         f"{len(tables)} parquet tables against the checksum of their content",
-        f"{len(csvs)} CSV tables against their records",
+        f"{len(csvs)} CSV tables and claims files against their records",
     ]
     try:
         if config is None:

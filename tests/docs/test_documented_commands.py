@@ -57,6 +57,28 @@ def _smoke(command: str) -> bool:
     return "config/smoke.yaml" in command or command.split()[-1] == "smoke"
 
 
+# What a `snakemake` command that runs jobs needs to run as written (Snakemake refuses to start
+# without a core count: "cores have to be specified"), and the options of one that runs none.
+_CORES = ("--cores", "-c", "--jobs", "-j", "--profile")
+_NO_JOBS = ("-n", "--dry-run", "--dryrun", "--unlock", "--lint", "--summary", "--list-rules")
+
+
+def _missing_cores(command: str) -> bool:
+    """A `snakemake` command that would run jobs and names no core count (nor a profile that
+    sets one): as written, it stops before any job."""
+    args = shlex.split(command)
+    if args[0] != "snakemake" or any(a in _NO_JOBS for a in args):
+        return False
+    return not any(a in _CORES or a.startswith(tuple(f"{c}=" for c in _CORES)) for a in args)
+
+
+def test_documented_snakemake_commands_name_their_cores() -> None:
+    """Each documented `snakemake` command runs as written: the dry runs below add `-n`, which
+    would hide a missing --cores."""
+    missing = [c for c in _documented_commands() if _missing_cores(c)]
+    assert not missing, missing
+
+
 def _run_verbatim(command: str, work: Path, dry: bool) -> None:
     args = shlex.split(command)
     if args[:2] == ["delayed-bandits", "bench"] or (
@@ -73,6 +95,7 @@ def _run_verbatim(command: str, work: Path, dry: bool) -> None:
         _parser().parse_args(args[1:])
         return
     if dry and args[0] == "snakemake" and "-n" not in args and "--unlock" not in args:
+        assert not _missing_cores(command), f"{command}: runs no job as written (no --cores)"
         args.insert(1, "-n")
     done = run(args, work)
     assert done.returncode == 0, f"{command}:\n{done.stderr[-2000:]}"

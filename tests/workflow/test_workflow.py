@@ -41,7 +41,7 @@ def test_figures_summaries_and_claims(smoke_run: Path) -> None:
         if not kinds.simulated(cfg):  # drawn from the configuration: no shard, no summary
             assert sorted(
                 p.name for p in (smoke_run / f"smoke/results/{paper}/{fig}").iterdir()
-            ) == ["claims.html", "claims.json"], (paper, fig)
+            ) == ["claims.html", "claims.json", "claims.provenance.json"], (paper, fig)
             continue
         summary = pd.read_csv(smoke_run / f"smoke/results/{paper}/{fig}/summary.csv")
         assert list(summary.columns) == [

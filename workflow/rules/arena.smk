@@ -45,10 +45,10 @@ checkpoint leaderboard_base:
         runtime=lambda wc: figure_analysis("arena", wc.figure).runtime,
     params:
         code=SOURCE_SHA256,
-        config=MERGED,
-        statistics=tie_statistics,
+        merged=MERGED_FILE,
+        values=values("table", "arena"),
     shell:
-        "delayed-bandits leaderboard --merged {params.config:q} --paper arena"
+        "delayed-bandits leaderboard --merged {params.merged:q} --paper arena"
         " --figure {wildcards.figure:q} --out {output.leaderboard:q} {input.shards:q} > {log:q} 2>&1"
 
 
@@ -74,7 +74,7 @@ rule race:
         runtime=lambda wc: race_request(wc).runtime,
     params:
         code=SIMULATION_SHA256,
-        config=MERGED,
+        merged=MERGED_FILE,
         spec=hashed(
             lambda wc: json.dumps(
                 dbprovenance.curve_specs(config, "arena", wc.figure, race_curves(wc)),
@@ -83,7 +83,7 @@ rule race:
         ),
         algorithms=lambda wc: [a for _, a in race_curves(wc)],
     shell:
-        "delayed-bandits simulate --merged {params.config:q} --paper arena"
+        "delayed-bandits simulate --merged {params.merged:q} --paper arena"
         " --figure {wildcards.figure:q} --setting {wildcards.setting:q}"
         " --algorithm {params.algorithms:q} --reps {wildcards.first:q}-{wildcards.last:q}"
         " --out {output.raw:q} --events {output.events:q} > {log:q} 2>&1"
@@ -108,10 +108,10 @@ rule leaderboard:
         runtime=lambda wc: figure_analysis("arena", wc.figure).runtime,
     params:
         code=SOURCE_SHA256,
-        config=MERGED,
-        statistics=tie_statistics,
+        merged=MERGED_FILE,
+        values=values("table", "arena"),
     shell:
-        "delayed-bandits leaderboard --merged {params.config:q} --paper arena"
+        "delayed-bandits leaderboard --merged {params.merged:q} --paper arena"
         " --figure {wildcards.figure:q} --base {input.base:q} --out {output.leaderboard:q}"
         " {input.shards:q} > {log:q} 2>&1"
 
@@ -144,10 +144,11 @@ rule arena_view:
         runtime=lambda wc: figure_analysis("arena", "regret").runtime,
     params:
         code=SOURCE_SHA256,
-        config=MERGED,
+        merged=MERGED_FILE,
+        values=values("plot", "arena", "regret"),
         shows=lambda wc: dbkinds.shows(f"arena_{wc.view}"),
     shell:
-        "delayed-bandits plot --merged {params.config:q} --paper arena --figure regret"
+        "delayed-bandits plot --merged {params.merged:q} --paper arena --figure regret"
         " --kind arena_{wildcards.view:q} --summary {input.summary:q}"
         " --leaderboard {input.leaderboard:q} --out {output.pdf:q} {output.png:q}"
         " --png-pages {output.pages:q} > {log:q} 2>&1"

@@ -9,18 +9,28 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from delayed_bandits import config as dbconfig
-from delayed_bandits import curves as dbcurves
-from delayed_bandits import delays as dbdelays
-from delayed_bandits import captions as dbcaptions
-from delayed_bandits import grid as dbgrid
-from delayed_bandits import kinds as dbkinds
-from delayed_bandits import layout as dblayout
-from delayed_bandits import papers as dbpapers
-from delayed_bandits import provenance as dbprovenance
-from delayed_bandits import resources as dbresources
-from delayed_bandits import software as dbsoftware
-from delayed_bandits import tables as dbtables
+from snakemake.exceptions import WorkflowError
+
+# Without the environment (`snakemake` typed before `make setup`, or outside .venv), one line
+# that says so, not a traceback ending here.
+try:
+    from delayed_bandits import config as dbconfig
+    from delayed_bandits import curves as dbcurves
+    from delayed_bandits import captions as dbcaptions
+    from delayed_bandits import delays as dbdelays
+    from delayed_bandits import grid as dbgrid
+    from delayed_bandits import kinds as dbkinds
+    from delayed_bandits import layout as dblayout
+    from delayed_bandits import papers as dbpapers
+    from delayed_bandits import provenance as dbprovenance
+    from delayed_bandits import resources as dbresources
+    from delayed_bandits import software as dbsoftware
+    from delayed_bandits import tables as dbtables
+except ModuleNotFoundError as missing:
+    raise WorkflowError(
+        "the package %s is not installed in this Python (%s): run `make setup`, then "
+        "`source .venv/bin/activate` (README.md, The two commands)" % (missing.name, sys.executable)
+    ) from None
 
 # The config, merged here once: the files Snakemake was given, in order (config/config.yaml, then
 # each --configfile, an overlay of those before it, e.g. config/smoke.yaml), with the --config
@@ -30,24 +40,39 @@ from delayed_bandits import tables as dbtables
 # any job runs, and written to MERGED with the files and overrides it was made from (which a
 # summary's provenance records); every job reads it there (delayed-bandits <command> --merged),
 # so a job runs the config its DAG was built from, not the files as they are when it starts.
-# MERGED is named by the files and overrides, not by their content: a rule's params (a rerun
-# trigger) change with them alone, so an edit reruns only the jobs whose numbers it changes
-# (their spec) or what they show (a plot's caption). Cluster jobs re-parse the workflow (twice
-# per job on SLURM): they read MERGED, which the submitting process wrote and validated.
+# MERGED is named by its content and written once (config.write_merged): no other invocation
+# (a `snakemake -n` with an edited overlay) can change the file a running workflow's jobs read.
+# Its name is no rerun trigger (MERGED_FILE below): each rule's params hold the hash of the
+# values its job reads (`values`, provenance.stage_values), so that an edit reruns exactly the
+# jobs it decides.
+# Jobs that re-parse the workflow (cluster jobs, twice per job on SLURM) find MERGED in the
+# environment the submitting process set (MERGED_ENV): they read what it wrote and validated.
 CONFIG_FILES = list(
     dict.fromkeys(["config/config.yaml", *map(os.path.relpath, workflow.overwrite_configfiles)])
 )
 CONFIG_OVERRIDES = dict(workflow.config_settings.config)
-MERGED_NAME = dbtables.config_hash({"paths": CONFIG_FILES, "overrides": CONFIG_OVERRIDES})[:16]
-MERGED = f".snakemake/delayed-bandits/config-{MERGED_NAME}.json"
+MERGED_ENV = "DELAYED_BANDITS_MERGED"
 if workflow.remote_exec or workflow.subprocess_exec:
+    MERGED = os.environ.get(MERGED_ENV, "")
     MERGED_CONFIG, _ = dbconfig.read_merged(Path(MERGED))
 else:
     MERGED_CONFIG = dbconfig.merged(CONFIG_FILES, CONFIG_OVERRIDES)
     dbconfig.validate(MERGED_CONFIG)
-    dbconfig.write_merged(
-        Path(MERGED), MERGED_CONFIG, dbconfig.sources(CONFIG_FILES, CONFIG_OVERRIDES)
+    dbconfig.claim_variation(MERGED_CONFIG)
+    MERGED = str(
+        dbconfig.write_merged(MERGED_CONFIG, dbconfig.sources(CONFIG_FILES, CONFIG_OVERRIDES))
     )
+    os.environ[MERGED_ENV] = MERGED
+# What the rules pass as --merged: a Path, which Snakemake's params trigger leaves out (it
+# compares only the values it can represent: strings, numbers, containers), as it must, since
+# the name changes with every edit; what the job reads of it is in `values`.
+MERGED_FILE = Path(MERGED)
+
+
+envvars:
+    MERGED_ENV,
+
+
 config.clear()
 config.update(MERGED_CONFIG)
 
@@ -192,6 +217,24 @@ def hashed(param):
     return digest
 
 
+def values(stage, paper=None, figure=None):
+    """A params function: the hash of the config values that ``stage`` of the wildcards' figure
+    (or of ``paper`` and ``figure``) reads (provenance.stage_values), a rerun trigger."""
+    return hashed(
+        lambda wc: dbprovenance.stage_values(config, paper or wc.paper, figure or wc.figure, stage)
+    )
+
+
+def gathered_scale(claims):
+    """What gather-claims reads of the config for the ``claims`` files: the scale, worded over
+    their figures (grid.scale: a figure whose ``only`` keeps a subset is named)."""
+    figures = {}
+    for path in claims:
+        paper, figure = Path(path).parent.parent.name, Path(path).parent.name
+        figures[f"{paper} {figure}"] = figure_config(paper, figure)
+    return dbgrid.scale(SCALE, figures)
+
+
 def simulation_request(wildcards):
     """Memory and run time of one shard, from its replication count and the horizons of the
     curves it runs, one after another (layout.job_steps counts them the same way), each at the
@@ -319,15 +362,6 @@ def raced(figure):
     the base runs' leaderboard once the checkpoint has made it (once per version of the file)."""
     path = checkpoints.leaderboard_base.get(figure=figure).output.leaderboard
     return _read_race_plan(path, os.path.getmtime(path), figure)
-
-
-def tie_statistics(wildcards):
-    """The figure's statistics with their defaults (arena.ties.statistics): a parameter of the
-    leaderboards, as MERGED's name follows the config's paths and not its contents, and a second
-    stage changes the base runs' confidence too (arena.racing.stage_confidence)."""
-    from delayed_bandits.arena.ties import statistics
-
-    return json.dumps(statistics(figure_config("arena", wildcards.figure)), sort_keys=True)
 
 
 def race_shards(wildcards):

@@ -38,12 +38,12 @@ rule simulate:
         runtime=lambda wc: simulation_request(wc).runtime,
     params:
         code=SIMULATION_SHA256,
-        config=MERGED,
+        merged=MERGED_FILE,
         spec=hashed(simulation_spec),
         settings=job_settings,
         algorithms=job_algorithms,
     shell:
-        "delayed-bandits simulate --merged {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits simulate --merged {params.merged:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --setting {params.settings:q}"
         " --algorithm {params.algorithms:q} --reps {wildcards.first:q}-{wildcards.last:q}"
         " --out {output.raw:q} --events {output.events:q} > {log:q} 2>&1"
@@ -96,9 +96,10 @@ rule summarise:
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=MERGED,
+        merged=MERGED_FILE,
+        values=values("summary"),
     shell:
-        "delayed-bandits aggregate --merged {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits aggregate --merged {params.merged:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --out {output.summary:q}"
         " --provenance-html {output.provenance_page:q}"
         " {input.shards:q} > {log:q} 2>&1"
@@ -122,9 +123,10 @@ rule ratios:
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=MERGED,
+        merged=MERGED_FILE,
+        values=values("table"),
     shell:
-        "delayed-bandits ratios --merged {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits ratios --merged {params.merged:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} --out {output.ratios:q} {input.shards:q} > {log:q} 2>&1"
 
 
@@ -135,6 +137,7 @@ rule claims:
         shards=run_files,
     output:
         claims=out("results/{paper}/{figure}/claims.json"),
+        record=out("results/{paper}/{figure}/claims.provenance.json"),
         page=report(
             out("results/{paper}/{figure}/claims.html"),
             caption="../report/claims.rst",
@@ -154,10 +157,11 @@ rule claims:
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=MERGED,
+        merged=MERGED_FILE,
+        values=values("claims"),
         tables=table_options,
     shell:
-        "delayed-bandits claims --merged {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits claims --merged {params.merged:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} {params.tables:q} --out {output.claims:q}"
         " --html {output.page:q} > {log:q} 2>&1"
 
@@ -187,12 +191,13 @@ rule plot:
         runtime=lambda wc: analysis_request(wc).runtime,
     params:
         code=SOURCE_SHA256,
-        config=MERGED,
+        merged=MERGED_FILE,
+        values=values("plot"),
         caption=figure_caption,
         shows=figure_shows,
         tables=table_options,
     shell:
-        "delayed-bandits plot --merged {params.config:q} --paper {wildcards.paper:q}"
+        "delayed-bandits plot --merged {params.merged:q} --paper {wildcards.paper:q}"
         " --figure {wildcards.figure:q} {params.tables:q} --out {output.pdf:q} {output.png:q}"
         " > {log:q} 2>&1"
 
@@ -214,10 +219,11 @@ rule gather_claims:
         runtime=ANALYSIS.runtime,
     params:
         code=SOURCE_SHA256,
+        merged=MERGED_FILE,
         scale=SCALE,
-        config=MERGED,
+        words=lambda wc, input: gathered_scale(input.claims),
     shell:
-        "delayed-bandits gather-claims --scale {params.scale:q} --merged {params.config:q}"
+        "delayed-bandits gather-claims --scale {params.scale:q} --merged {params.merged:q}"
         " --out {output.report:q} {input.claims:q} > {log:q} 2>&1"
 
 
@@ -240,8 +246,9 @@ rule gather_paper_claims:
         runtime=ANALYSIS.runtime,
     params:
         code=SOURCE_SHA256,
+        merged=MERGED_FILE,
         scale=SCALE,
-        config=MERGED,
+        words=lambda wc, input: gathered_scale(input.claims),
     shell:
-        "delayed-bandits gather-claims --scale {params.scale:q} --merged {params.config:q}"
+        "delayed-bandits gather-claims --scale {params.scale:q} --merged {params.merged:q}"
         " --out {output.report:q} {input.claims:q} > {log:q} 2>&1"
