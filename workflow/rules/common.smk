@@ -25,7 +25,6 @@ try:
     from delayed_bandits import provenance as dbprovenance
     from delayed_bandits import resources as dbresources
     from delayed_bandits import software as dbsoftware
-    from delayed_bandits import tables as dbtables
 except ModuleNotFoundError as missing:
     raise WorkflowError(
         "the package %s is not installed in this Python (%s): run `make setup`, then "
