@@ -1,0 +1,180 @@
+"""The CPU cost of `make arena-full`, estimated from per-entrant, per-replication times of the
+compiled kernels at the full scale (a tool for the coordinator, not a test; issue 57, item 5).
+
+Measure (one process; CPU time of this process, `time.process_time`, so that a busy machine
+inflates it less than wall time):
+
+    python tools/arena_cost.py measure --reps 1 --out timings.csv
+    python tools/arena_cost.py measure --reps 1 --only d-ucb d-klucb d-ts --out new.csv
+
+Each (figure, regime, K, base rate, window) is timed on its first setting of the config (the
+gaps of one base rate cost about the same), every entrant that applies, replication 0..reps-1,
+and the environment's draw apart (the row ``(draw)``). Then
+
+    python tools/arena_cost.py estimate timings.csv [new.csv ...] [--digest docs/data/arena-full.json]
+
+scales each measured time by the settings it stands for and by the runs each design gives an
+entrant (a later file's rows replace an earlier one's), and prints the CPU-hours of
+
+- (a) every entrant ``replications`` runs of every setting (today's config; racing's second stage
+  is not counted: it is the design the issue replaces);
+- (b) ``--screen`` runs of every entrant, then the rest only for the contenders: an entrant stops
+  where the committed digest's median ratio to the best at T exceeds ``--stop-ratio`` at both base
+  rates (the regret figure; the window and switching figures keep their runs).
+
+Only the simulation is counted: the analysis jobs were about 3 % of the citable run's CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from delayed_bandits import algorithms, grid, provenance, seeds
+from delayed_bandits import config as cfg
+from delayed_bandits.simulate import _Curves
+from delayed_bandits.tables import curve_key
+
+CONFIGS = ("config/config.yaml", "config/arena-full.yaml")
+PAPER = "arena"
+DRAW = "(draw)"  # the row of the environment's draw, made once per setting and replication
+
+
+def _key(fig: dict, figure: str, setting: str) -> tuple:
+    """What a setting's cost depends on: its figure, regime, K, base rate and window."""
+    st = grid.settings(fig)[setting]
+    return (figure, grid.point(fig, setting).listed, st["n_arms"], st["base_mean"], st["window"])
+
+
+def _config() -> dict:
+    return cfg.load(list(CONFIGS), PAPER)
+
+
+def measure(reps: int, only: list[str] | None, out: Path) -> None:
+    config = _config()
+    plugin = algorithms.experiment(PAPER)
+    rows = []
+    for figure, fig in config["papers"][PAPER].items():
+        names = [n for n in fig["algorithms"] if only is None or n in only]
+        seen: set[tuple] = set()
+        for setting in grid.settings(fig):
+            key = _key(fig, figure, setting)
+            if key in seen or not names:
+                continue
+            seen.add(key)
+            specs = provenance.curve_specs(config, PAPER, figure, [(setting, n) for n in names])
+            job = _Curves.of(
+                PAPER, figure, setting, {n: specs[curve_key(setting, n)] for n in names}
+            )
+            times: dict[str, float] = defaultdict(float)
+            for r in range(reps):
+                env_seed, policy_seed = seeds.replication_seeds(
+                    job.seed, PAPER, figure, job.seed_setting, r
+                )
+                for st, members in job.groups:
+                    start = time.process_time()
+                    env = plugin.draw_environment(env_seed, job.horizon, st)
+                    times[DRAW] += time.process_time() - start
+                    for name, algo in members:
+                        algo.kernel(st, env, job.checkpoints[:1], 0)  # compile or load the cache
+                        start = time.process_time()
+                        algo.kernel(st, env, job.checkpoints, seeds.as_int(policy_seed))
+                        times[name] += time.process_time() - start
+            for name, total in times.items():
+                rows.append([*key, name, total / reps])
+                print(*key, name, f"{total / reps:.3f}", file=sys.stderr, flush=True)
+    with out.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["figure", "regime", "n_arms", "base_mean", "window", "algorithm", "cpu_s"])
+        w.writerows(rows)
+
+
+def _read(paths: list[Path]) -> dict[tuple, float]:
+    """cpu_s by (key..., algorithm); a later file's rows replace an earlier one's."""
+    out: dict[tuple, float] = {}
+    for path in paths:
+        with path.open() as f:
+            for row in csv.DictReader(f):
+                key = (
+                    row["figure"],
+                    row["regime"],
+                    int(row["n_arms"]),
+                    float(row["base_mean"]),
+                    int(row["window"]),
+                    row["algorithm"],
+                )
+                out[key] = float(row["cpu_s"])
+    return out
+
+
+def stopped(digest: Path, ratio: float) -> set[str]:
+    """The entrants whose median ratio to the best at the digest's horizon exceeds ``ratio`` at
+    every base rate (the screen's assumed outcome)."""
+    d = json.loads(digest.read_text())
+    by: dict[str, list[float]] = defaultdict(list)
+    for w in d["wins"]:
+        if w["horizon"] == d["horizon"]:
+            by[w["algorithm"]].append(w["median_ratio"])
+    return {a for a, r in by.items() if len(r) == len(d["base_means"]) and min(r) > ratio}
+
+
+def estimate(
+    paths: list[Path], digest: Path, screen: int, ratio: float
+) -> dict[str, dict[str, float]]:
+    """CPU-hours of the simulation under designs (a) and (b) (module docstring), by figure and
+    by entrant: {"a": {...}, "b": {...}}, each with a "total"."""
+    config = _config()
+    timed = _read(paths)
+    stop = stopped(digest, ratio)
+    cost: dict[str, dict[str, float]] = {"a": defaultdict(float), "b": defaultdict(float)}
+    for figure, fig in config["papers"][PAPER].items():
+        runs = int(fig["replications"])
+        for setting in grid.settings(fig):
+            key = _key(fig, figure, setting)
+            ran = [n for n in fig["algorithms"] if (*key, n) in timed]
+            for name in [*ran, DRAW]:
+                per_run = timed.get((*key, name), 0.0)
+                screened = figure == "regret" and name in stop
+                cost["a"][name] += per_run * runs
+                cost["b"][name] += per_run * (min(screen, runs) if screened else runs)
+                cost["a"][f"figure {figure}"] += per_run * runs
+                cost["b"][f"figure {figure}"] += per_run * (min(screen, runs) if screened else runs)
+    for design in cost.values():
+        design["total"] = sum(v for k, v in design.items() if not k.startswith("figure "))
+    return {d: {k: v / 3600 for k, v in c.items()} for d, c in cost.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("measure")
+    m.add_argument("--reps", type=int, default=1)
+    m.add_argument("--only", nargs="*")
+    m.add_argument("--out", type=Path, required=True)
+    e = sub.add_parser("estimate")
+    e.add_argument("timings", type=Path, nargs="+")
+    e.add_argument("--digest", type=Path, default=Path("docs/data/arena-full.json"))
+    e.add_argument("--screen", type=int, default=10)
+    e.add_argument("--stop-ratio", type=float, default=1.5)
+    args = parser.parse_args()
+    if args.command == "measure":
+        measure(args.reps, args.only, args.out)
+        return
+    result = estimate(args.timings, args.digest, args.screen, args.stop_ratio)
+    print(f"stopped after the screen: {sorted(stopped(args.digest, args.stop_ratio))}")
+    keys = sorted(set(result["a"]) | set(result["b"]), key=lambda k: -result["a"].get(k, 0.0))
+    print(f"{'':28s} {'(a) CPU-h':>10s} {'(b) CPU-h':>10s}")
+    for k in keys:
+        print(f"{k:28s} {result['a'].get(k, 0.0):10.3f} {result['b'].get(k, 0.0):10.3f}")
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    main()
