@@ -57,16 +57,33 @@ def _config() -> dict:
     return cfg.load(list(CONFIGS), PAPER)
 
 
-def measure(reps: int, only: list[str] | None, out: Path) -> None:
+def measure(
+    reps: int,
+    only: list[str] | None,
+    out: Path,
+    figures: list[str] | None = None,
+    regimes: list[str] | None = None,
+    skip: list[Path] | None = None,
+) -> None:
+    """Time every entrant (or those of ``only``) on each key's first setting of the figures
+    (``figures``) and regimes (``regimes``) given, all by default, but the keys already in the
+    ``skip`` files; each key's rows are appended to ``out`` as soon as they are measured."""
     config = _config()
     plugin = algorithms.experiment(PAPER)
-    rows = []
+    done = {key[:-1] for key in _read(skip or [])}
+    fresh = not out.exists()
+    f = out.open("a", newline="")
+    w = csv.writer(f)
+    if fresh:
+        w.writerow(["figure", "regime", "n_arms", "base_mean", "window", "algorithm", "cpu_s"])
     for figure, fig in config["papers"][PAPER].items():
+        if figures and figure not in figures:
+            continue
         names = [n for n in fig["algorithms"] if only is None or n in only]
         seen: set[tuple] = set()
         for setting in grid.settings(fig):
             key = _key(fig, figure, setting)
-            if key in seen or not names:
+            if key in seen or key in done or not names or (regimes and key[1] not in regimes):
                 continue
             seen.add(key)
             specs = provenance.curve_specs(config, PAPER, figure, [(setting, n) for n in names])
@@ -88,12 +105,10 @@ def measure(reps: int, only: list[str] | None, out: Path) -> None:
                         algo.kernel(st, env, job.checkpoints, seeds.as_int(policy_seed))
                         times[name] += time.process_time() - start
             for name, total in times.items():
-                rows.append([*key, name, total / reps])
+                w.writerow([*key, name, total / reps])
                 print(*key, name, f"{total / reps:.3f}", file=sys.stderr, flush=True)
-    with out.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["figure", "regime", "n_arms", "base_mean", "window", "algorithm", "cpu_s"])
-        w.writerows(rows)
+            f.flush()
+    f.close()
 
 
 def _read(paths: list[Path]) -> dict[tuple, float]:
@@ -158,6 +173,9 @@ def main() -> None:
     m.add_argument("--reps", type=int, default=1)
     m.add_argument("--only", nargs="*")
     m.add_argument("--out", type=Path, required=True)
+    m.add_argument("--figures", nargs="*")
+    m.add_argument("--regimes", nargs="*")
+    m.add_argument("--skip", type=Path, nargs="*")
     e = sub.add_parser("estimate")
     e.add_argument("timings", type=Path, nargs="+")
     e.add_argument("--digest", type=Path, default=Path("docs/data/arena-full.json"))
@@ -165,7 +183,7 @@ def main() -> None:
     e.add_argument("--stop-ratio", type=float, default=1.5)
     args = parser.parse_args()
     if args.command == "measure":
-        measure(args.reps, args.only, args.out)
+        measure(args.reps, args.only, args.out, args.figures, args.regimes, args.skip)
         return
     result = estimate(args.timings, args.digest, args.screen, args.stop_ratio)
     print(f"stopped after the screen: {sorted(stopped(args.digest, args.stop_ratio))}")

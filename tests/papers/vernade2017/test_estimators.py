@@ -167,7 +167,7 @@ def test_geometric_recursion_equals_the_sum(windowed: bool, arrival: str) -> Non
     """Section 5.1's recursion (6), O_k <- q (O_k + 1{A_t = k}), less each pull's term q^(m+L)
     when it turns old under a window, gives the weighted sum N~ of tau(min(age, m)) over a long
     run: the arena's worst case, geometric delays of mean 1000 (1/(1 - q) = 1001), the window
-    m = 4603 (tau_m = 0.99), T = 10^5.
+    m = 4607 (tau_m = 0.99), T = 10^5.
 
     Equal in arithmetic; in floating point O_k carries its rounding (at most 3 units u = 2^-53 of
     O_k <= 1/(1 - q) a round, shrunk by q each round after), so the two differ by at most
@@ -175,7 +175,7 @@ def test_geometric_recursion_equals_the_sum(windowed: bool, arrival: str) -> Non
     tolerance below adds (docs/decisions/vernade2017.md#recursion). A wrong recursion (a term
     left in, or out, of the window) is off by 1e-3 or more."""
     dist = delays.Geometric(1000.0)
-    window = 4603 if windowed else None
+    window = 4607 if windowed else None
     lag = p17.ARRIVALS[arrival]
     horizon, n_arms = 100_000, 3
     tau = delays.cdf_table(dist, window or horizon)

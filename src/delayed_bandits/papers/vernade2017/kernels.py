@@ -13,17 +13,17 @@ arms interleaved.
 Cost, per round: O(1) per arrival (O(m) in a round with arrivals for the estimated censored CDF),
 O(K) for the indices, and, where N~ is a weighted sum (a law other than the geometric, or the
 estimated censored CDF), one addition per pull in the window, in the reference's order (s
-increasing). That
-sum is d-UCB's floor: every weight tau(t-1-s) moves each round and floating-point addition is not
-associative, so no arm's N~ can be carried over from the last round and stay the reference's
-number. At K = 10 and m = 200 (the arena's bench setting, T = 5000) it is about 200 additions,
-140 ns of a 245 ns round: the sum alone caps d-UCB near 7M agent-steps/s, and it runs at 4.0M
-(3.6M through its runner, ``delayed-bandits bench --paper arena``), against uniform play's
-50-130M on the shared 2-core machine. Each addition waits on two loads (the pull's round, then
-its weight): at T = 100000 and m = 200 a round costs about 165 ns at K = 2 and 215 ns at K = 10
-(0.8-1 ns per pull in the window). Adding up the sums of four rounds together, as four
-independent chains each in the reference's order, was tried and measured: 10-20% faster at
-m = 200, no faster or slower at m = 25, so it was not kept.
+increasing). That sum is d-UCB's floor off the geometric law: every weight tau(t-1-s) moves each
+round and floating-point addition is not associative, so no arm's N~ can be carried over from the
+last round and stay the reference's number (the recursion can, because the reference takes it
+too). Measured when the geometric law took the sum too: at K = 10 and m = 200 (the arena's bench
+setting, T = 5000) about 200 additions, 140 ns of a 245 ns round, capping d-UCB near 7M
+agent-steps/s (it ran at 4.0M, against uniform play's 50-130M on the shared 2-core machine).
+Each addition waits on two loads (the pull's round, then its weight): at T = 100000 and m = 200
+a round costs about 165 ns at K = 2 and 215 ns at K = 10 (0.8-1 ns per pull in the window).
+Adding up the sums of four rounds together, as four independent chains each in the reference's
+order, was tried and measured: 10-20% faster at m = 200, no faster or slower at m = 25, so it
+was not kept.
 
 DelayedKLUCB adds K Newton searches a round (beta and every N~ change each round, so no index
 carries over), each from q = 1 as the reference's, since another start would change the index's
