@@ -141,26 +141,37 @@ def stopped(digest: Path, ratio: float) -> set[str]:
 
 
 def estimate(
-    paths: list[Path], digest: Path, screen: int, ratio: float
+    paths: list[Path],
+    digest: Path,
+    screen: int,
+    ratio: float,
+    screened_figures: tuple[str, ...] = ("regret",),
 ) -> dict[str, dict[str, float]]:
     """CPU-hours of the simulation under designs (a) and (b) (module docstring), by figure and
-    by entrant: {"a": {...}, "b": {...}}, each with a "total"."""
+    by entrant: {"a": {...}, "b": {...}}, each with a "total". The screen stops entrants in the
+    figures of ``screened_figures`` only."""
     config = _config()
     timed = _read(paths)
     stop = stopped(digest, ratio)
     cost: dict[str, dict[str, float]] = {"a": defaultdict(float), "b": defaultdict(float)}
+    missing = set()
     for figure, fig in config["papers"][PAPER].items():
         runs = int(fig["replications"])
         for setting in grid.settings(fig):
             key = _key(fig, figure, setting)
+            if (*key, DRAW) not in timed:
+                missing.add(key)
+                continue
             ran = [n for n in fig["algorithms"] if (*key, n) in timed]
             for name in [*ran, DRAW]:
-                per_run = timed.get((*key, name), 0.0)
-                screened = figure == "regret" and name in stop
+                per_run = timed[(*key, name)]
+                screened = figure in screened_figures and name in stop
                 cost["a"][name] += per_run * runs
                 cost["b"][name] += per_run * (min(screen, runs) if screened else runs)
                 cost["a"][f"figure {figure}"] += per_run * runs
                 cost["b"][f"figure {figure}"] += per_run * (min(screen, runs) if screened else runs)
+    if missing:
+        raise SystemExit(f"no timing for {len(missing)} keys, e.g. {sorted(missing)[:3]}")
     for design in cost.values():
         design["total"] = sum(v for k, v in design.items() if not k.startswith("figure "))
     return {d: {k: v / 3600 for k, v in c.items()} for d, c in cost.items()}
@@ -181,11 +192,14 @@ def main() -> None:
     e.add_argument("--digest", type=Path, default=Path("docs/data/arena-full.json"))
     e.add_argument("--screen", type=int, default=10)
     e.add_argument("--stop-ratio", type=float, default=1.5)
+    e.add_argument("--screened-figures", nargs="*", default=["regret"])
     args = parser.parse_args()
     if args.command == "measure":
         measure(args.reps, args.only, args.out, args.figures, args.regimes, args.skip)
         return
-    result = estimate(args.timings, args.digest, args.screen, args.stop_ratio)
+    result = estimate(
+        args.timings, args.digest, args.screen, args.stop_ratio, tuple(args.screened_figures)
+    )
     print(f"stopped after the screen: {sorted(stopped(args.digest, args.stop_ratio))}")
     keys = sorted(set(result["a"]) | set(result["b"]), key=lambda k: -result["a"].get(k, 0.0))
     print(f"{'':28s} {'(a) CPU-h':>10s} {'(b) CPU-h':>10s}")
