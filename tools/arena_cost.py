@@ -1,5 +1,5 @@
 """The CPU cost of `make arena-full`, estimated from per-entrant, per-replication times of the
-compiled kernels at the full scale (a tool for the coordinator, not a test; issue 57, item 5).
+compiled kernels at the full scale (a tool to rerun, not a test).
 
 Measure (one process; CPU time of this process, `time.process_time`, so that a busy machine
 inflates it less than wall time):
