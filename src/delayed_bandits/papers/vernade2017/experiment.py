@@ -122,6 +122,7 @@ def _delayed(censored: bool, kl: bool, estimate: bool, ts: bool = False) -> tupl
             st.gamma,
             rng=np.random.default_rng(seed) if ts else None,
             lag=st.lag,
+            q=st.delay.q if isinstance(st.delay, delays.Geometric) else None,
         )
         actions = run(policy, st.theta, env.uniforms, env.delays, window, _usable(st))
         return _regret_at(st.theta, actions, cp), actions, None

@@ -3,24 +3,27 @@
 Same policies, timing and tie-breaking as ``delayed_bandits.papers.vernade2017.policies`` (the readable
 reference); the kernels differ only in how they keep the counts and search the indices: arrivals
 are bucketed by the round they become usable, the censored N~ uses the m-buffer of Section 7, and
-the uncensored N~ with geometric delays uses the O(1) recursion (6), N~_k = N_k - O_k,
-O_k <- q (O_k + 1{A_t = k}). The index functions are the reference's own, compiled in
+with geometric delays N~ uses the O(1) recursion (6), N~_k = N_k - O_k, O_k <- q (O_k + 1{A_t = k})
+(the reference's ``geometric_step``), uncensored or windowed: there O_k sums over the pulls of the
+last m rounds only, each leaving it as it turns old (docs/decisions/vernade2017.md#recursion).
+The index functions are the reference's own, compiled in
 (``register_jitable``); DelayedKLUCB runs ``klucb_index``'s Newton steps (``klucb_step``) for all
 arms interleaved.
 
 Cost, per round: O(1) per arrival (O(m) in a round with arrivals for the estimated censored CDF),
-O(K) for the indices, and, where N~ is a weighted sum (censored, or uncensored without the
-recursion), one addition per pull in the window, in the reference's order (s increasing). That
-sum is d-UCB's floor: every weight tau(t-1-s) moves each round and floating-point addition is not
-associative, so no arm's N~ can be carried over from the last round and stay the reference's
-number. At K = 10 and m = 200 (the arena's bench setting, T = 5000) it is about 200 additions,
-140 ns of a 245 ns round: the sum alone caps d-UCB near 7M agent-steps/s, and it runs at 4.0M
-(3.6M through its runner, ``delayed-bandits bench --paper arena``), against uniform play's
-50-130M on the shared 2-core machine. Each addition waits on two loads (the pull's round, then
-its weight): at T = 100000 and m = 200 a round costs about 165 ns at K = 2 and 215 ns at K = 10
-(0.8-1 ns per pull in the window). Adding up the sums of four rounds together, as four
-independent chains each in the reference's order, was tried and measured: 10-20% faster at
-m = 200, no faster or slower at m = 25, so it was not kept.
+O(K) for the indices, and, where N~ is a weighted sum (a law other than the geometric, or the
+estimated censored CDF), one addition per pull in the window, in the reference's order (s
+increasing). That sum is d-UCB's floor off the geometric law: every weight tau(t-1-s) moves each
+round and floating-point addition is not associative, so no arm's N~ can be carried over from the
+last round and stay the reference's number (the recursion can, because the reference takes it
+too). Measured when the geometric law took the sum too: at K = 10 and m = 200 (the arena's bench
+setting, T = 5000) about 200 additions, 140 ns of a 245 ns round, capping d-UCB near 7M
+agent-steps/s (it ran at 4.0M, against uniform play's 50-130M on the shared 2-core machine).
+Each addition waits on two loads (the pull's round, then its weight): at T = 100000 and m = 200
+a round costs about 165 ns at K = 2 and 215 ns at K = 10 (0.8-1 ns per pull in the window).
+Adding up the sums of four rounds together, as four independent chains each in the reference's
+order, was tried and measured: 10-20% faster at m = 200, no faster or slower at m = 25, so it
+was not kept.
 
 DelayedKLUCB adds K Newton searches a round (beta and every N~ change each round, so no index
 carries over), each from q = 1 as the reference's, since another start would change the index's
@@ -46,11 +49,14 @@ from numba import njit
 from delayed_bandits.indices import thompson_arm
 from delayed_bandits.papers.vernade2017.policies import (
     KLUCB_TOLERANCE,
+    geometric_step,
     klucb_index,
     klucb_step,
+    leave_window,
     poisson_kl,
     ucb_index,
     usable,
+    young_weight,
 )
 from delayed_bandits.queues import arrival_lists, enqueue, record
 
@@ -102,9 +108,10 @@ def delayed_index(
     ``checkpoints``. The first K + ``wait`` rounds cycle through the arms (``wait`` = 0: each arm
     once, Algorithm 1; ``wait`` = m: the D-UCB of Manegueu et al. 2020, Section 8.2).
 
-    ``tau[d]`` = P(D <= d) for d = 0..window (censored) or 0..T (uncensored). Uncensored with
-    ``q >= 0`` uses the geometric recursion with that q (known CDF) or with q = mu_hat/(mu_hat+1)
-    (``estimate_cdf``, Appendix D); ``q < 0`` falls back to the full weighted sum. With ``ts``
+    ``tau[d]`` = P(D <= d) for d = 0..window (censored) or 0..T (uncensored). ``q >= 0`` (the
+    law is geometric, tau(d) = 1 - q^(d+1)) uses the recursion (6) with that q (known CDF,
+    censored or not) or, uncensored with ``estimate_cdf``, with q = mu_hat/(mu_hat+1) (Appendix
+    D); ``q < 0``, and the estimated censored CDF, fall back to the weighted sum. With ``ts``
     the index is a draw from Beta(1 + S_k, 1 + max(N~_k - S_k, 0)) from ``rng`` (the reference's
     ``rng``; not in the paper). ``lag`` is the arrival convention's (``policies.ARRIVALS``): a
     conversion is usable from round ``usable(s, D, lag)``, and N~ weighs the pull at s by
@@ -114,7 +121,7 @@ def delayed_index(
     successes = np.zeros(n_arms)
     pulls = np.zeros(n_arms)
     old = np.zeros(n_arms)  # censored: pulls at s <= t-1-m, weight tau_m
-    o = np.zeros(n_arms)  # uncensored recursion state O_k(t)
+    o = np.zeros(n_arms)  # recursion state O_k(t), over the window's pulls when censored
     n_tilde = np.zeros(n_arms)
     # KL: the arms' estimates, their Newton iterates (then indices), and which still search
     theta_hats = np.zeros(n_arms)
@@ -123,15 +130,17 @@ def delayed_index(
     head, tail, link = arrival_lists(horizon)
     n_obs = 0
     mu_hat = 0.0  # Appendix D, uncensored: the delays' mean by stochastic approximation
-    recursion = (not censored) and q >= 0.0
+    # Appendix D, censored: the weight of age d is #{observed delays <= d} / n_obs, recomputed
+    # only in rounds with arrivals (the counts are integers, so any order sums them exactly).
+    estimated = estimate_cdf and censored
+    recursion = q >= 0.0 and not estimated
+    # windowed recursion: O_k's term of a pull turning old, q^(m + L) (math.pow, as the reference)
+    leaving = math.pow(q, float(window + lag)) if recursion and censored else 0.0
     # The weighted sum's pulls of arm k, oldest first: rounds[k, first[k]:last[k]], so that each
     # arm's sum runs in a register, adding the weights in increasing s as the reference does.
     rounds = np.empty((n_arms, 0 if recursion else horizon), dtype=np.int64)
     first = np.zeros(n_arms, dtype=np.int64)
     last = np.zeros(n_arms, dtype=np.int64)
-    # Appendix D, censored: the weight of age d is #{observed delays <= d} / n_obs, recomputed
-    # only in rounds with arrivals (the counts are integers, so any order sums them exactly).
-    estimated = estimate_cdf and censored
     observed = np.zeros(window + 1 if estimated else 1)
     weights = np.ones(window + 1) if estimated else tau
     out = np.zeros(checkpoints.shape[0])
@@ -165,7 +174,9 @@ def delayed_index(
                 if lag == 0:
                     carry = mu_hat / (mu_hat + 1.0) if estimate_cdf else q
                 for k in range(n_arms):
-                    n_tilde[k] = pulls[k] - o[k] * carry
+                    n_tilde[k] = young_weight(pulls[k] - old[k], o[k], carry)
+                    if censored:
+                        n_tilde[k] = old[k] * tau[window] + n_tilde[k]
             else:
                 tau_old = 1.0 if estimate_cdf else tau[window if censored else 0]
                 for k in range(n_arms):
@@ -234,14 +245,18 @@ def delayed_index(
                         best_index = index
                         arm = k
         regret, ci = _play(t, arm, theta, best, pulls, actions, regret, checkpoints, out, ci)
+        aged = t + 1 - lag - window  # censored: this pull weighs tau_m from round t + 1 on
         if recursion:
             q_now = mu_hat / (mu_hat + 1.0) if estimate_cdf else q
             for k in range(n_arms):
-                o[k] = q_now * (o[k] + (1.0 if k == arm else 0.0))
+                o[k] = geometric_step(o[k], k == arm, q_now)
+            if censored and aged >= 1:
+                a = actions[aged - 1]
+                old[a] += 1.0
+                o[a] = leave_window(o[a], leaving, pulls[a] - old[a])
         else:
             rounds[arm, last[arm]] = t
             last[arm] += 1
-            aged = t + 1 - lag - window  # censored: this pull weighs tau_m from round t + 1 on
             if censored and aged >= 1:
                 a = actions[aged - 1]
                 old[a] += 1.0

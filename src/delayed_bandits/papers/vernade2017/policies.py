@@ -14,6 +14,12 @@ tau(min(t - L - s, m)), and the delay-corrected count of Section 5.1 is
     N~_k(t) = sum_{s <= t-L-m} 1{A_s = k} tau_m + sum_{s = t-L-m+1}^{t-1} 1{A_s = k} tau_{t-L-s}
 
 (L = 0 is Section 5.1's formula as printed; L = 1 shifts its arguments by the round).
+
+For a geometric law, tau(d) = 1 - q^(d+1) (Section 7), the sum is carried from round to round by
+the recursion (6) of Section 5.1 instead of added up: the window's part is
+n_k - q^(1-L) O_k(t), n_k the pulls of the last m rounds and O_k(t) = sum of q^(t-s) over them,
+and O_k moves by ``geometric_step`` each round and by ``leave_window`` when a pull turns old
+(docs/decisions/vernade2017.md#recursion; without a window, Remark 5, no pull ever leaves).
 """
 
 from __future__ import annotations
@@ -87,6 +93,27 @@ def klucb_step(theta_hat: float, n_tilde: float, b: float, q: float) -> float:
     return (n_tilde * poisson_kl(theta_hat, q) - b) / (n_tilde * (1.0 - theta_hat / q))
 
 
+@register_jitable  # plain Python here; compiled into the kernels, same arithmetic
+def geometric_step(o: float, pulled: bool, q: float) -> float:
+    """Eq. (6)'s update after round t: O_k(t + 1) = q (O_k(t) + 1{A_t = k})."""
+    return q * (o + (1.0 if pulled else 0.0))
+
+
+@register_jitable  # plain Python here; compiled into the kernels, same arithmetic
+def leave_window(o: float, leaving: float, young: float) -> float:
+    """O_k once a pull of arm k turns old (its age reaches m): less that pull's term,
+    ``leaving`` = q^(m + L). With no pull of k left in the window (``young`` = 0) O_k is 0 in
+    arithmetic, and is set so, rather than left with the rounding of its subtractions."""
+    return o - leaving if young > 0.0 else 0.0
+
+
+@register_jitable  # plain Python here; compiled into the kernels, same arithmetic
+def young_weight(young: float, o: float, carry: float) -> float:
+    """The pulls of the window weighed by tau(age) = 1 - q^(age + 1): ``young`` of them, less
+    q^(1-L) O_k(t) (``carry`` = 1 next-round, q same-round), eq. (6)'s N~_k = N_k - O_k."""
+    return young - o * carry
+
+
 @dataclass
 class DelayedIndexPolicy:
     """DelayedUCB / DelayedKLUCB (Algorithm 1), censored or not, with a known or estimated CDF.
@@ -107,7 +134,11 @@ class DelayedIndexPolicy:
     S / N~, the estimate the indices use.
 
     ``lag`` is the arrival convention's (``ARRIVALS``): N~ weighs the pull at s by
-    tau(min(t - lag - s, m)), the probability that its conversion has been seen by round t."""
+    tau(min(t - lag - s, m)), the probability that its conversion has been seen by round t.
+
+    ``q``: the law is geometric, tau(d) = 1 - q^(d+1), and N~ is carried by the recursion (6)
+    (module docstring), censored or not; without it, N~ is the sum of the weights. The estimated
+    uncensored CDF always takes the recursion, with q = mu_hat / (mu_hat + 1)."""
 
     n_arms: int
     tau: Callable[[int], float]
@@ -119,11 +150,12 @@ class DelayedIndexPolicy:
     wait: int = 0
     rng: np.random.Generator | None = None
     lag: int = ARRIVALS[NEXT_ROUND]
+    q: float | None = None
     actions: list[int] = field(default_factory=list)
     successes: list[int] = field(init=False)
     observed_delays: list[int] = field(default_factory=list)
     mu_hat: float = 0.0
-    o: list[float] = field(init=False)  # O_k(t) of eq. (6), estimated-CDF uncensored only
+    o: list[float] = field(init=False)  # O_k(t) of eq. (6), where ``recursive``
 
     def __post_init__(self) -> None:
         self.successes = [0] * self.n_arms
@@ -140,12 +172,33 @@ class DelayedIndexPolicy:
         cumulative = np.cumsum(counts)
         return lambda d: float(cumulative[min(d, len(cumulative) - 1)]) / n_obs
 
+    @property
+    def recursive(self) -> bool:
+        """Whether N~ is carried by the recursion (6): a geometric law, known (``q``) or, without
+        a window, estimated (Appendix D); not the estimated censored CDF, which is no geometric."""
+        if self.estimate_cdf:
+            return self.window is None
+        return self.q is not None
+
+    def current_q(self) -> float:
+        """The geometric law's q the recursion uses now: the known one, or Appendix D's plug-in
+        mu_hat / (mu_hat + 1)."""
+        if self.estimate_cdf:
+            return self.mu_hat / (self.mu_hat + 1.0)
+        assert self.q is not None
+        return self.q
+
     def n_tilde(self, k: int, t: int, tau: Callable[[int], float]) -> float:
-        if self.estimate_cdf and self.window is None:
+        if self.recursive:
             # O_k sums q^(t-s), the weight 1 - tau(t-1-s) of the next-round convention; the
             # same-round one's 1 - tau(t-s) is q^(t-s+1), O_k times the current q
-            carry = 1.0 if self.lag else self.mu_hat / (self.mu_hat + 1.0)
-            return self.actions.count(k) - self.o[k] * carry
+            carry = 1.0 if self.lag else self.current_q()
+            n = self.actions.count(k)
+            if self.window is None:
+                return young_weight(n, self.o[k], carry)
+            # Section 7's N_k(t - m) tau_m, then the window's pulls by the recursion
+            old = self.actions[: max(t - self.lag - self.window, 0)].count(k)  # age >= m
+            return old * tau(self.window) + young_weight(n - old, self.o[k], carry)
         if self.window is None:  # uncensored: every pull weighs tau(its age)
             total = 0.0
             for s, a in enumerate(self.actions, start=1):
@@ -181,9 +234,16 @@ class DelayedIndexPolicy:
 
     def played(self, t: int, arm: int) -> None:
         self.actions.append(arm)
-        if self.estimate_cdf and self.window is None:
-            q_hat = self.mu_hat / (self.mu_hat + 1.0)
-            self.o = [q_hat * (o + (k == arm)) for k, o in enumerate(self.o)]
+        if not self.recursive:
+            return
+        q = self.current_q()
+        self.o = [geometric_step(o, k == arm, q) for k, o in enumerate(self.o)]
+        aged = t + 1 - self.lag - (self.window or 0)  # the pull that weighs tau_m from t + 1
+        if self.window is not None and aged >= 1:
+            a = self.actions[aged - 1]
+            young = self.actions[aged:].count(a)  # its pulls at s > aged
+            leaving = math.pow(q, float(self.window + self.lag))  # its term q^(m + L)
+            self.o[a] = leave_window(self.o[a], leaving, young)
 
     def observe(self, s: int, arm: int, delay: int) -> None:
         self.successes[arm] += 1
