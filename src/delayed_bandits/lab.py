@@ -303,7 +303,8 @@ def run(
     reference: bool = False,
 ) -> pd.DataFrame:
     """Replications 0..``runs`` - 1 of each entrant of ``entrants`` (ids) on ``setting``, every
-    entrant on the same draw of each replication, from the root seed ``seed``: its compiled
+    entrant on the same draw of each replication, from the root seed ``seed`` (an id given twice
+    runs once): its compiled
     kernel, or its readable reference (``reference=True``; tens of times slower). The frame has
     the columns of a shard (``SHARD_COLUMNS``): the setting's ``name``, the entrant's id as
     ``algorithm``, the replication, the checkpoint t and the pseudo-regret there."""
@@ -315,8 +316,8 @@ def run(
         raise BadParameter(f"seed: an integer >= 0, got {seed!r}")
     st = check(setting, entrants)
     cp = checkpoint_grid(setting.horizon, setting.checkpoints)
-    chosen = [entrant(i).declaration for i in entrants]
-    frames = []
+    chosen = [entrant(i).declaration for i in dict.fromkeys(entrants)]
+    frames: dict[str, list[pd.DataFrame]] = {a.id: [] for a in chosen}
     for r in range(runs):
         env_seed, policy_seed = seeds.replication_seeds(
             int(seed), PAPER, setting.figure, setting.name, r
@@ -325,7 +326,7 @@ def run(
         for a in chosen:
             runner = a.reference if reference else a.kernel
             regret, _, _ = runner(st, draw, cp, seeds.as_int(policy_seed))
-            frames.append(
+            frames[a.id].append(
                 pd.DataFrame(
                     {
                         "setting": setting.name,
@@ -336,7 +337,8 @@ def run(
                     }
                 )
             )
-    return pd.concat(frames, ignore_index=True)[SHARD_COLUMNS]
+    # entrant by entrant, each in replication order: a simulation job's order
+    return pd.concat([f for a in chosen for f in frames[a.id]], ignore_index=True)[SHARD_COLUMNS]
 
 
 def _quantile(confidence: float, n: np.ndarray | int) -> np.ndarray:
