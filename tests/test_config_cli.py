@@ -467,10 +467,12 @@ def _leftovers(directory: Path) -> list[Path]:
     return [p for p in directory.rglob("*") if ".tmp" in p.name or p.suffix == ".parquet"]
 
 
-def test_cli_validate_good_config(tmp_path: Path) -> None:
-    result = _cli("validate", "--config", CONFIG, SMOKE, cwd=tmp_path)
+@pytest.mark.parametrize("option", ["--config", "--configfile"])
+def test_cli_validate_good_config(tmp_path: Path, option: str) -> None:
+    """--configfile, Snakemake's name for the config files, is --config's alias."""
+    result = _cli("validate", option, CONFIG, SMOKE, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "valid" in result.stdout
+    assert "valid" in result.stdout and "scale smoke" in result.stdout
 
 
 @pytest.mark.probe("config values")
@@ -734,3 +736,27 @@ def test_loading_a_config_skips_rfc3987_syntax_and_leaves_it_importable() -> Non
         "import rfc3987_syntax\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])
+
+
+def _ignored(repo: Path, path: str) -> bool:
+    done = subprocess.run(["git", "check-ignore", "-q", path], cwd=repo, timeout=60)
+    assert done.returncode in (0, 1), f"git check-ignore failed on {path}"
+    return done.returncode == 0
+
+
+def test_the_outputs_of_any_named_scale_are_ignored_by_git(tmp_path: Path) -> None:
+    """A scale the repository's .gitignore does not name (``mine``) is ignored once the workflow
+    has made its folder (``config.ignore_outputs``), and not before; the paper scale's outputs and
+    the sources are as they were."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=60)
+    shutil.copy(Path(CONFIG).parents[1] / ".gitignore", tmp_path / ".gitignore")
+    assert not _ignored(tmp_path, "mine/figures/arena-regret.png")
+    assert cfg.ignore_outputs({"scale": "paper"}, tmp_path) is None
+    made = cfg.ignore_outputs({"scale": "mine"}, tmp_path)
+    assert made == tmp_path / "mine" / ".gitignore"
+    for path in ("mine/figures/arena-regret.png", "mine/results/arena/regret/leaderboard.csv"):
+        assert _ignored(tmp_path, path), path
+    assert _ignored(tmp_path, "results/arena/regret/leaderboard.csv")
+    assert _ignored(tmp_path, "variation-0a1b2c3d/figures/arena-regret.png")
+    assert not _ignored(tmp_path, "docs/library.md")
+    assert cfg.ignore_outputs({"scale": "mine"}, tmp_path) == made  # a second run: unchanged

@@ -234,6 +234,27 @@ def output_prefix(config: Mapping[str, Any]) -> str:
     return "" if scale == "paper" else f"{scale}/"
 
 
+IGNORED = "*\n"
+"""The ``.gitignore`` of a scale's output folder (``ignore_outputs``): everything in it."""
+
+
+def ignore_outputs(config: Mapping[str, Any], root: Path = Path(".")) -> Path | None:
+    """Make git ignore the outputs of a scale other than paper, whatever its name: the folder
+    ``<scale>/`` under ``root`` (``output_prefix``) gets a ``.gitignore`` of ``IGNORED``, as a
+    virtual environment ignores itself, so no list of the scales' names is kept in the
+    repository's ``.gitignore``. Returns the file, or None at the paper scale, whose outputs
+    (results/, figures/...) the repository's own ``.gitignore`` names."""
+    prefix = output_prefix(config)
+    if not prefix:
+        return None
+    path = root / prefix / ".gitignore"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(path) as tmp:
+            tmp.write_text(IGNORED, encoding="utf-8")
+    return path
+
+
 def _check_figure(
     config: Mapping[str, Any], paper: str, figure: str, fig: Mapping[str, Any]
 ) -> None:
