@@ -401,6 +401,42 @@ def test_a_subset_states_its_scale_and_a_complete_figure_does_not_change() -> No
     )
 
 
+def test_titles_and_captions_state_the_run_s_own_scale(tmp_path: Path) -> None:
+    """A run's figure texts state its config's scale, runs and horizon (``grid.worded``): the
+    standard run's as before, an overlay's (named scale, fewer runs, a subset) its own, in the
+    title and in the report's caption, where the shipped texts typed "standard scale" and
+    "8 runs" whatever the overlay."""
+
+    def arena(*files: Path, overrides: dict | None = None) -> dict:
+        return cfg.load([CONFIG, *files], "arena", overrides)["papers"]["arena"]["regret"]
+
+    standard = arena()
+    assert standard["title"].endswith("(standard scale; citable: make arena-full)")
+    assert standard["caption"].startswith("The arena at its standard scale (8 runs, T = 20000,")
+    smoke = arena(SMOKE)
+    assert smoke["title"].endswith("(smoke scale)") and "(2 runs, T = 2000," in smoke["caption"]
+    overlay = _write(
+        tmp_path / "mine.yaml",
+        {
+            "scale": "mine",
+            "papers": {"arena": {"regret": {"replications": 4, "only": ["geometric100"]}}},
+        },
+    )
+    mine = arena(overlay)
+    assert "standard scale" not in grid.title(mine) + grid.caption(mine)
+    assert grid.title(mine).startswith(
+        "Arena: every algorithm under every delay regime (mine scale; citable: make arena-full); "
+        "a subset: 2 of 34 settings (only: geometric100)"
+    )
+    assert grid.caption(mine).startswith("The arena at its mine scale (4 runs, T = 20000,")
+    assert grid.caption(mine).endswith(" A subset: 2 of 34 settings (only: geometric100).")
+    # any other brace stays, and a text with no placeholder is unchanged
+    assert grid.worded("Uniform{0..50}, {scale}", {}, "paper") == "Uniform{0..50}, standard scale"
+    assert (
+        grid.worded("Vernade et al. 2017, Figure 1", {}, "smoke") == "Vernade et al. 2017, Figure 1"
+    )
+
+
 def test_validate_does_not_modify_the_config() -> None:
     config = _smoke()
     before = copy.deepcopy(config)

@@ -70,8 +70,7 @@ def config_args(
         type=Path,
         help="experiment config files (YAML), each an overlay of those before it, "
         "e.g. config/config.yaml config/smoke.yaml (--configfile, as Snakemake names them, is "
-        "the same)"
-        + (f" (default: {' '.join(map(str, default))})" if default else ""),
+        "the same)" + (f" (default: {' '.join(map(str, default))})" if default else ""),
         required=not merged and not default,
         default=list(default) if default else None,
     )

@@ -520,7 +520,35 @@ def merged(
     config = base
     for overlay in overlays:
         config = merge(config, overlay)
-    return variation_scale(base, config, any("scale" in overlay for overlay in overlays))
+    config = variation_scale(base, config, any("scale" in overlay for overlay in overlays))
+    return _worded(config)
+
+
+def _worded(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` with each figure's ``title`` and ``caption`` worded for this run
+    (``grid.worded``: ``{scale}``, ``{replications}``, ``{horizon}`` from the config itself)."""
+    name, papers_ = config.get("scale", "paper"), config.get("papers")
+    if not isinstance(name, str) or not isinstance(papers_, Mapping):
+        return config  # validation names what is wrong
+    worded: dict[str, Any] = {}
+    for paper, figures in papers_.items():
+        if not isinstance(figures, Mapping):
+            worded[paper] = figures
+            continue
+        worded[paper] = {
+            figure: {
+                **fig,
+                **{
+                    key: grid.worded(fig[key], fig, name)
+                    for key in ("title", "caption")
+                    if isinstance(fig.get(key), str)
+                },
+            }
+            if isinstance(fig, Mapping)
+            else fig
+            for figure, fig in figures.items()
+        }
+    return {**config, "papers": worded}
 
 
 RUN_KEYS = ("scale", "shard_size", "simulation_time_limit")

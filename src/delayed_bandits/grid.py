@@ -241,6 +241,35 @@ def scale(
     return f"{name} scale, " + "; ".join(f"{title}: {words}" for title, words in subsets.items())
 
 
+STANDARD = "standard"
+"""How a figure's text names the scale ``paper`` (that of config/config.yaml, what ``make
+figures`` runs): the arena's *standard* scale, as its digest names it; a paper's figures at that
+scale are at their paper's own and state none."""
+PLACEHOLDERS = ("{scale}", "{replications}", "{horizon}")
+"""What a figure's ``title`` and ``caption`` may hold, filled in from the run's own config
+(``worded``), so that the text of a run at another scale, or with fewer runs, states its own."""
+
+
+def worded(text: str, fig: Mapping[str, Any], name: str) -> str:
+    """``text`` (a figure's title or caption) with its ``PLACEHOLDERS`` filled in: ``{scale}``
+    as ``<name> scale`` (``standard scale`` for ``paper``, ``STANDARD``), ``{replications}``
+    and ``{horizon}`` as the figure's. Only these: any other brace (``Uniform{0..50}``) stays."""
+    words = f"{STANDARD if name == 'paper' else name} scale"
+    for placeholder, value in zip(
+        PLACEHOLDERS, (words, fig.get("replications", ""), fig.get("horizon", ""))
+    ):
+        text = text.replace(placeholder, str(value))
+    return text
+
+
+def caption(fig: Mapping[str, Any]) -> str:
+    """The figure's ``caption`` on one line, followed by ``A subset: ...`` when its ``only``
+    keeps a subset of its settings (``title``'s reason)."""
+    words = _subset(fig)
+    text = " ".join(str(fig.get("caption", "")).split())
+    return text + (f" {words[0].upper()}{words[1:]}." if words else "")
+
+
 def title(fig: Mapping[str, Any], default: str = "") -> str:
     """The figure's ``title`` (``default`` without one), followed by ``; a subset: ...`` when its
     ``only`` keeps a subset of its settings: a title may state the scale ("standard scale"),

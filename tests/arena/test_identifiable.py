@@ -163,7 +163,9 @@ def test_an_entrant_that_never_learns_is_not_better_than_uniform_play() -> None:
     (0 ± 2 SE) lies above -learning_margin x uniform's regret; Patient, 4 times below, holds. The
     margin is the config's: at a tenth of it the same runs no longer decide."""
     fig = {**FIG, "settings": {k: v for k, v in FIG["settings"].items() if k != "arm"}}
-    claims = {c.id: c for c in arena_claims.regret({"leaderboard": _never_learning_board(fig)}, fig)}
+    claims = {
+        c.id: c for c in arena_claims.regret({"leaderboard": _never_learning_board(fig)}, fig)
+    }
     never = claims["better-than-uniform-d-ucb"]
     assert never.holds is False and "from 1.00 to 1.00" in never.measured
     assert "interval below 0.9 x uniform's regret" in never.expected

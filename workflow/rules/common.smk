@@ -220,7 +220,7 @@ def figure_analysis(paper, figure):
 
 def figure_caption(wildcards):
     # one line: a folded YAML caption ends in a newline, which the report shows as a literal \n
-    return " ".join(figure_config(wildcards.paper, wildcards.figure).get("caption", "").split())
+    return dbgrid.caption(figure_config(wildcards.paper, wildcards.figure))
 
 
 def figure_shows(wildcards):
