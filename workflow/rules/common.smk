@@ -55,9 +55,14 @@ config.update(MERGED_CONFIG)
 # never overwrites the paper-scale outputs.
 SCALE = config.get("scale", "paper")
 OUT = dbconfig.output_prefix(config)
-# git ignores a named scale's outputs, whatever its name (<scale>/.gitignore)
-if not (workflow.remote_exec or workflow.subprocess_exec):
+
+
+# git ignores a named scale's outputs, whatever its name (<scale>/.gitignore), once jobs run (a dry
+# run writes nothing)
+onstart:
     dbconfig.ignore_outputs(config)
+
+
 # A variation that names no scale gets one from its content (config.variation_scale): say where
 # its outputs go, so that a target named at the top (figures/...) is seen to be the paper scale's.
 if SCALE.startswith(dbconfig.VARIATION) and not (workflow.remote_exec or workflow.subprocess_exec):
