@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT
-from delayed_bandits import config, delays, lab, simulate
+from delayed_bandits import config, delays, lab, quoted, simulate
+from delayed_bandits.arena import digest
 from delayed_bandits.arena import experiment as arena
 from delayed_bandits.errors import BadParameter, ConfigError, MissingParameter, NotApplicable
 
@@ -107,15 +108,16 @@ def test_summary_and_ratio_intervals() -> None:
         lab.ratio(frame, "klucb", "uniform")
 
 
-def _table() -> dict[str, set[str]]:
-    rows = re.findall(r"^\| ([^|]+) \| [^|]+ \| ([^|]+) \|$", PAGE, re.M)
-    return {model.strip(): {i.strip() for i in ids.split(",")} for model, ids in rows[1:]}
-
-
 def test_the_page_s_information_models_are_the_declarations() -> None:
-    declared: dict[str, set[str]] = {}
+    """The page's table is the block the declarations give (``quote entrants --write``), and it
+    puts every entrant in the row of its model, those told T marked (T)."""
+    declared = digest.declared()
+    assert quoted.stale(PAGE, {"arena-information": declared["arena-information"]}) == []
+    text = PAGE.split("<!-- quoted: arena-information -->\n", 1)[1].split("\n<!-- /quoted", 1)[0]
+    assert text == declared["arena-information"]
+    rows = {
+        model: {i.strip() for i in ids.split(",")}
+        for model, ids in re.findall(r"^\| ([^|]+?) \| [^|]+ \| ([^|]+) \|$", text, re.M)[1:]
+    }
     for a in arena.BUILT_IN:
-        declared.setdefault(a.information, set()).add(a.id)
-    assert _table() == declared
-    told = PAGE.split("Told T (`horizon_tuned`", 1)[1].split("):", 1)[1].split(".", 1)[0]
-    assert {i.strip() for i in told.split(",")} == {a.id for a in arena.BUILT_IN if a.horizon_tuned}
+        assert f"`{a.id}`" + (" (T)" if a.horizon_tuned else "") in rows[a.information], a.id
