@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from conftest import CONFIG, FULL_FILES, SMOKE, SMOKE_FILES, smoke_config
-from delayed_bandits import algorithms, grid, kinds, layout
+from delayed_bandits import algorithms, captions, grid, kinds, layout
 from delayed_bandits import config as cfg
 from delayed_bandits import curves as cv
 from delayed_bandits.cli import main
@@ -66,7 +66,14 @@ def _write(path: Path, config: dict[str, Any]) -> Path:
 def test_shipped_config_validates() -> None:
     raw = _yaml(CONFIG)
     cfg.validate(raw)  # must not raise
-    assert cfg.load(CONFIG) == raw
+    # loading changes nothing but the placeholders of the figures' texts (captions.filled)
+    worded = copy.deepcopy(raw)
+    for figures in worded["papers"].values():
+        for fig in figures.values():
+            for key in ("title", "caption"):
+                if key in fig:
+                    fig[key] = captions.filled(fig, fig[key], key, raw["scale"])
+    assert worded != raw and cfg.load(CONFIG) == worded
 
 
 def test_smoke_is_an_overlay_of_what_differs() -> None:
@@ -401,6 +408,48 @@ def test_a_subset_states_its_scale_and_a_complete_figure_does_not_change() -> No
     )
 
 
+def test_titles_and_captions_state_the_run_s_own_scale(tmp_path: Path) -> None:
+    """A run's figure texts state its config's scale, runs and horizon (``captions.filled``): the
+    standard run's as before, an overlay's (named scale, fewer runs, a subset) its own, in the
+    title and in the report's caption, where the shipped texts typed "standard scale" and
+    "8 runs" whatever the overlay."""
+
+    def arena(*files: Path, overrides: dict | None = None) -> dict:
+        return cfg.load([CONFIG, *files], "arena", overrides)["papers"]["arena"]["regret"]
+
+    standard = arena()
+    assert standard["title"].endswith("(standard scale; citable: make arena-full)")
+    assert standard["caption"].startswith("The arena at its standard scale (8 runs, T = 20,000,")
+    smoke = arena(SMOKE)
+    assert smoke["title"].endswith("(smoke scale)") and "(2 runs, T = 2,000," in smoke["caption"]
+    overlay = _write(
+        tmp_path / "mine.yaml",
+        {
+            "scale": "mine",
+            "papers": {"arena": {"regret": {"replications": 4, "only": ["geometric100"]}}},
+        },
+    )
+    mine = arena(overlay)
+    assert "standard scale" not in grid.title(mine) + grid.caption(mine)
+    assert grid.title(mine).startswith(
+        "Arena: every algorithm under every delay regime (mine scale; citable: make arena-full); "
+        "a subset: 2 of 34 settings (only: geometric100)"
+    )
+    assert grid.caption(mine).startswith("The arena at its mine scale (4 runs, T = 20,000,")
+    assert grid.caption(mine).endswith(" A subset: 2 of 34 settings (only: geometric100).")
+    # any other brace stays, and a text with no placeholder is unchanged
+    assert (
+        captions.filled({}, "Uniform{0..50}, {scale}", scale="paper")
+        == "Uniform{0..50}, standard scale"
+    )
+    assert (
+        captions.filled({}, "Vernade et al. 2017, Figure 1", scale="smoke")
+        == "Vernade et al. 2017, Figure 1"
+    )
+    with pytest.raises(ConfigError, match=r"\{runs\} is not a value"):
+        captions.filled({"horizon": 5}, "{runs} runs", scale="smoke")
+
+
 def test_validate_does_not_modify_the_config() -> None:
     config = _smoke()
     before = copy.deepcopy(config)
@@ -467,10 +516,12 @@ def _leftovers(directory: Path) -> list[Path]:
     return [p for p in directory.rglob("*") if ".tmp" in p.name or p.suffix == ".parquet"]
 
 
-def test_cli_validate_good_config(tmp_path: Path) -> None:
-    result = _cli("validate", "--config", CONFIG, SMOKE, cwd=tmp_path)
+@pytest.mark.parametrize("option", ["--config", "--configfile"])
+def test_cli_validate_good_config(tmp_path: Path, option: str) -> None:
+    """--configfile, Snakemake's name for the config files, is --config's alias."""
+    result = _cli("validate", option, CONFIG, SMOKE, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "valid" in result.stdout
+    assert "valid" in result.stdout and "scale smoke" in result.stdout
 
 
 @pytest.mark.probe("config values")
@@ -734,3 +785,27 @@ def test_loading_a_config_skips_rfc3987_syntax_and_leaves_it_importable() -> Non
         "import rfc3987_syntax\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parents[1])
+
+
+def _ignored(repo: Path, path: str) -> bool:
+    done = subprocess.run(["git", "check-ignore", "-q", path], cwd=repo, timeout=60)
+    assert done.returncode in (0, 1), f"git check-ignore failed on {path}"
+    return done.returncode == 0
+
+
+def test_the_outputs_of_any_named_scale_are_ignored_by_git(tmp_path: Path) -> None:
+    """A scale the repository's .gitignore does not name (``mine``) is ignored once the workflow
+    has made its folder (``config.ignore_outputs``), and not before; the paper scale's outputs and
+    the sources are as they were."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=60)
+    shutil.copy(Path(CONFIG).parents[1] / ".gitignore", tmp_path / ".gitignore")
+    assert not _ignored(tmp_path, "mine/figures/arena-regret.png")
+    assert cfg.ignore_outputs({"scale": "paper"}, tmp_path) is None
+    made = cfg.ignore_outputs({"scale": "mine"}, tmp_path)
+    assert made == tmp_path / "mine" / ".gitignore"
+    for path in ("mine/figures/arena-regret.png", "mine/results/arena/regret/leaderboard.csv"):
+        assert _ignored(tmp_path, path), path
+    assert _ignored(tmp_path, "results/arena/regret/leaderboard.csv")
+    assert _ignored(tmp_path, "variation-0a1b2c3d/figures/arena-regret.png")
+    assert not _ignored(tmp_path, "docs/library.md")
+    assert cfg.ignore_outputs({"scale": "mine"}, tmp_path) == made  # a second run: unchanged

@@ -67,7 +67,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("config", ("config", "provenance")),
     ("papers' modules", ("papers.*.*",)),
-    ("arena", ("arena", "arena.*", "arena.views.*")),
+    ("arena", ("arena", "arena.*", "arena.views.*", "lab")),
     (
         "commands",
         (

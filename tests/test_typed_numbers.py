@@ -9,9 +9,10 @@ from typing import Any, Mapping
 
 import pytest
 
-from conftest import ROOT, smoke_config
+from conftest import ROOT
 from delayed_bandits import captions, config
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.yamlio import read_yaml
 
 # "T = 3000" or "T = 3,000", and "400 runs" / "200 replications" / "100 independent runs"
 _NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)"
@@ -31,10 +32,12 @@ def typed(fig: Mapping[str, Any], text: str) -> list[str]:
 
 
 def _figures() -> list[tuple[str, str, str, Mapping[str, Any]]]:
-    paper = config.load(ROOT / "config" / "config.yaml")
+    # the texts as typed: loading fills their {keys} (config.merged), so read the files themselves
+    paper = read_yaml((ROOT / "config" / "config.yaml").read_text())
+    smoke = config.merge(paper, read_yaml((ROOT / "config" / "smoke.yaml").read_text()))
     return [
         (scale, p, f, fig)
-        for scale, cfg in (("paper", paper), ("smoke", smoke_config()))
+        for scale, cfg in (("paper", paper), ("smoke", smoke))
         for p, figs in cfg["papers"].items()
         for f, fig in figs.items()
     ]
@@ -50,7 +53,8 @@ def test_titles_and_captions_take_their_numbers_from_the_config(scale, paper, fi
             "write {horizon} and {replications} instead"
         )
     # and every {key} they name fills in (captions.filled raises on one the figure does not set)
-    title, caption = captions.title(fig), captions.caption(fig)
+    title = captions.filled(fig, captions.title(fig), scale=scale)
+    caption = captions.filled(fig, captions.caption(fig), "caption", scale=scale)
     assert "{horizon}" not in title + caption and "{replications}" not in title + caption
     if "{horizon}" in fig.get("caption", ""):
         assert f"T = {fig['horizon']:,}" in caption

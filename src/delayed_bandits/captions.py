@@ -15,20 +15,35 @@ from delayed_bandits.errors import ConfigError
 
 FILLED = ("horizon", "replications", "checkpoints")
 """The figure's keys a title or caption may name as ``{key}``."""
+SCALE = "scale"
+"""``{scale}``: the run's scale, worded ``<name> scale``, the config key ``scale`` (``STANDARD``
+for ``paper``); filled when the config is merged (``config.merged``), since a figure's own
+section does not hold it."""
+STANDARD = "standard"
+"""How a figure's text names the scale ``paper`` (that of config/config.yaml, what ``make
+figures`` runs): the arena's *standard* scale, as its digest names it."""
 _FIELD = re.compile(r"\{([a-z_]+)\}")
 
 
-def filled(fig: Mapping[str, Any], text: str, where: str = "title") -> str:
+def filled(
+    fig: Mapping[str, Any], text: str, where: str = "title", scale: str | None = None
+) -> str:
     """``text`` with each ``{key}`` of ``FILLED`` replaced by the figure's value (an integer with
-    thousands separators); a ``{key}`` the figure does not set, or not one of ``FILLED``, is an
-    error naming it and ``where`` (set notation such as ``{0.1, 0.5}`` is left as it is)."""
+    thousands separators) and, where ``scale`` (the config's ``scale``) is given, ``{scale}`` by
+    its words; a ``{key}`` the figure does not set, or not one of these, is an error naming it
+    and ``where`` (set notation such as ``{0.1, 0.5}`` is left as it is). Without ``scale``,
+    ``{scale}`` stays for the merge to fill."""
 
     def value(m: re.Match[str]) -> str:
         key = m[1]
+        if key == SCALE:
+            if scale is None:
+                return m[0]
+            return f"{STANDARD if scale == 'paper' else scale} scale"
         if key not in FILLED or key not in fig:
             raise ConfigError(
                 f"{where}: {{{key}}} is not a value this figure sets; allowed: "
-                + ", ".join(f"{{{k}}}" for k in FILLED if k in fig)
+                + ", ".join(f"{{{k}}}" for k in (SCALE, *FILLED) if k == SCALE or k in fig)
             )
         v = fig[key]
         return f"{v:,}" if isinstance(v, int) else str(v)
@@ -42,6 +57,7 @@ def title(fig: Mapping[str, Any], default: str = "") -> str:
 
 
 def caption(fig: Mapping[str, Any]) -> str:
-    """The figure's ``caption`` on one line (a folded YAML caption ends in a newline, which the
-    report would show as a literal \\n), ``filled``: the report's."""
-    return filled(fig, " ".join(fig.get("caption", "").split()), "caption")
+    """The figure's caption on one line (a folded YAML caption ends in a newline, which the
+    report would show as a literal \\n), with the subset its ``only`` keeps (``grid.caption``),
+    ``filled``: the report's."""
+    return filled(fig, grid.caption(fig), "caption")

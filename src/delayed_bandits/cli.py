@@ -65,11 +65,12 @@ def config_args(
     given = p.add_mutually_exclusive_group(required=True) if merged else p
     given.add_argument(
         "--config",
+        "--configfile",  # Snakemake's name for the same files
         nargs="+",
         type=Path,
         help="experiment config files (YAML), each an overlay of those before it, "
-        "e.g. config/config.yaml config/smoke.yaml"
-        + (f" (default: {' '.join(map(str, default))})" if default else ""),
+        "e.g. config/config.yaml config/smoke.yaml (--configfile, as Snakemake names them, is "
+        "the same)" + (f" (default: {' '.join(map(str, default))})" if default else ""),
         required=not merged and not default,
         default=list(default) if default else None,
     )
@@ -259,6 +260,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--config",
+        "--configfile",  # Snakemake's name for the same files
         nargs="+",
         type=Path,
         help="the config files the run was made with, to check it holds every file they make "

@@ -24,10 +24,11 @@ import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from delayed_bandits import algorithms, delays, grid, kinds, layout, papers
+from delayed_bandits import algorithms, captions, delays, grid, kinds, layout, papers
 from delayed_bandits import curves as cv
 from delayed_bandits import resources as rs
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.outputs import atomic_path
 from delayed_bandits.tables import config_hash
 from delayed_bandits.yamlio import read_yaml
 
@@ -232,6 +233,27 @@ def output_prefix(config: Mapping[str, Any]) -> str:
             f"any other name matching ^[a-z][a-z0-9_-]*$ except {', '.join(TAKEN_NAMES)}"
         )
     return "" if scale == "paper" else f"{scale}/"
+
+
+IGNORED = "*\n"
+"""The ``.gitignore`` of a scale's output folder (``ignore_outputs``): everything in it."""
+
+
+def ignore_outputs(config: Mapping[str, Any], root: Path = Path(".")) -> Path | None:
+    """Make git ignore the outputs of a scale other than paper, whatever its name: the folder
+    ``<scale>/`` under ``root`` (``output_prefix``) gets a ``.gitignore`` of ``IGNORED``, as a
+    virtual environment ignores itself, so no list of the scales' names is kept in the
+    repository's ``.gitignore``. Returns the file, or None at the paper scale, whose outputs
+    (results/, figures/...) the repository's own ``.gitignore`` names."""
+    prefix = output_prefix(config)
+    if not prefix:
+        return None
+    path = root / prefix / ".gitignore"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(path) as tmp:
+            tmp.write_text(IGNORED, encoding="utf-8")
+    return path
 
 
 def _check_figure(
@@ -499,7 +521,35 @@ def merged(
     config = base
     for overlay in overlays:
         config = merge(config, overlay)
-    return variation_scale(base, config, any("scale" in overlay for overlay in overlays))
+    config = variation_scale(base, config, any("scale" in overlay for overlay in overlays))
+    return _worded(config)
+
+
+def _worded(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` with each figure's ``title`` and ``caption`` filled for this run
+    (``captions.filled``: ``{scale}`` and the figure's values from the config itself)."""
+    name, papers_ = config.get("scale", "paper"), config.get("papers")
+    if not isinstance(name, str) or not isinstance(papers_, Mapping):
+        return config  # validation names what is wrong
+    worded: dict[str, Any] = {}
+    for paper, figures in papers_.items():
+        if not isinstance(figures, Mapping):
+            worded[paper] = figures
+            continue
+        worded[paper] = {
+            figure: {
+                **fig,
+                **{
+                    key: captions.filled(fig, fig[key], f"{paper}.{figure}.{key}", name)
+                    for key in ("title", "caption")
+                    if isinstance(fig.get(key), str)
+                },
+            }
+            if isinstance(fig, Mapping)
+            else fig
+            for figure, fig in figures.items()
+        }
+    return {**config, "papers": worded}
 
 
 RUN_KEYS = ("scale", "shard_size", "simulation_time_limit")

@@ -6,6 +6,19 @@ class ConfigError(ValueError):
     """A config value or argument is invalid; the message names the key and what is allowed."""
 
 
+class MissingParameter(ConfigError):
+    """A parameter that a setting or an entrant needs was not given; the message names it."""
+
+
+class BadParameter(ConfigError):
+    """A parameter has a value that is not allowed; the message names it and what is allowed."""
+
+
+class NotApplicable(ConfigError):
+    """An entrant was asked to run where its model does not cover the setting (its kernel could
+    read past its arrays there); the message names the entrant and why."""
+
+
 class TimeLimitError(BaseException):
     """A simulation job ran longer than its limit (config key ``simulation_time_limit``).
 

@@ -241,6 +241,14 @@ def scale(
     return f"{name} scale, " + "; ".join(f"{title}: {words}" for title, words in subsets.items())
 
 
+def caption(fig: Mapping[str, Any]) -> str:
+    """The figure's ``caption`` on one line, followed by ``A subset: ...`` when its ``only``
+    keeps a subset of its settings (``title``'s reason)."""
+    words = _subset(fig)
+    text = " ".join(str(fig.get("caption", "")).split())
+    return text + (f" {words[0].upper()}{words[1:]}." if words else "")
+
+
 def title(fig: Mapping[str, Any], default: str = "") -> str:
     """The figure's ``title`` (``default`` without one), followed by ``; a subset: ...`` when its
     ``only`` keeps a subset of its settings: a title may state the scale ("standard scale"),

@@ -399,10 +399,10 @@ def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> N
     claims = {c.id: c for c in arena_claims.regret({"leaderboard": board}, TINY)}
     assert claims["patient-robust-to-wrong-cdf"].holds  # 5 vs 33, se 0.4 each
     assert claims["odaaf-pays-for-anonymity"].holds  # 15 vs 7: 8 > 2 SE (0.6)
-    uniform = [c for c in claims.values() if c.id.startswith("no-worse-than-uniform-")]
+    uniform = [c for c in claims.values() if c.id.startswith("better-than-uniform-")]
     # one claim per algorithm that applies somewhere, uniform play itself excepted
     assert sorted(c.id for c in uniform) == [
-        f"no-worse-than-uniform-{a}" for a in sorted(TINY["algorithms"]) if a != "uniform"
+        f"better-than-uniform-{a}" for a in sorted(TINY["algorithms"]) if a != "uniform"
     ]
     assert all(c.holds for c in uniform)
     assert "odaaf-v-pays-for-anonymity" not in claims  # not in the figure

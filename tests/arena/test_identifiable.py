@@ -122,7 +122,7 @@ def test_claims_leave_an_unidentifiable_setting_out_and_name_it_apart(
     board: pd.DataFrame,
 ) -> None:
     claims = {c.id: c for c in arena_claims.regret({"leaderboard": board}, FIG)}
-    ducb = claims["no-worse-than-uniform-d-ucb"]
+    ducb = claims["better-than-uniform-d-ucb"]
     # fails in arm-K2-large, which decides nothing: it holds on the identifiable two
     assert ducb.holds is True
     assert ducb.measured == (
@@ -134,11 +134,43 @@ def test_claims_leave_an_unidentifiable_setting_out_and_name_it_apart(
         "uniform 53 (± 2 SE)."
     )
     # a claim per algorithm: Patient's failure in an identifiable setting is its own
-    patient = claims["no-worse-than-uniform-patient"]
+    patient = claims["better-than-uniform-patient"]
     assert patient.holds is False and patient.note.startswith("fails in one-K2-large")
     assert "Left out" in patient.note and "holds in arm-K2-large" in patient.note
-    assert "no-worse-than-uniform-uniform" not in claims
+    assert "better-than-uniform-uniform" not in claims
     # a claim whose every setting is unidentifiable is inconclusive, with the setting named
     robust = claims["patient-robust-to-wrong-cdf"]
     assert robust.holds is None and robust.measured.startswith("holds in 0 of 0 settings")
     assert "arm-K2-large" in robust.note
+
+
+def _never_learning_board(fig: dict) -> pd.DataFrame:
+    """d-UCB's runs replaced by uniform play's own (an entrant that never learns: an elimination
+    that drops no arm by T plays as uniform play does), in the two identifiable settings."""
+    raw = pd.DataFrame(
+        [
+            {"setting": f"{s}-K2-large", "algorithm": a, "replication": r, "t": 100, "regret": x}
+            for s in ("one", "two")
+            for a, runs in (("d-ucb", BASE + 40), ("patient", BASE), ("uniform", BASE + 40))
+            for r, x in enumerate(runs)
+        ]
+    )
+    return leaderboard.build(raw, fig, 0, "regret")
+
+
+def test_an_entrant_that_never_learns_is_not_better_than_uniform_play() -> None:
+    """At a ratio of exactly 1 to uniform play the claim fails: the interval of the difference
+    (0 ± 2 SE) lies above -learning_margin x uniform's regret; Patient, 4 times below, holds. The
+    margin is the config's: at a tenth of it the same runs no longer decide."""
+    fig = {**FIG, "settings": {k: v for k, v in FIG["settings"].items() if k != "arm"}}
+    claims = {
+        c.id: c for c in arena_claims.regret({"leaderboard": _never_learning_board(fig)}, fig)
+    }
+    never = claims["better-than-uniform-d-ucb"]
+    assert never.holds is False and "from 1.00 to 1.00" in never.measured
+    assert "interval below 0.9 x uniform's regret" in never.expected
+    assert claims["better-than-uniform-patient"].holds is True
+    loose = {**fig, "statistics": {"learning_margin": 0.01}}
+    board = _never_learning_board(loose)
+    claims = {c.id: c for c in arena_claims.regret({"leaderboard": board}, loose)}
+    assert claims["better-than-uniform-d-ucb"].holds is None

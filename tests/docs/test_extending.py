@@ -142,6 +142,46 @@ def test_the_built_in_checklist_names_three_files_and_the_kernel_s_signature() -
     assert "`delayed-bandits quote entrants --write`" in section
 
 
+def _appended(text: str, entrant: str) -> str:
+    """config/config.yaml's ``text`` with ``entrant`` appended to the arena's regret figure's
+    ``algorithms`` list, as the checklist says, whatever the list's order and line breaks."""
+    head, arena = text.split("\n  arena:\n", 1)
+    start = arena.index("algorithms: [", arena.index("\n    regret:\n"))
+    end = arena.index("]", start)
+    return f"{head}\n  arena:\n{arena[:end].rstrip()}, {entrant}{arena[end:]}"
+
+
+def test_the_entrant_is_appended_whatever_the_list_s_order() -> None:
+    """The checklist's step on config/config.yaml, as the toy test below takes it: the list
+    read back is the arena's with the entrant last, for the shipped list and for one whose last
+    entries are others (the test once matched `ucb1, klucb]`)."""
+    from delayed_bandits import config as cfg
+
+    text = (ROOT / "config" / "config.yaml").read_text()
+    shipped = cfg.merged(ROOT / "config" / "config.yaml")["papers"]["arena"]["regret"]
+    # the same list reversed, broken over lines elsewhere
+    start = text.index("algorithms: [", text.index("\n    regret:\n", text.index("\n  arena:\n")))
+    end = text.index("]", start)
+    ids = [i.strip() for i in text[start + len("algorithms: [") : end].split(",")]
+    reordered = f"{text[:start]}algorithms: [{', '.join(ids[::-1][:3])},\n    {', '.join(ids[::-1][3:])}{text[end:]}"
+    for source in (text, reordered):
+        listed = yaml.safe_load(_appended(source, "first-arm"))["papers"]["arena"]["regret"]
+        assert listed["algorithms"][-1] == "first-arm"
+        assert sorted(listed["algorithms"][:-1]) == sorted(shipped["algorithms"])
+
+
+def test_the_old_import_path_names_the_new_one() -> None:
+    """A plug-in of the edition before imports delayed_bandits.papers.arena: the error names
+    delayed_bandits.arena, and the registry still finds the arena once, at its own path."""
+    for module in ("delayed_bandits.papers.arena", "delayed_bandits.papers.arena.entrants"):
+        sys.modules.pop("delayed_bandits.papers.arena", None)
+        with pytest.raises(ImportError, match=r"moved to delayed_bandits\.arena") as caught:
+            importlib.import_module(module)
+        assert "from delayed_bandits.arena.entrants import from_policy" in str(caught.value)
+    assert papers.get("arena").module == "delayed_bandits.arena"
+    assert list(papers.ids()).count("arena") == 1
+
+
 TOY_MODULE = '''
     """A toy built-in entrant (tests): the first arm, always."""
     import numpy as np
@@ -210,9 +250,7 @@ def test_a_toy_built_in_entrant_touches_the_checklist_s_files_only(tmp_path) -> 
     end = text.index("\n]\n", text.index("BUILT_IN: list[Entrant] = ["))
     experiment.write_text(text[:end] + TOY_ENTRY + text[end:])
     config = copy / "config" / "config.yaml"
-    regret = config.read_text().split("\n  arena:\n", 1)
-    regret[1] = regret[1].replace("ucb1, klucb]", "ucb1, klucb, first-arm]", 1)
-    config.write_text("\n  arena:\n".join(regret))
+    config.write_text(_appended(config.read_text(), "first-arm"))
     env = {**os.environ, "PYTHONPATH": str(copy / "src")}
 
     def run(*args: str) -> None:
@@ -242,3 +280,17 @@ def test_a_toy_built_in_entrant_touches_the_checklist_s_files_only(tmp_path) -> 
     }
     assert len(regenerated) >= 2 and set(changed) - set(files) == regenerated
     assert set(files) <= set(changed)
+
+
+def test_the_page_lists_the_problem_s_fields_and_the_information_models() -> None:
+    """The `Problem` a policy is told, field by field in the dataclass's order, every
+    information model by its name, and `horizon_tuned` among the `Entrant` fields."""
+    section = _section("A new arena algorithm")
+    listed = section.split("field by field", 1)[1].split("\n\n", 2)[1]
+    names = re.findall(r"^- `(\w+)`:", listed, re.M)
+    assert names == [f.name for f in dataclasses.fields(entrants.Problem)]
+    models = section.split("The information models", 1)[1].split("\n\n", 1)[0]
+    assert [m for m in entrants.INFORMATION if f"`{m}`" not in " ".join(models.split())] == []
+    assert "`horizon_tuned=True`" in section and "horizon_tuned" in {
+        f.name for f in dataclasses.fields(entrants.Entrant)
+    }

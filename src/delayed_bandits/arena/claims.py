@@ -134,6 +134,16 @@ def _no_worse(board: pd.DataFrame, setting: str, a: str, b: str, margin: float) 
     return Result(_inferior(lo, hi, margin * rb.regret), text, bool(ra.identifiable))
 
 
+def _better(board: pd.DataFrame, setting: str, a: str, b: str, margin: float) -> Result:
+    """Whether ``a`` ends with less regret than ``b`` in ``setting`` by at least ``margin`` times
+    b's regret: the interval of the difference below -margin x b's regret holds, above it fails
+    (an ``a`` that plays as ``b`` does, at a difference of 0, fails)."""
+    ra, rb = _row(board, setting, a), _row(board, setting, b)
+    lo, hi, test = _difference(ra, rb)
+    text = f"{setting}: {a} {ra.regret:.0f}, {b} {rb.regret:.0f} ({test})"
+    return Result(_inferior(lo, hi, -margin * rb.regret), text, bool(ra.identifiable))
+
+
 def _claim(
     cid: str,
     statement: str,
@@ -431,6 +441,7 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
                 )
             )
     if "uniform" in present:
+        learning = leaderboard.statistics(fig_cfg)["learning_margin"]
         # one claim per algorithm: an algorithm that fails does not decide it for the others
         for algorithm in fig_cfg["algorithms"]:
             settings = [
@@ -451,17 +462,20 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
             )
             claims.append(
                 _claim(
-                    f"no-worse-than-uniform-{algorithm}",
-                    f"{algorithm}, where it applies, ends with no more regret than uniform play",
+                    f"better-than-uniform-{algorithm}",
+                    f"{algorithm}, where it applies, ends with less regret than uniform play, "
+                    f"by at least {learning:g} of uniform play's regret",
                     "every paper's regret bound is sublinear in T; uniform play's is linear",
-                    (_no_worse(board, s, algorithm, "uniform", margin) for s in settings),
-                    f"in every setting where it applies, interval below {margin:g} x uniform's "
-                    "regret",
+                    (_better(board, s, algorithm, "uniform", learning) for s in settings),
+                    f"in every setting where it applies, interval below {1 - learning:g} x "
+                    "uniform's regret (statistics.learning_margin): an entrant that never learns "
+                    "ends at 1 x and fails",
                     "A bound sublinear in T says nothing at a finite T, and assumes the model: "
                     "where the best arm's conversions arrive later than the others' "
                     "(arm-dependent laws), a method that reads a conversion in flight as a 0, or "
-                    "uses one CDF for every arm, can settle on a worse arm and pay more than "
-                    "uniform play.",
+                    "uses one CDF for every arm, can settle on a worse arm and pay as much as "
+                    "uniform play or more; and a method that has not yet left its exploration "
+                    "(an elimination that drops no arm by T) pays exactly uniform play's.",
                     measured,
                 )
             )

@@ -32,6 +32,7 @@ QUOTING = (  # the documents with blocks quoted from them
     Path("docs/reproduction.md"),
     Path("docs/decisions", "cross-cutting.md"),
     Path("docs/speed.md"),
+    Path("docs/library.md"),  # the entrants' information models (digest.declared)
 )
 CONFIG = Path("config/config.yaml")  # what check-entrant reads without --config
 PAGES = Path("docs/figures")  # the page per figure that `quote papers --write` writes (pages.py)

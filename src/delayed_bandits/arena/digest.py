@@ -655,4 +655,24 @@ def declared() -> dict[str, str]:
         cells = [f"{row[b].label} (`{row[b].id}`)" if b in row else "n/a" for b in bases]
         models = " / ".join(dict.fromkeys(e.information for e in row.values()))
         lines.append(f"| {handling.description} | " + " | ".join(cells) + f" | {models} |")
-    return {"arena-handling-base": "\n".join(lines)}
+    return {"arena-handling-base": "\n".join(lines), "arena-information": _information()}
+
+
+def _information() -> str:
+    """Every entrant by its information model (``INFORMATION``, in its order, and what it
+    observes), an entrant told T (``horizon_tuned``) marked (T): docs/library.md's table."""
+    by_model: dict[str, list[str]] = {model: [] for model in INFORMATION}
+    for entrant in experiment.ALGORITHMS:
+        by_model[entrant.information].append(
+            f"`{entrant.id}`" + (" (T)" if entrant.horizon_tuned else "")
+        )
+    lines = [
+        "| information model | what it observes | entrants ((T): told the horizon T) |",
+        "|---|---|---|",
+    ]
+    lines += [
+        f"| {model} | {INFORMATION[model]} | {', '.join(ids)} |"
+        for model, ids in by_model.items()
+        if ids
+    ]
+    return "\n".join(lines)

@@ -19,6 +19,7 @@ STATISTICS = {
     "resamples": 2000,
     "confidence": 0.95,
     "tie_margin": 0.1,
+    "learning_margin": 0.1,
     "precision": 0.1,
     "race_runs": 0,
 }
