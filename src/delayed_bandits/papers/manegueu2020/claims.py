@@ -25,6 +25,7 @@ from delayed_bandits.claims import (
     ratio,
     verdict,
     within,
+    zse,
 )
 from delayed_bandits.papers.manegueu2020.analysis import sweep_table
 from delayed_bandits.papers.manegueu2020.policies import AdaptParams
@@ -82,7 +83,7 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             "Patient's regret at T is smallest near alpha_tilde = min_i alpha_i = 0.3",
             "Section 8.1, Figure 2",
             f"minimum {best['mean']:.1f} ± {best.se:.1f} at alpha_tilde = {best.x:.2f}; tied "
-            f"within 2 paired SE: {', '.join(f'{x:.2f}' for x in tied)}; the regret varies by "
+            f"within {zse('paired SE')}: {', '.join(f'{x:.2f}' for x in tied)}; the regret varies by "
             f"{spread:.1%} along the sweep",
             "every alpha_tilde tied with the minimum (paired runs) in [0.2, 0.4]; fails: none",
             located,
@@ -106,7 +107,7 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                 for _, end in ends.iterrows()
             )
             + f"; minimum {best['mean']:.1f}",
-            "both ends above the minimum by more than 2 SE of the paired difference",
+            f"both ends above the minimum by more than {zse()} of the paired difference",
             u_shaped,
             "" if u_shaped else "the minimum lies at an end of the alpha_tilde grid",
             runs_needed=needed(u_shaped, ends["diff"]),
@@ -116,7 +117,7 @@ def fig2(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
 
 def _peak_positions(runs: pd.DataFrame, rows: pd.DataFrame) -> tuple[pd.Series, list[float]]:
     """A curve's highest point, and every gap tied with it: the gaps whose regret at T is below
-    the maximum's by at most 2 SE of the paired difference (a curve's gaps share their draws,
+    the maximum's by at most Z SE of the paired difference (a curve's gaps share their draws,
     ``sweep.environment: false``; docs/decisions/manegueu2020.md#fig3-peaks)."""
     top = rows.loc[rows["mean"].idxmax()]
     peak = per_run(runs, top.setting, top.algorithm)
@@ -180,12 +181,12 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             "The smaller alpha_2, the larger the peak regret",
             ref,
             measured,
-            "each peak above the next alpha_2's by more than 2 SE (independent settings; fails: "
+            f"each peak above the next alpha_2's by more than {zse()} (independent settings; fails: "
             "below by more)",
             higher,
             ""
             if higher is not False
-            else "a larger alpha_2's peak is higher by more than 2 SE: the peaks differ only "
+            else f"a larger alpha_2's peak is higher by more than {zse()}: the peaks differ only "
             "through the delays where Patient's index is the same (alpha_tilde >= 1/2)",
         ),
         Claim(
@@ -194,7 +195,7 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             ref,
             measured,
             "for each pair of consecutive alpha_2, every gap tied with the smaller alpha_2's "
-            "peak (within 2 SE of the paired difference) above every gap tied with the larger "
+            f"peak (within {zse()} of the paired difference) above every gap tied with the larger "
             "one's; fails: every one below",
             ordered,
             "; ".join(note),
@@ -265,7 +266,7 @@ def fig4(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             ref,
             f"Patient {patient}; best D-UCB ({best}) {top}; ratio {times.mean:.2f} ± "
             f"{times.se:.2f} (paired runs)",
-            f"Patient's regret at T within x{COMPARABLE} of the best D-UCB's, at 2 SE",
+            f"Patient's regret at T within x{COMPARABLE} of the best D-UCB's, at {zse()}",
             comparable,
             ""
             if comparable
@@ -278,7 +279,7 @@ def fig4(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             ref,
             f"{widest}: R(t)/t = {early.mean / early.t:.3f} at t = {early.t} (last checkpoint "
             f"<= m + K = {m + len(mu)}); uniform play {uniform:.3f}",
-            "R(t)/t above 80% of the uniform-play rate at t = m + K, at 2 SE",
+            f"R(t)/t above 80% of the uniform-play rate at t = m + K, at {zse()}",
             linear_start,
             start_note,
             # a D-UCB that waits plays uniformly until m + K whatever the draws
@@ -386,7 +387,7 @@ def _ducb_above_patient(
         "every D-UCB ends above every Patient",
         "Section 8.2, Figure 5",
         "; ".join(f"{d} - {p}: {diff}" for (d, p), diff in diffs.items()),
-        "every D-UCB above every Patient at T by more than 2 SE of the paired difference (fails: "
+        f"every D-UCB above every Patient at T by more than {zse()} of the paired difference (fails: "
         "one below by more)",
         holds,
         note,
@@ -464,7 +465,7 @@ def fig6(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             "alpha_tilde = 0.6 (what the sentence takes for granted)",
             ref,
             f"oracle {oracle}; 0.6: {wrong['06']}; 0.6 - 0.3: {base}",
-            "0.6 - 0.3 > 2 SE of the paired difference (fails: 0.3 - 0.6 > 2 SE)",
+            f"0.6 - 0.3 > {zse()} of the paired difference (fails: 0.3 - 0.6 > {zse()})",
             baseline,
             ""
             if baseline
@@ -486,7 +487,7 @@ def fig6(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         near = within(worse.mean, worse.se, 0.0, margin)
         if near is None:
             near_note = (
-                f"the relative difference straddles 0 or {margin:g} at 2 SE: the runs cannot "
+                f"the relative difference straddles 0 or {margin:g} at {zse()}: the runs cannot "
                 "tell whether Adapt-Patient is slightly worse than the oracle"
             )
         elif near is False and worse.mean < 0:
@@ -508,7 +509,7 @@ def fig6(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                 ref,
                 f"Adapt {adapt}; oracle {oracle}; (Adapt - oracle) / oracle = {worse.mean:+.3f} "
                 f"± {worse.se:.3f} (paired runs)",
-                f"(Adapt - oracle) / oracle in [0, {margin:g}] at 2 SE (fails: wholly outside)",
+                f"(Adapt - oracle) / oracle in [0, {margin:g}] at {zse()} (fails: wholly outside)",
                 near,
                 near_note,
                 runs_needed=needed(near, [worse, Paired(worse.mean - margin, worse.se, worse.n)]),
@@ -555,8 +556,8 @@ def fig6(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     f"alpha_tilde = {label}",
                     ref,
                     f"Adapt {adapt}; {label}: {wrong[key]}; {label} - Adapt: {diff}",
-                    f"{label} - Adapt > 2 SE of the paired difference (fails: Adapt - {label} > "
-                    "2 SE)",
+                    f"{label} - Adapt > {zse()} of the paired difference (fails: Adapt - {label} > "
+                    f"{zse()})",
                     holds,
                     note,
                     runs_needed=needed(holds, [diff]),
@@ -614,7 +615,7 @@ def fig7(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     "Section 8.3, Figure 7",
                     f"mean {name} at T = {mean:.3f} ± {se:.4f} (1 SE over {len(last)} runs); "
                     f"non-positive differences in {empty} runs",
-                    f"|{name} - 0.3| <= {NEAR_ALPHA} at 2 SE, in runs that estimated",
+                    f"|{name} - 0.3| <= {NEAR_ALPHA} at {zse()}, in runs that estimated",
                     holds,
                     note,
                 )

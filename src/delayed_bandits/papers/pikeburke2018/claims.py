@@ -23,6 +23,7 @@ from delayed_bandits.claims import (
     per_run,
     runs_needed,
     verdict,
+    zse,
 )
 from delayed_bandits.papers.pikeburke2018.analysis import at_horizon
 from delayed_bandits.papers.pikeburke2018.experiment import Setting, coefficient_band
@@ -80,7 +81,7 @@ def _drift(runs: pd.DataFrame, fig_cfg: Mapping[str, Any], setting: str, alg: st
 def _converged(drift: Paired) -> list[tuple[float, Paired]]:
     """The parts of "the ratio converges": its relative change over the last quarter,
     1 - r(3T/4) / r(T) = 1 - exp(-drift), within +-CONVERGED, i.e. the drift within
-    [-ln(1 + CONVERGED), -ln(1 - CONVERGED)], each side by 2 SE."""
+    [-ln(1 + CONVERGED), -ln(1 - CONVERGED)], each side by Z SE."""
     low, high = -math.log1p(CONVERGED), -math.log1p(-CONVERGED)
     return [(drift.mean - low, drift), (high - drift.mean, drift)]
 
@@ -107,8 +108,8 @@ def _converges(
                 f"ratio {quarter.ratio:.2f} at t={quarter.t}, {end.ratio:.2f} [{end.lo:.2f}, "
                 f"{end.hi:.2f}] at T; relative change {_change(drift)} over {drift.n} paired "
                 "runs",
-                f"relative change over the last quarter within ±{CONVERGED:.0%} by 2 SE (fails: "
-                "beyond it by 2 SE)",
+                f"relative change over the last quarter within ±{CONVERGED:.0%} by {zse()} (fails: "
+                f"beyond it by {zse()})",
                 holds,
                 ""
                 if holds
@@ -186,9 +187,9 @@ def _band(ratios: pd.DataFrame, runs: pd.DataFrame, fig_cfg: Mapping[str, Any]) 
                 + "; ".join(parts)
                 + f"; the coefficient moves the ratio at T by a factor {max(at_t) / min(at_t):.2f}"
                 + f" ({above.n} paired runs)",
-                f"at every coefficient, by 2 SE: relative change over the last quarter within "
+                f"at every coefficient, by {zse()}: relative change over the last quarter within "
                 f"±{CONVERGED:.0%} and the regret at T above {base}'s (fails: either the other "
-                "way by 2 SE)",
+                f"way by {zse()})",
                 holds,
                 ""
                 if holds
@@ -264,9 +265,9 @@ def ratio_claims(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any])
                 measured,
                 "ODAAF-V's regret at T "
                 + ("above" if large else "below")
-                + " ODAAF's by 2 SE of the paired difference (fails: "
+                + f" ODAAF's by {zse()} of the paired difference (fails: "
                 + ("below" if large else "above")
-                + " by 2 SE)",
+                + f" by {zse()})",
                 holds,
                 ""
                 if holds
@@ -318,7 +319,7 @@ def delay_sweep_claims(
     ``shared_draws``, so each run's fit is a paired measurement): its least-squares line rises
     (slope > 0) and its least-squares parabola bends away from a line by at most LINEAR_BEND of
     the line's rise over the range of E[tau] (the parabola's sagitta, curvature * width^2 / 4),
-    each by 2 SE of ``paired``. A slope or bend the other way by 2 SE fails it."""
+    each by Z SE of ``paired``. A slope or bend the other way by Z SE fails it."""
     claims = []
     at_t = at_horizon(tables["summary"], fig_cfg)
     means = dict(zip(at_t.setting, at_t.mean_delay))
@@ -358,8 +359,8 @@ def delay_sweep_claims(
                 f"{rise_mean.se:.2f}; regret "
                 + ", ".join(f"{v:.1f}" for v in means_y)
                 + f" for E[tau] = {', '.join(f'{v:g}' for v in x)}; R^2 of the means {r2:.3f}",
-                f"slope > 0 and |bend| < {LINEAR_BEND:.0%} of the rise, each by 2 SE (fails: "
-                "slope < 0 or |bend| above it, by 2 SE)",
+                f"slope > 0 and |bend| < {LINEAR_BEND:.0%} of the rise, each by {zse()} (fails: "
+                f"slope < 0 or |bend| above it, by {zse()})",
                 holds,
                 ""
                 if holds
