@@ -14,7 +14,6 @@ from delayed_bandits.claims import (
     REPRODUCTION,
     Checker,
     Claim,
-    Paired,
     Z,
     at,
     band,
@@ -431,17 +430,41 @@ def _correction(fig_cfg: Mapping[str, Any], alg: str, horizon: int) -> float:
     )
 
 
-def _pinned(events: pd.DataFrame | None, alg: str, params: AdaptParams) -> float | None:
-    """The largest alpha_t an Adapt-Patient curve played at any checkpoint of any run, when it
-    never left alpha_low (then it is Patient with alpha_tilde = alpha_low after its first 2K
-    rounds); None when it did, or when the figure has no trace."""
+def _alpha_leaves(
+    events: pd.DataFrame | None, fig_cfg: Mapping[str, Any], alg: str, params: AdaptParams
+) -> Claim | None:
+    """Section 8.3's "the lower bound estimate alpha_t eventually converges towards [...]
+    alpha = 0.3" at its weakest: alpha_t leaves alpha_low at some checkpoint of some run (from the
+    figure's trace of alpha_t, exact: no SE); fails when it never does, and then this Adapt-Patient
+    is Patient with alpha_tilde = alpha_low after its first 2K rounds, which the claims comparing
+    it cite. None when the figure has no trace of the curve's alpha_t."""
     if events is None or "alpha_t" not in events.columns:
         return None
-    own = events[(events.algorithm == alg)].dropna(subset=["t"])
+    own = events[events.algorithm == alg].dropna(subset=["t"])
     if own.empty:
         return None
     top = float(own.alpha_t.max())
-    return top if top <= params.alpha_low else None
+    left = own[own.alpha_t > params.alpha_low]
+    holds = bool(top > params.alpha_low)  # exact: a run's alpha_t has no SE
+    correction = _correction(fig_cfg, alg, int(fig_cfg["horizon"]))
+    return Claim(
+        f"fig6-{alg}-alpha-leaves-alpha-low",
+        f"Adapt-Patient's alpha_t leaves alpha_low = {params.alpha_low:g} ({_reading(params)}): "
+        "the lower bound estimate converges towards alpha = 0.3",
+        "Section 8.3, Figures 6 and 7; Section 6.3",
+        f"largest alpha_t at any of {own.t.nunique()} checkpoints of any of "
+        f"{own.replication.nunique()} runs: {top:.3f}; above alpha_low in "
+        f"{left.replication.nunique()} runs, at {len(left)} (run, checkpoint) pairs",
+        "alpha_t > alpha_low at some checkpoint of some run (fails: at most alpha_low at every "
+        "one)",
+        holds,
+        ""
+        if holds
+        else "the lower-confidence correction log(24 sqrt(log(2KT^3)) / (c mu_low)) / "
+        f"log(T_bar) is at least {correction:.2f} at T (T_bar <= T), so alpha_t stays at "
+        f"alpha_low unless alpha_hat_t is near 1: after its first 2K rounds this Adapt-Patient is "
+        f"Patient with alpha_tilde = {params.alpha_low:g}",
+    )
 
 
 def fig6(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list[Claim]:
@@ -451,7 +474,6 @@ def fig6(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
     share their draws, so every comparison is of paired runs (``paired``, ``ratio``)."""
     summary, runs, (setting,) = tables["summary"], tables["runs"], list(fig_cfg["settings"])
     ref = "Section 8.3, Figure 6"
-    margin = float(fig_cfg["slightly_worse"])
     oracle = at(summary, setting, "patient-03")
     oracle_runs = per_run(runs, setting, "patient-03")
     wrong = {"01": at(summary, setting, "patient-01"), "06": at(summary, setting, "patient-06")}
@@ -480,28 +502,35 @@ def fig6(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
         adapt_runs = per_run(runs, setting, alg)
         params = _adapt_params(fig_cfg, alg)
         reading = _reading(params)
-        pinned = _pinned(tables.get("events"), alg, params) if params.lower_confidence else None
-        correction = _correction(fig_cfg, alg, int(fig_cfg["horizon"]))
-        # "slightly worse": above the oracle, by at most the margin (relative to its regret)
+        leaves = (
+            _alpha_leaves(tables.get("events"), fig_cfg, alg, params)
+            if params.lower_confidence
+            else None
+        )
+        if leaves is not None:
+            claims.append(leaves)
+        # the argument the comparisons cite when alpha_t never left alpha_low
+        pinned = (
+            f"alpha_t never leaves alpha_low = {params.alpha_low:g} ({leaves.id}), so after its "
+            f"first 2K rounds this Adapt-Patient is Patient with alpha_tilde = "
+            f"{params.alpha_low:g}"
+            if leaves is not None and leaves.holds is False
+            else ""
+        )
+        # "slightly worse": above the oracle; the paper gives no bound on "slightly", so the
+        # test is one-sided and the measured shows by how much
+        # (docs/decisions/manegueu2020.md#slightly-worse)
         worse = ratio(adapt_runs - oracle_runs, oracle_runs)
-        near = within(worse.mean, worse.se, 0.0, margin)
+        near = verdict(worse.mean, worse.se)
         if near is None:
             near_note = (
-                f"the relative difference straddles 0 or {margin:g} at {zse()}: the runs cannot "
-                "tell whether Adapt-Patient is slightly worse than the oracle"
+                f"the relative difference lies within {zse()} of 0: the runs cannot tell "
+                "whether Adapt-Patient is worse than the oracle"
             )
-        elif near is False and worse.mean < 0:
-            near_note = "Adapt-Patient is below the oracle Patient"
         elif near is False:
-            near_note = f"Adapt-Patient is more than {margin:.0%} above the oracle Patient" + (
-                f": alpha_t never leaves alpha_low = {params.alpha_low:g} (at most "
-                f"{pinned:.3f} at any checkpoint of any run), so after its first 2K rounds it "
-                f"is Patient with alpha_tilde = {params.alpha_low:g}, not the oracle"
-                if pinned is not None
-                else ""
-            )
+            near_note = "Adapt-Patient is below the oracle Patient"
         else:
-            near_note = ""
+            near_note = pinned and f"{pinned}, not the oracle"
         claims.append(
             Claim(
                 f"fig6-{alg}-slightly-worse-than-oracle",
@@ -509,35 +538,23 @@ def fig6(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                 ref,
                 f"Adapt {adapt}; oracle {oracle}; (Adapt - oracle) / oracle = {worse.mean:+.3f} "
                 f"± {worse.se:.3f} (paired runs)",
-                f"(Adapt - oracle) / oracle in [0, {margin:g}] at {zse()} (fails: wholly outside)",
+                f"(Adapt - oracle) / oracle above 0 by {zse()} (fails: below by {zse()}); "
+                "'slightly' has no stated bound: the measured gives the size",
                 near,
                 near_note,
-                runs_needed=needed(near, [worse, Paired(worse.mean - margin, worse.se, worse.n)]),
+                runs_needed=needed(near, [worse]),
             )
         )
         for key, label in (("01", "0.1"), ("06", "0.6")):
             diff = paired(wrong_runs[key], adapt_runs)
             holds = verdict(diff.mean, diff.se)
             note = ""
-            if pinned is not None:
-                note = (
-                    f"alpha_t never leaves alpha_low = {params.alpha_low:g} (at most {pinned:.3f} "
-                    "at any checkpoint of any run): the correction log(24 sqrt(log(2KT^3)) / "
-                    f"(c mu_low)) / log(T_bar) is at least {correction:.2f} at T, so this "
-                    f"Adapt-Patient is Patient with alpha_tilde = {params.alpha_low:g} after its "
-                    "first 2K rounds"
+            if pinned and holds is not True:
+                note = pinned + (
+                    ": the two policies differ only in their first 2K rounds"
+                    if key == "01"
+                    else f", and loses to {label} as Patient 0.1 does"
                 )
-                if key == "01":
-                    # the same policy as Patient 0.1 after 2K rounds: no run count separates them
-                    holds = False
-                    note += (
-                        " and cannot be better than it at any run count: the two policies differ "
-                        "only in their first 2K rounds"
-                    )
-                elif holds is not True:
-                    note += f", and loses to {label} as Patient 0.1 does"
-                else:
-                    note = ""
             elif holds is not True and key == "06" and baseline is False:
                 note = (
                     "Patient with 0.6 ends below the oracle 0.3 "
