@@ -32,11 +32,6 @@ from delayed_bandits.papers.pikeburke2018.experiment import Setting, coefficient
 # relative amount over the last quarter of the horizon, by 2 SE
 # (docs/decisions/pikeburke2018.md#claim-thresholds).
 CONVERGED = 0.10
-# Appendix E's "increase linearly in E[tau]": the sagitta of each run's quadratic fit over the
-# range of E[tau] (how far the curve bends away from a straight line) is at most this share of
-# the rise of its straight line over the range, by 2 SE
-# (docs/decisions/pikeburke2018.md#appe-linear-claim).
-LINEAR_BEND = 0.10
 # "ODAAF-V had only just eliminated the suboptimal arm at time T": elimination after this
 # fraction of the horizon counts as "only just".
 LATE = 0.75
@@ -317,9 +312,10 @@ def delay_sweep_claims(
     """Appendix E's "the regret of our algorithms and that of QPM-D all increase linearly in
     E[tau]", judged on each run's regrets at T across the delays (the settings share their draws,
     ``shared_draws``, so each run's fit is a paired measurement): its least-squares line rises
-    (slope > 0) and its least-squares parabola bends away from a line by at most LINEAR_BEND of
-    the line's rise over the range of E[tau] (the parabola's sagitta, curvature * width^2 / 4),
-    each by Z SE of ``paired``. A slope or bend the other way by Z SE fails it."""
+    (slope > 0 by Z SE of ``paired``; fails: falls by Z SE). "Linearly" has no stated tolerance,
+    so it is reported, not judged: the bend of each run's least-squares parabola from a straight
+    line over the range of E[tau] (its sagitta, curvature * width^2 / 4) against the line's rise
+    (docs/decisions/pikeburke2018.md#appe-linear-claim)."""
     claims = []
     at_t = at_horizon(tables["summary"], fig_cfg)
     means = dict(zip(at_t.setting, at_t.mean_delay))
@@ -340,13 +336,11 @@ def delay_sweep_claims(
         )
         slope, bend = paired(rise, scale=1 / width), paired(sagitta)
         rise_mean = paired(rise)
-        below, above = paired(LINEAR_BEND * rise - sagitta), paired(LINEAR_BEND * rise + sagitta)
-        holds, needed = _judge([(slope.mean, slope), (below.mean, below), (above.mean, above)])
+        holds, needed = _judge([(slope.mean, slope)])
         rows = rows.set_index("setting").loc[settings]
         means_y = rows["mean"].to_numpy()
         fitted = np.polyval(np.polyfit(x, means_y, 1), x)
         r2 = 1 - np.sum((means_y - fitted) ** 2) / np.sum((means_y - means_y.mean()) ** 2)
-        rising = verdict(slope.mean, slope.se)
         claims.append(
             Claim(
                 f"{alg}-regret-linear-in-delay",
@@ -359,22 +353,16 @@ def delay_sweep_claims(
                 f"{rise_mean.se:.2f}; regret "
                 + ", ".join(f"{v:.1f}" for v in means_y)
                 + f" for E[tau] = {', '.join(f'{v:g}' for v in x)}; R^2 of the means {r2:.3f}",
-                f"slope > 0 and |bend| < {LINEAR_BEND:.0%} of the rise, each by {zse()} (fails: "
-                f"slope < 0 or |bend| above it, by {zse()})",
+                f"slope > 0 by {zse()} (fails: < 0 by {zse()}); 'linearly' has no stated "
+                "tolerance: the bend is reported, not judged",
                 holds,
                 ""
                 if holds
                 else "the regret falls as the delay grows: the delay reorders when the "
                 "algorithm's phases end"
-                if rising is False
-                else "the regret is not a straight line in E[tau]: its parabola bends by more "
-                f"than {LINEAR_BEND:.0%} of the rise"
                 if holds is False
                 else "the delay's share of the regret (about Delta E[tau] per suboptimal arm) is "
-                "small against run-to-run noise at this scale"
-                if rising is None
-                else f"the bend cannot be told from {LINEAR_BEND:.0%} of the rise at "
-                f"{slope.n} runs",
+                "small against run-to-run noise at this scale",
                 runs_needed=needed,
             )
         )
