@@ -1026,6 +1026,28 @@ def test_fig3_peak_positions_are_ordered_by_paired_differences(
     assert tied in places.measured.split("alpha_2 = 0.5:")[1]
 
 
+def test_fig3_peak_position_is_a_trend_that_tied_neighbours_do_not_refute() -> None:
+    """Three alpha_2: 0.2 peaks at gap 0.3, 0.5 at 0.2 and 0.3 (a tie on the paired runs, so the
+    pair 0.2/0.5 cannot be placed apart), 0.8 at 0.1. The trend of "the smaller alpha_2, the
+    larger the position" holds: no pair reversed, the ends apart. With 0.5 peaking at 0.2 alone
+    and 0.8 at 0.3, a pair is reversed and the claim fails."""
+    from delayed_bandits.papers.manegueu2020.claims import fig3
+
+    curves = {
+        "a02": (0.2, [5.0, 10.0, 30.0]),
+        "a05": (0.5, [5.0, 20.0, 19.95]),
+        "a08": (0.8, [15.0, 10.0, 5.0]),
+    }
+    tables, fig = _gap_sweep(curves)
+    _, places = fig3(tables, fig)
+    assert places.holds is True, places.measured
+    assert "0.2 and 0.5: their tied peaks overlap" in places.note
+    curves.update({"a05": (0.5, [5.0, 20.0, 10.0]), "a08": (0.8, [1.0, 2.0, 9.0])})
+    tables, fig = _gap_sweep(curves)
+    _, places = fig3(tables, fig)
+    assert places.holds is False and "0.5 and 0.8" in places.note
+
+
 @pytest.mark.parametrize(
     "growth,linear,verdict",
     [
