@@ -196,23 +196,28 @@ def _near_optimal_rate(
     would decide it (docs/decisions/vernade2017.md#fig1-rate)."""
     end = _round(runs, "thetaL", alg)
     mid = _round(runs, "thetaL", alg, end // 2)
-    early = _round(runs, "thetaL", alg, mid // 2)
     at_end, at_mid = per_run(runs, "thetaL", alg, end), per_run(runs, "thetaL", alg, mid)
-    at_early = per_run(runs, "thetaL", alg, early)
     rate = paired(at_end, at_mid, scale=1.0 / math.log(end / mid))
-    before = paired(at_mid, at_early, scale=1.0 / math.log(mid / early))
-    change = paired(
-        (at_end - at_mid) / math.log(end / mid), (at_mid - at_early) / math.log(mid / early)
-    )
+    ts = runs.t[(runs.setting == "thetaL") & (runs.algorithm == alg)]
+    change = before = None
+    span = "[T/4, T/2]"
+    if (ts <= mid // 2).any():  # the slope over [T/4, T/2], when the checkpoints have it
+        early = _round(runs, "thetaL", alg, mid // 2)
+        span = f"[{early}, {mid}]"
+        at_early = per_run(runs, "thetaL", alg, early)
+        before = paired(at_mid, at_early, scale=1.0 / math.log(mid / early))
+        change = paired(
+            (at_end - at_mid) / math.log(end / mid), (at_mid - at_early) / math.log(mid / early)
+        )
     margin = Paired(bound - rate.mean, rate.se, rate.n)
     optimal = verdict(margin.mean, margin.se)
-    falling = verdict(-change.mean, change.se) is True
+    falling = change is not None and verdict(-change.mean, change.se) is True
     settled = not (falling and optimal is False)
     holds = optimal if settled else None
     note = ""
     if not settled:
         note = (
-            f"the slope still falls from [{early}, {mid}] to [{mid}, {end}] by {zse()}: Theorem "
+            f"the slope still falls from {span} to [{mid}, {end}] by {zse()}: Theorem "
             "11's constant is asymptotic (its o(log T) term holds the delay's transient, mean "
             f"delay 500 against T = {end}), so this horizon cannot decide it; a horizon at which "
             "the slope over [T/2, T] no longer falls from that over [T/4, T/2] would"
@@ -224,8 +229,9 @@ def _near_optimal_rate(
         f"For theta_L, {alg}'s regret grows no faster than the optimal log T rate up to the "
         "Poisson factor 1/(1 - theta*) (Theorem 11), once the slope has settled",
         f"Section 7; Theorems {thm} and 11",
-        f"pseudo-regret dR/dlog t over [{mid}, {end}], per run: {rate}; over [{early}, {mid}]: "
-        f"{before}; change {change}; {constant}",
+        f"pseudo-regret dR/dlog t over [{mid}, {end}], per run: {rate}; "
+        + (f"over {span}: {before}; change {change}; " if change is not None else "")
+        + constant,
         f"rate + {zse()} < {bound:.2f} (= pseudo-regret constant / (1 - theta*)); fails: rate - "
         f"{zse()} above it while the rate no longer falls by {zse()}; inconclusive while it "
         "does",
