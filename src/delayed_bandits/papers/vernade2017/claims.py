@@ -223,7 +223,12 @@ def _near_optimal_rate(
             "the slope over [T/2, T] no longer falls from that over [T/4, T/2] would"
         )
     elif holds is False:
-        note = "the slope has settled above the constant: the regret grows faster than Theorem 11"
+        note = (
+            "the slope lies above the constant and no longer falls by "
+            f"{zse()}"
+            + (f" (change {change})" if change is not None else "")
+            + ": at this horizon the regret grows faster than Theorem 11's rate"
+        )
     return Claim(
         f"fig1-{alg}-near-optimal-rate",
         f"For theta_L, {alg}'s regret grows no faster than the optimal log T rate up to the "
