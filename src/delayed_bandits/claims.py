@@ -156,6 +156,13 @@ def verdict_rule(z: float = Z) -> str:
     )
 
 
+def zse(what: str = "SE", z: float = Z) -> str:
+    """The SE multiple as claim texts write it, "2 SE" at ``Z`` = 2 (``what``: "paired SE",
+    ...): every claim text takes it from here, so that the texts follow ``Z``
+    (tests/test_claims_se.py fails on a claim module that types it)."""
+    return f"{z:g} {what}"
+
+
 VERDICT_RULE = verdict_rule()
 """The verdict rule at ``Z``."""
 

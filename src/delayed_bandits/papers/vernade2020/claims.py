@@ -35,6 +35,7 @@ from delayed_bandits.claims import (
     runs_needed,
     verdict,
     within,
+    zse,
 )
 from delayed_bandits.papers.vernade2020.experiment import Setting, draw_action_sets, heavy_law
 
@@ -172,7 +173,7 @@ def _pair_note(
     parts = []
     if tied:
         parts.append(
-            f"{', '.join(tied)}: the difference lies within 2 SE, the runs cannot separate them"
+            f"{', '.join(tied)}: the difference lies within {zse()}, the runs cannot separate them"
             + "".join(
                 f"; {s} would need about {n} runs at its measured difference and per-run spread"
                 for s in tied
@@ -220,8 +221,8 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     "; ".join(
                         f"{s}: UCB {a}, TS {b}, TS - UCB {d}" for s, (a, b, d, _) in pairs.items()
                     ),
-                    "UCB's regret at T below TS's by more than 2 SE of the paired difference in "
-                    "every panel (fails: above by more than 2 SE in one)",
+                    f"UCB's regret at T below TS's by more than {zse()} of the paired difference in "
+                    f"every panel (fails: above by more than {zse()} in one)",
                     holds,
                     "" if holds else _pair_note(tables, fig_cfg, pairs, ucb),
                     runs_needed=needed(holds, [p[2] for p in pairs.values()]),
@@ -275,7 +276,7 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
             note = "; ".join(
                 f"{s}: R(T) = {points[s].mean:.1f} ± {points[s].se:.1f} "
                 + ("lies below" if v is False else "straddles an end of")
-                + f" [{low:.0f}, {high:.0f}] at 2 SE"
+                + f" [{low:.0f}, {high:.0f}] at {zse()}"
                 for s, v in inside.items()
                 if v is not True and s not in above
             )
@@ -288,7 +289,7 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     "(m, μ) = (100, 100) and (500, 100)",
                     f"{REFERENCE}, Figure 1",
                     "; ".join(f"{s}: {p}" for s, p in points.items()),
-                    f"R(T) in [{low:.0f}, {high:.0f}] in both panels, at 2 SE",
+                    f"R(T) in [{low:.0f}, {high:.0f}] in both panels, at {zse()}",
                     holds,
                     note,
                 )
@@ -312,7 +313,7 @@ def fig1(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                         for s, r in rates.items()
                     )
                     + f"; difference {later.mean:.3f} ± {later.se:.3f}",
-                    "smaller late growth with m = 500 by more than 2 SE (each growth's SE from "
+                    f"smaller late growth with m = 500 by more than {zse()} (each growth's SE from "
                     "its runs; fails: larger by more)",
                     holds,
                     "" if holds else _exploring(tables, fig_cfg, left[1], ucb),
@@ -391,8 +392,8 @@ def fig3(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) -> list
                     f"{REFERENCE}, Figure 3",
                     f"UCB {a}, TS {b}, TS - UCB {diff}; growth "
                     + ", ".join(f"{c} {r:.2f}" for c, r in rates.items()),
-                    f"UCB below TS by more than 2 SE of the paired difference, both growths <= "
-                    f"{BENT} (fails: UCB above TS by more than 2 SE, or a growth >= {LINEAR})",
+                    f"UCB below TS by more than {zse()} of the paired difference, both growths <= "
+                    f"{BENT} (fails: UCB above TS by more than {zse()}, or a growth >= {LINEAR})",
                     holds,
                     ""
                     if holds
