@@ -40,6 +40,7 @@ from delayed_bandits.arena import observe
 from delayed_bandits.arena.problem import Draw, pseudo_regret
 from delayed_bandits.environment import Realisation
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.preconditions import Array, Inputs
 from delayed_bandits.references import checked_arm, run, run_outcomes
 
 CONVERSIONS = "conversions"
@@ -115,6 +116,18 @@ PolicyFactory = Callable[[Problem, np.random.Generator], Policy | OutcomePolicy]
 Kernel = Callable[[Problem, np.ndarray, np.ndarray, np.ndarray, int], np.ndarray]
 
 
+DRAW = Inputs(
+    (
+        Array("env.setting.mu", "f", ("K",), 0.0, 1.0),
+        Array("env.realisation.uniforms", "f", ("T", "K"), 0.0),
+        Array("env.realisation.delays", "iu", ("T", "K"), 0.0),
+    )
+)
+"""What every entrant's runner reads of a replication's ``Draw`` (``preconditions``): the means,
+a uniform (rescaled under switching means, so not below 1 only) and a delay per (round, arm). The
+papers' kernels an entrant runs check their own inputs too, once translated."""
+
+
 def _nothing(setting: Any) -> str:
     return "nothing"
 
@@ -153,6 +166,7 @@ class Entrant(Algorithm):
     # whether it is tuned to the horizon T (told T): its regret at a checkpoint t < T is then not
     # that of its run at horizon t, as an anytime learner's is (the leaderboard's earlier horizons)
     horizon_tuned: bool = False
+    inputs: Inputs = DRAW
 
     def __post_init__(self) -> None:
         super().__post_init__()
