@@ -142,7 +142,9 @@ def test_the_bootstrap_kernel_refuses_a_conversion_later_than_its_window(probe) 
     rng = np.random.default_rng(0)
     uniforms = rng.random((HORIZON, 3))
     late = np.full((HORIZON, 3), 30, dtype=np.int64)
-    with probe.refused(KernelInputError, "argument delays holds a conversion later than the window"):
+    with probe.refused(
+        KernelInputError, "argument delays holds a conversion later than the window"
+    ):
         run_km_bootstrap_kernel(np.array([0.5, 0.5, 0.9]), uniforms, late, 20, 0)
 
 

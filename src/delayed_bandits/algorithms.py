@@ -49,6 +49,10 @@ class Algorithm:
     # What its kernel indexes (``preconditions.Inputs``): checked, with ``precondition`` and
     # ``applies``, before every run of ``kernel`` (``guarded``).
     inputs: Inputs = NO_INPUTS
+    # Whether its jobs hold its kernel to its reference before its results count
+    # (``simulate.run_job``: replication 0 of each setting, at the setting's horizon): a kernel
+    # declared outside this package, which no test of ours holds to its policy.
+    audited: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not ID.fullmatch(self.id):
