@@ -21,9 +21,10 @@ from delayed_bandits.preconditions import NO_INPUTS, Inputs, check
 # events): events is a side table of the run (e.g. ODAAF's phase ends) or None.
 Runner = Callable[[Any, Any, np.ndarray, int], tuple[np.ndarray, np.ndarray, Any]]
 
-ID = re.compile(r"[A-Za-z0-9_-]+")
+ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 """What an algorithm id is made of, a setting id's characters: an id is a directory name of
-``per_curve`` shards and a word of the workflow's paths, so ``a/b`` or ``..`` cannot be one."""
+``per_curve`` shards and a word of the workflow's paths, so ``a/b`` or ``..`` cannot be one,
+nor a name longer than a path component may be (``config.MAX_NAME``)."""
 
 
 @dataclass(frozen=True)

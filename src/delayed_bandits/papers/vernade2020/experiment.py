@@ -113,7 +113,7 @@ class Setting:
     @property
     def n_arms(self) -> int:
         """K, the actions of a round, as the other papers' settings name it (the resource
-        model counts it, ``config.arms``)."""
+        model counts it, ``config._built``)."""
         return self.n_actions
 
     @property
