@@ -30,14 +30,14 @@ def _refused(probe, capsys, tmp_path: Path, overlay: object | str, *said: str) -
     return err
 
 
-@pytest.mark.probe("config")
+@pytest.mark.probe("config values")
 def test_a_scale_too_long_for_a_folder_name(probe, capsys, tmp_path) -> None:
     _refused(
         probe, capsys, tmp_path, {"scale": "a" * 300}, "config key 'scale'", "has 300 characters"
     )
 
 
-@pytest.mark.probe("config")
+@pytest.mark.probe("config values")
 def test_a_setting_id_too_long_for_a_folder_name(probe, capsys, tmp_path) -> None:
     setting = {"theta": [0.5, 0.4], "delay": {"kind": "geometric", "mean": 10}, "window": 100}
     overlay = {"papers": {"vernade2017": {"fig2": {"settings": {"x" * 150: setting}}}}}
@@ -51,7 +51,7 @@ def test_a_setting_id_too_long_for_a_folder_name(probe, capsys, tmp_path) -> Non
     )
 
 
-@pytest.mark.probe("config")
+@pytest.mark.probe("config values")
 def test_a_grid_whose_joined_ids_are_too_long(probe, capsys, tmp_path) -> None:
     """Each name within the limit, the setting ids a grid joins from them beyond it."""
     grid = [
@@ -69,7 +69,7 @@ def test_a_grid_whose_joined_ids_are_too_long(probe, capsys, tmp_path) -> None:
     )
 
 
-@pytest.mark.probe("config")
+@pytest.mark.probe("config values")
 @pytest.mark.parametrize("depth", [yamlio.MAX_DEPTH + 1, 100_000])
 def test_yaml_nested_too_deep(probe, capsys, tmp_path, depth) -> None:
     err = _refused(
@@ -88,7 +88,7 @@ def test_nesting_within_the_limit_is_read() -> None:
     assert yamlio.read_yaml("[" * depth + "]" * depth) is not None
 
 
-@pytest.mark.probe("config")
+@pytest.mark.probe("config values")
 @pytest.mark.parametrize(
     ("paper", "figure", "setting"),
     [("vernade2017", "fig2", "thetaL"), ("arena", "regret", "uniform_censored")],

@@ -90,9 +90,9 @@ def _array(who: str, spec: Array, value: Any, sizes: dict[str, int]) -> None:
             )
     if value.size == 0:
         return
-    if value.dtype.kind == "f" and not np.isfinite(value).all():
+    low, high = value.min(), value.max()  # a NaN propagates to both: two passes, no copy
+    if value.dtype.kind == "f" and not (np.isfinite(low) and np.isfinite(high)):
         raise KernelInputError(f"{named} holds a NaN or an infinity; allowed: finite values")
-    low, high = value.min(), value.max()
     if (spec.low is not None and low < spec.low) or (spec.high is not None and high > spec.high):
         raise KernelInputError(
             f"{named} holds values in [{low}, {high}]; allowed: "
