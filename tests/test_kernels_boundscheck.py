@@ -1,6 +1,6 @@
 """Every kernel played once with numba's bounds checks on, freshly compiled (not numba's cache):
-an index past an array's end is then an ``IndexError`` instead of silent corruption (issue 58,
-``make bench``'s crash). The kernels compile in one process, at a tiny horizon, since compiling
+an index past an array's end is then an ``IndexError`` instead of silent corruption (``make
+bench``'s crash). The kernels compile in one process, at a tiny horizon, since compiling
 them dominates; in the end-to-end tier (marked slow), so that ``make test`` keeps its budget."""
 
 from __future__ import annotations

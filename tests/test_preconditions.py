@@ -126,7 +126,7 @@ def test_a_windowed_kernel_refuses_a_window_of_zero(probe, paper) -> None:
 
 @pytest.mark.probe("kernels")
 def test_an_entrant_is_refused_where_it_does_not_apply(probe) -> None:
-    """The bench's crash (issue 58): ts-km's kernel, sized by the window m, on the uncensored
+    """The bench's crash (``make bench`` aborted): ts-km's kernel, sized by the window m, on the uncensored
     reading, where a conversion later than m indexed past its table."""
     ts_km = algorithms.get("arena", "ts-km")
     _, _, env, cp = _call("arena")

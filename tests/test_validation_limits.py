@@ -1,4 +1,4 @@
-"""What validation refuses before any job runs (issue 58, item 6): a name too long to be a path
+"""What validation refuses before any job runs: a name too long to be a path
 component (``config.MAX_NAME``, the schemas' ``maxLength``), YAML nested deeper than
 ``yamlio.MAX_DEPTH`` (read without recursion, refused at the first level too deep, not a
 RecursionError seconds later), and a window whose tables exceed the machine's memory

@@ -1,5 +1,5 @@
-"""A plug-in's kernel is held to its policy where it runs (issue 58): the two peeking plug-ins the
-issue describes, one that reads hidden outcomes after round 25,000 and one that does only when the
+"""A plug-in's kernel is held to its policy where it runs: the two peeking plug-ins that
+once passed, one that reads hidden outcomes after round 25,000 and one that does only when the
 means are below 0.1, are refused by default: by the simulation job (replication 0 of each setting
 at the setting's horizon, ``simulate.audit``) and by ``check-entrant``'s defaults (both base rates,
 the full-scale horizon). Probes of docs/auditing.md's tally."""
