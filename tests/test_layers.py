@@ -55,6 +55,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "indices",
             "queues",
             "references",
+            "preconditions",
             "tables",
             "aggregate",
             "grid",

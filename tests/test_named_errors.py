@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import errno
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -129,16 +132,69 @@ def test_a_full_disk_inside_a_job(tmp_path: Path, capsys, monkeypatch, probe) ->
     assert list(out.parent.iterdir()) == []
 
 
-def test_another_os_error_is_not_called_a_full_disk(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.probe("files and arguments")
+@pytest.mark.parametrize("code", [errno.EFBIG, errno.EACCES, errno.EROFS, errno.EDQUOT, errno.EIO])
+def test_any_os_error_writing_a_shard_is_named(tmp_path: Path, monkeypatch, capsys, probe, code):
+    """Every OS error on write, not only a full disk: the file and the errno named, and nothing
+    left behind."""
     import pyarrow.parquet as pq
 
-    def denied(table, where, **kwargs) -> None:
-        raise PermissionError(errno.EACCES, "Permission denied", str(where))
+    def fails(table, where, **kwargs) -> None:
+        Path(where).write_bytes(b"PAR1")
+        raise OSError(code, os.strerror(code), str(where))
 
-    monkeypatch.setattr(pq, "write_table", denied)
+    monkeypatch.setattr(pq, "write_table", fails)
     out = tmp_path / "rep0-0.parquet"
     argv = ["simulate", "--config", str(CONFIG), str(SMOKE), "--paper", "vernade2017"]
     argv += ["--figure", "fig2", "--setting", "thetaL", "--algorithm", "d-ucb", "--reps", "0-0"]
-    with pytest.raises(PermissionError):
-        main([*argv, "--out", str(out)])
+    name = errno.errorcode[code]
+    _refused(
+        probe, capsys, [*argv, "--out", str(out)], f"could not write {out} (errno {code} {name}"
+    )
     assert json.dumps(sorted(p.name for p in tmp_path.iterdir())) == "[]"
+
+
+@pytest.mark.probe("files and arguments")
+def test_a_file_size_limit_in_aggregate_is_named(tmp_path: Path, probe) -> None:
+    """A real EFBIG: ``aggregate``'s summary written under ``ulimit -f`` of 1 KB (Python ignores
+    SIGXFSZ, so the write fails with EFBIG)."""
+    import resource
+
+    shard = tmp_path / "rep0-1.parquet"
+    argv = ["simulate", "--config", str(CONFIG), str(SMOKE), "--paper", "vernade2017"]
+    argv += ["--figure", "fig2", "--setting", "thetaL", "--algorithm", "d-ucb", "--reps", "0-1"]
+    assert main([*argv, "--out", str(shard)]) == 0
+    out = tmp_path / "summary.csv"
+    code = (
+        "from delayed_bandits.cli import main; raise SystemExit(main("
+        + repr(
+            [
+                "aggregate",
+                "--config",
+                str(CONFIG),
+                str(SMOKE),
+                "--paper",
+                "vernade2017",
+                "--figure",
+                "fig2",
+                "--out",
+                str(out),
+                str(shard),
+            ]
+        )
+        + "))"
+    )
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, resource.RLIM_INFINITY))
+
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=limited,
+    )
+    assert probe.cli(done.returncode, done.stderr) == "refused with a named error", done.stderr
+    assert f"errno {errno.EFBIG} EFBIG" in done.stderr and "ulimit -f" in done.stderr, done.stderr
+    assert not out.exists()

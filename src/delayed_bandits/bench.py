@@ -72,7 +72,7 @@ def run(
 ) -> list[dict[str, float | str]]:
     """agent-steps per second (replications x rounds / s) of each kernel and reference, on each
     paper's ``BENCH`` setting and its named ``BENCH_READINGS`` (settings that take a different
-    path through the kernels); the horizon is a flag because some references are O(T^2). Every
+    path through the kernels), where the algorithm applies (``Algorithm.applies``); the horizon is a flag because some references are O(T^2). Every
     registered paper unless ``papers`` names some.
 
     Where the paper has uniform play (the arena), each row has ``vs_uniform``: how many times
@@ -96,6 +96,8 @@ def run(
             floors = _floors(horizon, st.n_arms, kernel_reps) if floored else {}
             measured = []
             for algo in plugin.ALGORITHMS:
+                if algo.applies(st) or algo.precondition(st):
+                    continue  # its kernel refuses what its model does not cover (NotApplicable)
                 algo.kernel(st, envs[0], cp, 0)  # compile or load numba's cache outside the timing
                 kernel = _steps_per_second(
                     lambda r: algo.kernel(st, envs[r], cp, r), len(envs), horizon

@@ -18,7 +18,7 @@ from delayed_bandits import algorithms, kinds
 from delayed_bandits import config as cfg
 from delayed_bandits import curves as cv
 from delayed_bandits import papers as registry
-from delayed_bandits.errors import ConfigError, TimeLimitError, VerifyFailed
+from delayed_bandits.errors import ConfigError, OutputWriteError, TimeLimitError, VerifyFailed
 from delayed_bandits.outputs import atomic_path, check_target, write_parquet
 
 
@@ -660,15 +660,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
     except OSError as exc:
-        if exc.errno != errno.ENOSPC:
+        # a write through outputs.atomic_path is named there, the file and the errno; a full
+        # disk met anywhere else is named here
+        if not isinstance(exc, OutputWriteError) and exc.errno != errno.ENOSPC:
             raise
-        # Outputs are written to a temporary name (outputs.atomic_path), removed on the way here.
-        where = f" ({exc.filename})" if exc.filename else ""
-        print(
-            f"{command}: error: the disk is full: no space left on the "
-            f"device{where}; no output was written. Free space there and rerun the job.",
-            file=sys.stderr,
+        where = f" ({exc.filename})" if exc.filename and exc.errno == errno.ENOSPC else ""
+        said = (
+            exc.strerror
+            if isinstance(exc, OutputWriteError)
+            else f"the disk is full: no space left on the device{where}; no output was "
+            "written. Free space there and rerun the job"
         )
+        print(f"{command}: error: {said}", file=sys.stderr)
         return 1
     # A command that writes files is a workflow job: its log (stderr) says what it did and how
     # long it took, even when the command itself has nothing to say.

@@ -134,6 +134,11 @@ def _validator(
 def _describe(error: jsonschema.ValidationError) -> str:
     where = ".".join(str(p) for p in error.absolute_path) or "<top level>"
     message = error.message
+    if error.validator == "maxLength":  # a name that becomes a path component: not all of it
+        message = (
+            f"{str(error.instance)[:40]!r}... has {len(error.instance)} characters; allowed: at "
+            f"most {error.validator_value} (config.MAX_NAME: it names a file or folder)"
+        )
     if error.validator in ("additionalProperties", "unevaluatedProperties"):
         allowed = set(error.schema.get("properties", {}))
         if error.validator == "unevaluatedProperties":  # a figure: its paper's keys and the common
@@ -168,6 +173,13 @@ def validate(
             if paper in (None, name) and only_figure in (None, figure):
                 _check_figure(config, name, figure, fig)
 
+
+MAX_NAME = 100
+"""The most characters of a config value that becomes a path component (``scale``, a setting
+id, a grid value's name, an algorithm id): file systems allow 255 bytes a component, and a
+300-character ``scale`` passed validation, then failed in Snakemake with "file name too long".
+The schemas say it (``maxLength``) of each name; a setting id a grid joins from several names is
+checked here."""
 
 INTEGER_MAX = 2**62 - 1
 """The largest integer a config may hold, whatever its key: a round plus a delay, a window or a
@@ -266,6 +278,13 @@ def _check_figure(
     _check_simulation_keys(fig, where)
     _check_grid(paper, fig, where)
     grid.check_only(fig, where)
+    for setting in grid.settings(fig):  # a grid's ids join its values' names
+        if len(setting) > MAX_NAME:
+            raise ConfigError(
+                f"config key '{where}.settings': setting id {setting[:40]}... has {len(setting)} "
+                f"characters; allowed: at most {MAX_NAME} (config.MAX_NAME), as it names a "
+                "folder of the run; shorten its names"
+            )
     if kinds.simulated(fig):
         _check_horizons(fig, where)
         _check_resources(config, paper, fig, where)
@@ -340,22 +359,29 @@ def _check_resources(
     the jobs that read its tables hold every recorded value, which must fit the memory too."""
     available = rs.physical_memory_mb()
     all_settings = grid.settings(fig)
-    sizes = {
-        name: (grid.horizon(fig, raw), arms(paper, fig, raw, f"{where}.settings.{name}"))
-        for name, raw in all_settings.items()
-    }
-    for name, (rounds, k) in sizes.items():
-        request = rs.simulation(paper, rounds, 1, arms=k)
+    sizes = {}
+    for name, raw in all_settings.items():
+        built = _built(paper, fig, raw, f"{where}.settings.{name}")
+        sizes[name] = (grid.horizon(fig, raw), int(getattr(built, "n_arms", 1)))
+        rounds, k = sizes[name]
+        window = int(getattr(built, "window", 0) or 0)
+        request = rs.simulation(paper, rounds, 1, arms=k, window=window)
         if request.mem_mb > available:
-            # the horizon alone, or the arms of this setting
+            # the horizon alone, the window, or the arms of this setting
             alone = rs.simulation(paper, rounds, 1).mem_mb > available
-            key = f"{where}.horizon" if alone else f"{where}.settings.{name}"
+            windowed = rs.simulation(paper, 1, 1, arms=k, window=window).mem_mb > available
+            key = (
+                f"{where}.horizon"
+                if alone
+                else f"{where}.settings.{name}" + (".window" if windowed else "")
+            )
             raise ConfigError(
                 f"config key '{key}': "
-                f"T = {rounds} rounds of K = {k} arms (setting {name}) need about "
-                f"{request.mem_mb:,} MB per simulation job, more than this machine's "
-                f"{available:,} MB (src/delayed_bandits/resources.py); use a smaller horizon "
-                "or fewer arms"
+                f"T = {rounds} rounds of K = {k} arms (setting {name})"
+                + (f" with a window m = {window}" if window else "")
+                + f" need about {request.mem_mb:,} MB per simulation job, more than this "
+                f"machine's {available:,} MB (src/delayed_bandits/resources.py); use a smaller "
+                + ("window" if windowed else "horizon or fewer arms")
             )
     replications = int(fig["replications"])
     slow = sum(cv.interpreted(paper, fig, name) for name in fig["algorithms"])
@@ -391,11 +417,11 @@ def _check_resources(
         )
 
 
-def arms(paper: str, fig: Mapping[str, Any], raw: Mapping[str, Any], where: str) -> int:
-    """K of a setting, as its built setting says (``Setting.n_arms``; 1 for a plug-in's setting
-    that does not say), for the resource model."""
-    _, built = cv.curve(paper, fig, raw, fig["algorithms"][0], where)
-    return int(getattr(built, "n_arms", 1))
+def _built(paper: str, fig: Mapping[str, Any], raw: Mapping[str, Any], where: str) -> Any:
+    """A setting as its first curve builds it, whose K (``Setting.n_arms``; 1 for a plug-in's
+    setting that does not say) and window m (``Setting.window``; none where it has none) the
+    resource model counts."""
+    return cv.curve(paper, fig, raw, fig["algorithms"][0], where)[1]
 
 
 def _check_simulation_keys(fig: Mapping[str, Any], where: str) -> None:

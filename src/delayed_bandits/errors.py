@@ -30,3 +30,21 @@ class VerifyFailed(Exception):
     """A command's check failed (exit code 1): ``verify`` found a file that does not match its
     record, ``replay`` a kernel that does not take its reference's actions, or ``quote`` a number
     of the docs that is not the digest's."""
+
+
+class KernelInputError(ConfigError):
+    """A compiled kernel was handed inputs outside its declared preconditions
+    (``preconditions``): the message names the kernel, the argument and what is allowed. Raised
+    before the kernel runs, since compiled code does not check its indices and would corrupt
+    memory instead."""
+
+
+class NotApplicable(KernelInputError):
+    """An algorithm was asked to run on a setting its model does not cover
+    (``Algorithm.applies``); callers play an algorithm only where it applies."""
+
+
+class OutputWriteError(OSError):
+    """Writing an output failed (a full disk, a file-size limit, a read-only folder, ...): the
+    message names the file and the errno. An ``OSError`` still, so that callers that handle one
+    keep doing so."""

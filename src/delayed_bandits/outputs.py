@@ -3,6 +3,7 @@ with a checksum of their content, verified when they are read, so that a flipped
 
 from __future__ import annotations
 
+import errno
 import glob
 import hashlib
 import os
@@ -11,7 +12,7 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Mapping
 
-from delayed_bandits.errors import ConfigError
+from delayed_bandits.errors import ConfigError, OutputWriteError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,18 +39,49 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; it replaces ``path`` only if the block succeeds,
     and ``path`` must be a new path or a regular file (``check_target``). A job killed outright
     (SIGKILL, a node lost) cannot remove its temporary file, so the job that makes ``path``
-    again removes what such a run left."""
+    again removes what such a run left.
+
+    An ``OSError`` while writing it (a full disk, a file-size limit: EFBIG, a read-only folder,
+    ...) is an ``OutputWriteError`` naming ``path`` and the errno (``write_error``); one that
+    names another file (an input read inside the block) passes as it is."""
     check_target(path)
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in path.parent.glob(f".{glob.escape(path.name)}.tmp*"):
-        stale.unlink(missing_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}{path.suffix}")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for stale in path.parent.glob(f".{glob.escape(path.name)}.tmp*"):
+            stale.unlink(missing_ok=True)
         yield tmp
         os.replace(tmp, path)
+    except OutputWriteError:
+        raise
+    except OSError as exc:
+        if exc.filename is not None and str(exc.filename) not in (str(tmp), str(path)):
+            raise
+        raise write_error(path, exc) from exc
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def write_error(path: Path, exc: OSError) -> OutputWriteError:
+    """The named error of a failed write of ``path``: the file, the errno's name and what it
+    means, and what to do about the common ones."""
+    code = exc.errno
+    name = errno.errorcode.get(code, "unknown errno") if code is not None else "no errno"
+    hint = {
+        errno.ENOSPC: "the disk is full: no space left on the device; free space there",
+        errno.EFBIG: "the file is larger than the file-size limit (ulimit -f) or the file "
+        "system allows; raise the limit",
+        errno.EDQUOT: "the disk quota is exceeded; free space or raise the quota",
+        errno.EROFS: "the file system is read-only; write the outputs elsewhere",
+        errno.EACCES: "permission denied; make the folder writable",
+    }.get(code, "see the errno")
+    return OutputWriteError(
+        code,
+        f"could not write {path} (errno {code} {name}: {exc.strerror or exc}): {hint}; no output "
+        "was written, and what was written is removed. Rerun the job",
+        str(path),
+    )
 
 
 def html_page(title: str, body: str) -> str:

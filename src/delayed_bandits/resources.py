@@ -39,6 +39,12 @@ BYTES_PER_ROUND = 400
 ARMS_MEASURED = 10
 BYTES_PER_ARM_ROUND = 8
 BYTES_PER_ARM_PAIR = 8
+# A kernel told a window m holds tables of m + 1 cells (Vernade et al. 2017's CDF τ(0..m), the
+# Kaplan-Meier fit's deaths, survival and each arm's pulls in flight): float64s, one table per arm
+# and a few more, counted as K + 4 tables, so that a window of 10^12 is refused before any job
+# runs (config.validate) rather than failing to allocate inside one.
+BYTES_PER_WINDOW_CELL = 8
+WINDOW_TABLES_BEYOND_ARMS = 4
 # An algorithm without a compiled kernel (``Algorithm.interpreted``: an arena entrant declared
 # without ``kernel=``, whose runs play its policy through ``references.run``) has no rate of its
 # paper: its steps are timed at this rate instead, whatever the job. The slowest of the arena's
@@ -98,12 +104,14 @@ def simulation(
     steps: int | None = None,
     arms: int = 1,
     interpreted: int = 0,
+    window: int = 0,
 ) -> Request:
     """Request of one shard: ``replications`` replications of ``steps`` agent-steps each (the
     horizons of the curves the job runs with compiled kernels, one after another; by default one
     curve, ``horizon``) and ``interpreted`` agent-steps each (those of curves whose algorithm has
     no compiled kernel, ``Algorithm.interpreted``), keeping one realisation of at most
-    ``horizon`` rounds and ``arms`` arms in memory at a time."""
+    ``horizon`` rounds and ``arms`` arms in memory at a time, and the tables of a ``window``
+    (m + 1 cells each, ``BYTES_PER_WINDOW_CELL``) where its kernels are told one."""
     if horizon <= 0 or replications <= 0:
         raise ConfigError(
             f"need a positive horizon and replication count, got {horizon} and {replications}"
@@ -114,6 +122,9 @@ def simulation(
     minutes = math.ceil(RUNTIME_FACTOR * seconds / 60)
     extra = max(0, arms - ARMS_MEASURED)
     held = horizon * (BYTES_PER_ROUND + BYTES_PER_ARM_ROUND * extra) + BYTES_PER_ARM_PAIR * extra**2
+    held += (
+        BYTES_PER_WINDOW_CELL * (window + 1) * (arms + WINDOW_TABLES_BEYOND_ARMS) if window else 0
+    )
     return Request(mem_mb=BASE_MB + math.ceil(held / 1e6), runtime=max(MIN_RUNTIME_MIN, minutes))
 
 

@@ -161,9 +161,11 @@ def run_job(
             for st, members in job.groups:
                 env = plugin.draw_environment(env_seed, job.horizon, st)
                 for name, algo in members:
-                    regret, _, events = algo.kernel(
+                    regret, actions, events = algo.kernel(
                         st, env, job.checkpoints, seeds.as_int(policy_seed)
                     )
+                    if algo.audited and r == 0 and algo.kernel is not algo.reference:
+                        audit(algo, st, env, job, seeds.as_int(policy_seed), actions)
                     frames[job.setting, name].append(
                         pd.DataFrame(
                             {
@@ -197,6 +199,26 @@ def run_job(
         pd.concat([f for key in frames for f in frames[key]], ignore_index=True),
         events[first_columns + [c for c in events.columns if c not in first_columns]],
     )
+
+
+def audit(
+    algo: algorithms.Algorithm, st: Any, env: Any, job: _Curves, seed: int, actions: np.ndarray
+) -> None:
+    """``ConfigError`` naming ``algo``, the setting and the first round where its reference,
+    played on the same replication, takes another arm than its kernel's ``actions``: a kernel
+    not built in is held to its policy on replication 0 of every setting at the setting's
+    horizon, once per run, before its results count (``Algorithm.audited``). Replication 0 is in
+    one shard of each setting, and the summary reads every shard."""
+    _, expected, _ = algo.reference(st, env, job.checkpoints, seed)
+    differ = np.flatnonzero(np.asarray(actions) != np.asarray(expected))
+    if differ.size:
+        t = int(differ[0]) + 1
+        raise ConfigError(
+            f"entrant {algo.id!r}: its kernel played arm {int(actions[t - 1])} at round {t} of "
+            f"replication 0 of setting {job.setting}, its reference (the policy) arm "
+            f"{int(expected[t - 1])}; a kernel must take its policy's actions. No output was "
+            f"written (check it with: delayed-bandits check-entrant {algo.id})"
+        )
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,17 @@ class AliasError(yaml.composer.ComposerError):
     itself (an endless structure)."""
 
 
+MAX_DEPTH = 64
+"""The deepest nesting of mappings and lists a YAML document may have: config/config.yaml's is
+about 8. Reading a deeper one recurses once per level (PyYAML's composer), which ended in a
+RecursionError after seconds; the events are read first, and the document refused at the first
+level too deep (``DepthError``)."""
+
+
+class DepthError(yaml.composer.ComposerError):
+    """Mappings and lists nested deeper than ``MAX_DEPTH``."""
+
+
 class _Loader(_BASE):  # type: ignore[misc,valid-type]
     """The safe loader with YAML 1.2's core schema, refusing a mapping that gives a key twice and
     aliases that expand too far or into themselves. A key merged in with ``<<`` (an anchor's) and
@@ -152,5 +163,26 @@ def _check_expansion(root: yaml.Node) -> None:
 def read_yaml(text: str) -> Any:
     """The YAML document ``text``, read with YAML 1.2's core schema (with libyaml when
     available); a key given twice in one mapping raises ``DuplicateKeyError`` naming it and both
-    lines, aliases that expand beyond ``MAX_VALUES`` values or into themselves ``AliasError``."""
+    lines, aliases that expand beyond ``MAX_VALUES`` values or into themselves ``AliasError``,
+    nesting deeper than ``MAX_DEPTH`` ``DepthError``."""
+    _check_depth(text)
     return yaml.load(text, Loader=_Loader)
+
+
+def _check_depth(text: str) -> None:
+    """``DepthError`` at the first mapping or list nested deeper than ``MAX_DEPTH``, from the
+    parser's events (read one at a time, without recursion), before the document is composed."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_BASE):
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise DepthError(
+                    None,
+                    None,
+                    f"mappings and lists nested more than {MAX_DEPTH} deep (yamlio.MAX_DEPTH; a "
+                    "config is about 8 deep); nest less",
+                    event.start_mark,
+                )
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1

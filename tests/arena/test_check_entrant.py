@@ -158,9 +158,11 @@ def test_an_entrant_without_a_kernel_has_nothing_to_compare(monkeypatch, capsys)
     slow = from_policy("first-arm", "First arm", "the first arm", FirstArm)
     monkeypatch.setattr(experiment, "ALGORITHMS", [*experiment.ALGORITHMS, slow])
     assert not check.compared(slow) and slow.interpreted
-    assert main(["check-entrant", "first-arm"]) == 0
+    setting = "geometric100-K10-small"
+    assert main(["check-entrant", "first-arm", "--settings", setting, "--horizon", "300"]) == 0
     out = capsys.readouterr().out
     assert "first-arm: its kernel is its reference, so there is nothing to compare" in out
+    assert f"{setting}: same actions over 300 rounds in 1 replication" in out
     assert "plain Python" in out and "REFERENCE_STEPS_PER_SECOND" in out
 
 
@@ -171,14 +173,15 @@ def test_the_default_settings_cover_each_law_with_and_without_censoring_where_it
     chosen = check.default_settings(fig, ts)
     settings = grid.settings(fig)
 
-    def path(c: dict) -> tuple[str, bool, bool]:
-        return c["delay"]["kind"], c["censored"], "zero_delay" in c
+    def path(c: dict) -> tuple[str, bool, bool, float]:
+        return c["delay"]["kind"], c["censored"], "zero_delay" in c, c["base_mean"]
 
     laws = {path(settings[s]) for s in chosen}
     # every (law, censoring, 0s' own law) the figure has: packet loss is censored only, the
     # reward-dependent regime geometric and uncensored
     assert laws == {path(c) for c in settings.values()}
-    assert ("packet_loss", False, False) not in laws and ("geometric", False, True) in laws
+    assert not any(law[:3] == ("packet_loss", False, False) for law in laws)
+    assert ("geometric", False, True, 0.4) in laws and ("geometric", False, True, 0.02) in laws
     assert len(chosen) == len(laws) and all("-K10-" in s for s in chosen)
     # an entrant whose model excludes arm-dependent delays is checked where it applies
     dew = next(e for e in experiment.ALGORITHMS if e.id == "dew")

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import numba
 import numpy as np
 import pytest
 import yaml
@@ -58,25 +59,61 @@ def test_a_policy_that_exits_is_an_error_naming_it(probe) -> None:
         _play(from_policy("quits", "Quits", "x", _policy(_exits)))
 
 
+def _seeded(t: int) -> int:
+    """A constant seed: the same arms every run, so playing twice cannot see it."""
+    np.random.seed(0)
+    return int(np.random.randint(4))
+
+
 @pytest.mark.probe("entrants")
 @pytest.mark.parametrize(
-    "draw",
-    [lambda t: int(np.random.randint(4)), lambda t: random.randrange(4)],
-    ids=["numpy.random", "random"],
+    ("draw", "generator"),
+    [
+        (lambda t: int(np.random.randint(4)), "numpy.random's global functions"),
+        (lambda t: random.randrange(4), "the random module"),
+        (_seeded, "numpy.random's global functions"),
+        (lambda t: np.random.seed(0) or 0, "numpy.random's global functions"),
+        (lambda t: _numba_draw(4), "numba's np.random"),
+    ],
+    ids=["numpy.random", "random", "seeded-constant", "seeds-only", "numba"],
 )
-def test_a_policy_drawing_from_a_global_generator_is_refused(probe, draw) -> None:
-    with probe.refused(ConfigError, "entrant 'global' played differently in two runs"):
+def test_a_policy_using_a_global_generator_is_refused(probe, draw, generator) -> None:
+    """Deterministically (``entrants.sentinel``), a constant seed included."""
+    with probe.refused(
+        ConfigError, "entrant 'global' drew from or seeded a global generator: "
+    ) as caught:
         _play(from_policy("global", "Global", "x", _policy(draw)))
+    assert generator in str(caught[0])
+
+
+@numba.njit
+def _numba_draw(n: int) -> int:
+    return np.random.randint(n)
 
 
 @pytest.mark.probe("entrants")
-def test_a_kernel_drawing_from_a_global_generator_is_refused(probe) -> None:
+@pytest.mark.parametrize("seeded", [False, True], ids=["draws", "seeded-constant"])
+def test_a_kernel_using_a_global_generator_is_refused(probe, seeded) -> None:
     def kernel(problem, mu, uniforms, delays, seed) -> np.ndarray:
+        if seeded:
+            np.random.seed(0)
         return np.random.randint(problem.n_arms, size=uniforms.shape[0])
 
     entrant = from_policy("global", "Global", "x", _policy(lambda t: 0), kernel=kernel)
-    with probe.refused(ConfigError, "entrant 'global' played differently in two runs"):
+    with probe.refused(ConfigError, "entrant 'global' drew from or seeded a global generator"):
         _play(entrant, "kernel")
+
+
+def test_the_callers_global_generators_are_restored() -> None:
+    """The sentinel is planted for the run only: the caller's streams go on where they were."""
+    entrant = from_policy("seeded", "Seeded", "x", _policy(lambda t: 0))
+    np.random.seed(3)
+    random.seed(3)
+    expected = (np.random.random(), random.random())
+    np.random.seed(3)
+    random.seed(3)
+    _play(entrant)
+    assert (np.random.random(), random.random()) == expected
 
 
 def test_a_policy_of_its_own_generator_is_run_once_more_and_kept() -> None:

@@ -45,15 +45,21 @@ def compared(entrant: Entrant) -> bool:
 def default_settings(fig: Mapping[str, Any], entrant: Entrant) -> list[str]:
     """The settings checked when none are named: for each delay law's kind (uniform, geometric,
     Pareto, per arm, empirical, packet loss) without and with censoring, and with 0s delayed by
-    a law of their own (reward-dependent delays), the first of the figure's settings
-    with the most arms where the entrant applies: every path a kernel takes through the delays
-    and the window, where the arms are many enough for its choices to matter."""
-    chosen: dict[tuple[str, bool, bool], tuple[str, int]] = {}
+    a law of their own (reward-dependent delays), at each base rate (a kernel may depart from its
+    policy on low rates only), the first of the figure's settings with the most arms where the
+    entrant applies: every path a kernel takes through the delays and the window, where the arms
+    are many enough for its choices to matter."""
+    chosen: dict[tuple[str, bool, bool, float], tuple[str, int]] = {}
     for name, cfg in grid.settings(fig).items():
         st = Setting.from_config(cfg, name)
         if entrant.applies(st) or entrant.precondition(st):
             continue
-        key = (str(cfg["delay"]["kind"]), st.censored, st.reward_dependent)
+        key = (
+            str(cfg["delay"]["kind"]),
+            st.censored,
+            st.reward_dependent,
+            float(cfg["base_mean"]),
+        )
         if key not in chosen or st.n_arms > chosen[key][1]:
             chosen[key] = (name, st.n_arms)
     return [name for name, _ in chosen.values()]

@@ -34,7 +34,9 @@ QUOTING = (  # the documents with blocks quoted from them
     Path("docs/speed.md"),
     Path("docs/library.md"),  # the entrants' information models (digest.declared)
 )
-CONFIG = Path("config/config.yaml")  # what check-entrant reads without --config
+# what check-entrant reads without --config: the full-scale arena (config/arena-full.yaml), so
+# that its default settings run at the citable run's horizon
+CONFIG = [Path("config/config.yaml"), Path("config/arena-full.yaml")]
 PAGES = Path("docs/figures")  # the page per figure that `quote papers --write` writes (pages.py)
 # check-entrant's replications per setting by default: enough to see a second draw of the best
 # arm's position, few enough for a check of a minute
@@ -100,7 +102,7 @@ def add_commands(sub: Any) -> None:
     )
     p.set_defaults(handler=_check_entrant)
     p.add_argument("name", help="the entrant's id, e.g. ucb1-matched or one of your own")
-    config_args(p, default=[CONFIG])
+    config_args(p, default=CONFIG)
     p.add_argument(
         "--figure", default="regret", help="the arena's figure whose settings and seeds it plays"
     )
@@ -233,9 +235,13 @@ def _check_entrant(args: argparse.Namespace) -> None:
     from delayed_bandits.arena import check
 
     entrant = check.entrant(args.name)
+    replications = args.replications
     if not check.compared(entrant):
+        replications = 1  # nothing to compare: each setting played once, held to the rules
         print(
-            f"{entrant.id}: its kernel is its reference, so there is nothing to compare"
+            f"{entrant.id}: its kernel is its reference, so there is nothing to compare; it is "
+            "played once on each setting, held to the arena's rules (a global generator, "
+            "exiting)"
             + (
                 "; note: declared without kernel=, its runs play its policy in plain Python, "
                 "tens of times slower than a kernel (the jobs' time requests count it: "
@@ -244,7 +250,6 @@ def _check_entrant(args: argparse.Namespace) -> None:
                 else ""
             )
         )
-        return
     config = cfg.load(args.config, check.PAPER, args.override, args.figure)
     fig = cv.figure(config, check.PAPER, args.figure)
     settings = (
@@ -253,9 +258,7 @@ def _check_entrant(args: argparse.Namespace) -> None:
         else check.default_settings(fig, entrant)
     )
     results = []
-    for checked in check.check(
-        config, args.figure, entrant, settings, args.replications, args.horizon
-    ):
+    for checked in check.check(config, args.figure, entrant, settings, replications, args.horizon):
         print(checked.line(), flush=True)
         results.append(checked)
     differ = [c.setting for c in results if c.mismatch]

@@ -29,10 +29,13 @@ of the best arm) and lands as a row of the leaderboard and the heatmap.
 
 from __future__ import annotations
 
+import random
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterator, Protocol
 
 import numpy as np
+from numba import _helperlib
 
 from delayed_bandits import delays
 from delayed_bandits.algorithms import Algorithm, Runner
@@ -40,6 +43,7 @@ from delayed_bandits.arena import observe
 from delayed_bandits.arena.problem import Draw, pseudo_regret
 from delayed_bandits.environment import Realisation
 from delayed_bandits.errors import ConfigError
+from delayed_bandits.preconditions import Array, Inputs
 from delayed_bandits.references import checked_arm, run, run_outcomes
 
 CONVERSIONS = "conversions"
@@ -115,6 +119,18 @@ PolicyFactory = Callable[[Problem, np.random.Generator], Policy | OutcomePolicy]
 Kernel = Callable[[Problem, np.ndarray, np.ndarray, np.ndarray, int], np.ndarray]
 
 
+DRAW = Inputs(
+    (
+        Array("env.setting.mu", "f", ("K",), 0.0, 1.0),
+        Array("env.realisation.uniforms", "f", ("T", "K"), 0.0),
+        Array("env.realisation.delays", "iu", ("T", "K"), 0.0),
+    )
+)
+"""What every entrant's runner reads of a replication's ``Draw`` (``preconditions``): the means,
+a uniform (rescaled under switching means, so not below 1 only) and a delay per (round, arm). The
+papers' kernels an entrant runs check their own inputs too, once translated."""
+
+
 def _nothing(setting: Any) -> str:
     return "nothing"
 
@@ -153,6 +169,7 @@ class Entrant(Algorithm):
     # whether it is tuned to the horizon T (told T): its regret at a checkpoint t < T is then not
     # that of its run at horizon t, as an anytime learner's is (the leaderboard's earlier horizons)
     horizon_tuned: bool = False
+    inputs: Inputs = DRAW
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -242,9 +259,13 @@ def held(runner: Runner, who: str) -> Runner:
 
     - a policy that ends the process (``sys.exit``, ``SystemExit``) is an error naming ``who``:
       the job would otherwise end with exit code 0 and no output;
+    - every call runs with the global generators (``numpy.random``'s, numba's and the
+      ``random`` module's) set to a sentinel state that no seeding gives (``sentinel``): a policy
+      or kernel that draws from one or seeds one, ``np.random.seed(0)`` included, is refused,
+      naming ``who``, whatever it draws;
     - its first call in a process runs the replication twice and compares the arms played: a
-      policy that draws from anything but the generator it is given (``numpy.random``'s global
-      functions, ``random``, the clock) plays differently, and is refused, naming ``who`` and the
+      policy that draws from anything else but the generator it is given (an unseeded
+      ``default_rng()``, the clock) plays differently, and is refused, naming ``who`` and the
       first round that differs. The cost is one replication of each entrant per job.
 
     The time limit is the job's (``simulate.time_limit``), which a policy cannot catch."""
@@ -253,9 +274,11 @@ def held(runner: Runner, who: str) -> Runner:
     def run_held(setting: Any, draw: Draw, cp: np.ndarray, seed: int):
         nonlocal checked
         try:
-            result = runner(setting, draw, cp, seed)
+            with sentinel(who):
+                result = runner(setting, draw, cp, seed)
             if not checked:
-                again = runner(setting, draw, cp, seed)
+                with sentinel(who):
+                    again = runner(setting, draw, cp, seed)
                 checked = True
                 _same_actions(result[1], again[1], who)
         except SystemExit as exc:
@@ -266,6 +289,77 @@ def held(runner: Runner, who: str) -> Runner:
         return result
 
     return run_held
+
+
+_SENTINEL_KEY = np.random.SeedSequence(58).generate_state(624)
+"""The key of the global generators' sentinel state, at position 0: any seeding of a Mersenne
+twister leaves it at position 624 (an exhausted block), so no seed reproduces it."""
+
+
+def _global_states() -> tuple[Any, ...]:
+    """The states of the global generators a policy or kernel could reach: ``numpy.random``'s
+    (the legacy ``np.random.*`` functions), numba's two (``np.random.*`` and ``random`` inside
+    compiled code) and the ``random`` module's, comparable with ``==``."""
+    legacy = np.random.get_state()
+    return (
+        (legacy[0], tuple(legacy[1].tolist()), *legacy[2:]),
+        _numba_state(_helperlib.rnd_get_np_state_ptr()),
+        _numba_state(_helperlib.rnd_get_py_state_ptr()),
+        random.getstate(),
+    )
+
+
+def _numba_state(pointer: int) -> tuple[int, tuple[int, ...]]:
+    index, key = _helperlib.rnd_get_state(pointer)
+    return index, tuple(key)
+
+
+def _set_global_states(states: tuple[Any, ...]) -> None:
+    legacy, numba_np, numba_py, python = states
+    np.random.set_state((legacy[0], np.array(legacy[1], dtype=np.uint32), *legacy[2:]))
+    _helperlib.rnd_set_state(_helperlib.rnd_get_np_state_ptr(), (numba_np[0], list(numba_np[1])))
+    _helperlib.rnd_set_state(_helperlib.rnd_get_py_state_ptr(), (numba_py[0], list(numba_py[1])))
+    random.setstate(python)
+
+
+def _sentinel_states() -> tuple[Any, ...]:
+    key = tuple(int(k) for k in _SENTINEL_KEY)
+    return (("MT19937", key, 0, 0, 0.0), (0, key), (0, key), (3, (*key, 0), None))
+
+
+@contextmanager
+def sentinel(who: str) -> Iterator[None]:
+    """Run the block with every global generator (``_global_states``) at a sentinel state, and
+    restore the caller's after it; ``ConfigError`` naming ``who`` if the block drew from one or
+    seeded one. Deterministic, unlike playing twice: a constant seed (``np.random.seed(0)``)
+    plays the same arms every run, but leaves the sentinel."""
+    saved = _global_states()
+    planted = _sentinel_states()
+    _set_global_states(planted)
+    try:
+        yield
+        touched = [
+            name
+            for name, now, before in zip(
+                (
+                    "numpy.random's global functions (np.random.*)",
+                    "numba's np.random.*",
+                    "numba's random module",
+                    "the random module",
+                ),
+                _global_states(),
+                planted,
+            )
+            if now != before
+        ]
+    finally:
+        _set_global_states(saved)
+    if touched:
+        raise ConfigError(
+            f"{who} drew from or seeded a global generator: {', '.join(touched)}. A policy draws "
+            "only from the rng argument of its constructor (a kernel from "
+            "np.random.default_rng(seed)), so that every replication has its own numbers"
+        )
 
 
 def _same_actions(first: np.ndarray, second: np.ndarray, who: str) -> None:

@@ -803,8 +803,14 @@ BUILT_IN: list[Entrant] = [
 
 
 def _plugged_in() -> list[Entrant]:
-    """The ``ENTRANTS`` of the packages named in ``$DELAYED_BANDITS_PAPERS``."""
-    return [entrant for module in papers.plugins() for entrant in getattr(module, "ENTRANTS", ())]
+    """The ``ENTRANTS`` of the packages named in ``$DELAYED_BANDITS_PAPERS``, audited: their jobs
+    hold each kernel to its reference before its results count (``Algorithm.audited``,
+    docs/decisions/arena.md#plug-in-audit)."""
+    return [
+        replace(entrant, audited=True)
+        for module in papers.plugins()
+        for entrant in getattr(module, "ENTRANTS", ())
+    ]
 
 
 ALGORITHMS: list[Entrant] = BUILT_IN + _plugged_in()

@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from delayed_bandits.arena.policies import EM_STEPS, KM_EM_STEPS, KM_EM_TOLERANCE, REFIT_SHARE
+from delayed_bandits.errors import KernelInputError
 from delayed_bandits.indices import (
     INDEX_CODES,
     KLUCB_TOLERANCE,
@@ -543,8 +544,17 @@ def run_km_bootstrap_kernel(
     seed: int | np.random.SeedSequence | None = None,
 ) -> np.ndarray:
     """``km_bootstrap`` on one realisation censored at ``window``, drawing from
-    ``np.random.default_rng(seed)`` as the reference does; returns the arms played."""
+    ``np.random.default_rng(seed)`` as the reference does; returns the arms played. A conversion
+    later than the window is refused (``KernelInputError``): the kernel counts each delay in a
+    table of m + 1 cells."""
     uniforms = np.ascontiguousarray(uniforms, dtype=np.float64)
+    converting = uniforms < np.asarray(mu)
+    if int(window) < 0 or (converting.any() and np.asarray(delays)[converting].max() > window):
+        raise KernelInputError(
+            f"run_km_bootstrap_kernel: argument delays holds a conversion later than the window "
+            f"m = {window}; allowed: censored delays, at most m (the arena's ts-km applies only "
+            "under censoring)"
+        )
     actions = np.empty(uniforms.shape[0], dtype=np.int64)
     km_bootstrap(
         np.asarray(mu, dtype=np.float64),

@@ -14,13 +14,14 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import delays
-from delayed_bandits.algorithms import Algorithm, Runner
+from delayed_bandits.algorithms import Algorithm, Runner, declaring
 from delayed_bandits.environment import Realisation, draw
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.manegueu2020 import kernels as kmg
 from delayed_bandits.papers.manegueu2020 import policies as pmg
 from delayed_bandits.papers.vernade2017 import kernels as k17
 from delayed_bandits.papers.vernade2017 import policies as p17
+from delayed_bandits.preconditions import Array, Inputs, at_least
 from delayed_bandits.references import run
 
 TRACE_COLUMNS = ["t", "alpha_hat", "alpha_t", "difference"]
@@ -159,27 +160,42 @@ def _needs_positive_alpha(st: Setting) -> str:
     return "" if st.alpha_tilde > 0 else "alpha_tilde must be > 0"
 
 
-ALGORITHMS: list[Algorithm] = [
-    Algorithm(
-        "patient",
-        "Patient Bandits",
-        "Algorithm 1 with tail parameter alpha_tilde",
-        *_patient(False),
-        precondition=_needs_positive_alpha,
+INPUTS = Inputs(
+    (
+        Array("setting.mu", "f", ("K",), 0.0, 1.0),
+        Array("env.uniforms", "f", ("T", "K"), 0.0),
+        Array("env.delays", "iu", ("T", "K"), 0.0),
     ),
-    Algorithm(
-        "adapt-patient",
-        "Adapt-Patient",
-        "Algorithm 2, alpha estimated online (Sec. 6.3)",
-        *_patient(True),
-    ),
-    Algorithm(
-        "d-ucb",
-        "D-UCB",
-        "censored DelayedUCB of Vernade et al. 2017, waiting m + K rounds (Sec. 8.2)",
-        *_ducb(),
-    ),
-]
+    (at_least("setting.window", 1),),
+)
+"""What every kernel of the paper indexes (``preconditions``): the means, and a uniform and a
+delay per (round, arm), the window m at least 1."""
+
+
+ALGORITHMS: list[Algorithm] = declaring(
+    INPUTS,
+    [
+        Algorithm(
+            "patient",
+            "Patient Bandits",
+            "Algorithm 1 with tail parameter alpha_tilde",
+            *_patient(False),
+            precondition=_needs_positive_alpha,
+        ),
+        Algorithm(
+            "adapt-patient",
+            "Adapt-Patient",
+            "Algorithm 2, alpha estimated online (Sec. 6.3)",
+            *_patient(True),
+        ),
+        Algorithm(
+            "d-ucb",
+            "D-UCB",
+            "censored DelayedUCB of Vernade et al. 2017, waiting m + K rounds (Sec. 8.2)",
+            *_ducb(),
+        ),
+    ],
+)
 
 # Figure 5's problem (alpha_1 = 1, alpha_2 = 0.3), used by `delayed-bandits bench`.
 BENCH = Setting(

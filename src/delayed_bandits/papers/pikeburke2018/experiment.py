@@ -14,13 +14,14 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import delays
-from delayed_bandits.algorithms import Algorithm, Runner
+from delayed_bandits.algorithms import Algorithm, Runner, declaring
 from delayed_bandits.curves import resolve
 from delayed_bandits.environment import Realisation, draw
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.indices import INDEX_CODES
 from delayed_bandits.papers.pikeburke2018 import kernels as kpb
 from delayed_bandits.papers.pikeburke2018 import policies as ppb
+from delayed_bandits.preconditions import Array, Inputs
 
 EVENT_COLUMNS = ["phase", "step1_end", "bridge_end", "n_active", "eliminated"]
 MAX_PHASES = 64
@@ -168,38 +169,60 @@ def _needs_mean(st: Setting) -> str:
     return "" if math.isfinite(st.delay.mean) else "ODAAF needs a delay law with a finite mean"
 
 
-ALGORITHMS: list[Algorithm] = [
-    Algorithm(
-        "qpm-d", "QPM-D", "QPM-D with UCB1, non-anonymous feedback (Joulani et al. 2013)", *_qpmd()
+INPUTS = Inputs(
+    (
+        Array("setting.mu", "f", ("K",), 0.0, 1.0),
+        Array("env.uniforms", "f", ("T", "K"), 0.0),
+        Array("env.delays", "iu", ("T", "K"), 0.0),
     ),
-    # not in the paper: QPM-D over the arena's other base learners
-    # (docs/decisions/arena.md#qpmd-any-base)
-    Algorithm(
-        "qpm-d-klucb", "QPM-D over KL-UCB", "QPM-D with Bernoulli KL-UCB at log n", *_qpmd("klucb")
-    ),
-    Algorithm("qpm-d-ts", "QPM-D over TS", "QPM-D with Beta(1, 1) Thompson sampling", *_qpmd("ts")),
-    Algorithm(
-        "odaaf",
-        "ODAAF",
-        "Algorithm 1, n_m of eq. (2), no bridge period (Section 5)",
-        *_odaaf(0),
-        precondition=_needs_mean,
-    ),
-    Algorithm(
-        "odaaf-b",
-        "ODAAF-B",
-        "Algorithm 1 with bridge, n_m of eq. (6) using the bound d",
-        *_odaaf(1),
-        precondition=_needs_bound,
-    ),
-    Algorithm(
-        "odaaf-v",
-        "ODAAF-V",
-        "Algorithm 1 with bridge, n_m of eq. (7) using V(tau)",
-        *_odaaf(2),
-        precondition=_needs_variance,
-    ),
-]
+)
+"""What every kernel of the paper indexes (``preconditions``): the means, and a uniform and a
+delay per (round, arm)."""
+
+
+ALGORITHMS: list[Algorithm] = declaring(
+    INPUTS,
+    [
+        Algorithm(
+            "qpm-d",
+            "QPM-D",
+            "QPM-D with UCB1, non-anonymous feedback (Joulani et al. 2013)",
+            *_qpmd(),
+        ),
+        # not in the paper: QPM-D over the arena's other base learners
+        # (docs/decisions/arena.md#qpmd-any-base)
+        Algorithm(
+            "qpm-d-klucb",
+            "QPM-D over KL-UCB",
+            "QPM-D with Bernoulli KL-UCB at log n",
+            *_qpmd("klucb"),
+        ),
+        Algorithm(
+            "qpm-d-ts", "QPM-D over TS", "QPM-D with Beta(1, 1) Thompson sampling", *_qpmd("ts")
+        ),
+        Algorithm(
+            "odaaf",
+            "ODAAF",
+            "Algorithm 1, n_m of eq. (2), no bridge period (Section 5)",
+            *_odaaf(0),
+            precondition=_needs_mean,
+        ),
+        Algorithm(
+            "odaaf-b",
+            "ODAAF-B",
+            "Algorithm 1 with bridge, n_m of eq. (6) using the bound d",
+            *_odaaf(1),
+            precondition=_needs_bound,
+        ),
+        Algorithm(
+            "odaaf-v",
+            "ODAAF-V",
+            "Algorithm 1 with bridge, n_m of eq. (7) using V(tau)",
+            *_odaaf(2),
+            precondition=_needs_variance,
+        ),
+    ],
+)
 
 
 def coefficient_band(fig: Mapping[str, Any], where: str = "") -> dict[str, dict[str, float]]:

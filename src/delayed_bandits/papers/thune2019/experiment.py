@@ -21,11 +21,12 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from delayed_bandits.algorithms import Algorithm, Runner
+from delayed_bandits.algorithms import Algorithm, Runner, declaring
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.thune2019 import bounds as sb
 from delayed_bandits.papers.thune2019 import kernels as k19
 from delayed_bandits.papers.thune2019 import policies as p19
+from delayed_bandits.preconditions import Array, Inputs
 
 LOSS_KINDS = ("bernoulli_gap", "bernoulli_switch")
 DELAY_KINDS = ("example8",)
@@ -230,32 +231,45 @@ def _doubling() -> tuple[Runner, Runner]:
     return kernel, reference
 
 
-ALGORITHMS: list[Algorithm] = [
-    Algorithm(
-        "dew",
-        "DEW (d_max)",
-        "Algorithm 1 tuned as in Theorem 1 with d_max = max_t d_t",
-        *_fixed("dew"),
-    ),
-    Algorithm(
-        "skipper-explicit",
-        "Skipper (Cor. 4)",
-        "Algorithm 2 over DEW, beta and eta = 1/(4e beta) of Corollary 4 (knows T and D)",
-        *_fixed("skipper-explicit"),
-    ),
-    Algorithm(
-        "doubling",
-        "Doubling",
-        "Skipper over DEW tuned by Doubling (Section 4.1, eqs. 5-6; delays at action time)",
-        *_doubling(),
-    ),
-    Algorithm(
-        "skipper-oracle",
-        "Skipper (oracle β*)",
-        "Skipper over DEW with beta* minimising Theorem 3's bound on the realised delays",
-        *_fixed("skipper-oracle"),
-    ),
-]
+INPUTS = Inputs(
+    (
+        Array("env.losses", "f", ("T", "K"), 0.0, 1.0),
+        Array("env.delays", "iu", ("T",), 0.0),
+    )
+)
+"""What every kernel of the paper indexes (``preconditions``): a loss per (round, arm) and a
+delay per round."""
+
+
+ALGORITHMS: list[Algorithm] = declaring(
+    INPUTS,
+    [
+        Algorithm(
+            "dew",
+            "DEW (d_max)",
+            "Algorithm 1 tuned as in Theorem 1 with d_max = max_t d_t",
+            *_fixed("dew"),
+        ),
+        Algorithm(
+            "skipper-explicit",
+            "Skipper (Cor. 4)",
+            "Algorithm 2 over DEW, beta and eta = 1/(4e beta) of Corollary 4 (knows T and D)",
+            *_fixed("skipper-explicit"),
+        ),
+        Algorithm(
+            "doubling",
+            "Doubling",
+            "Skipper over DEW tuned by Doubling (Section 4.1, eqs. 5-6; delays at action time)",
+            *_doubling(),
+        ),
+        Algorithm(
+            "skipper-oracle",
+            "Skipper (oracle β*)",
+            "Skipper over DEW with beta* minimising Theorem 3's bound on the realised delays",
+            *_fixed("skipper-oracle"),
+        ),
+    ],
+)
 
 # Four arms, gap 0.2: the paper-scale setting, used by `delayed-bandits bench`.
 BENCH = Setting(4, Losses("bernoulli_gap", 0.2))

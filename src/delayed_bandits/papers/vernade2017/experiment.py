@@ -12,12 +12,13 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from delayed_bandits import delays
-from delayed_bandits.algorithms import Algorithm, Runner
+from delayed_bandits.algorithms import Algorithm, Runner, declaring
 from delayed_bandits.environment import Realisation, draw
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.vernade2017 import kernels as k17
 from delayed_bandits.papers.vernade2017 import lower_bounds
 from delayed_bandits.papers.vernade2017 import policies as p17
+from delayed_bandits.preconditions import Array, Inputs, at_least
 from delayed_bandits.references import run
 
 
@@ -177,86 +178,104 @@ def _discarding(kl: bool, ts: bool = False) -> tuple[Runner, Runner]:
     return kernel, reference
 
 
-ALGORITHMS: list[Algorithm] = [
-    Algorithm(
-        "d-ucb", "d-UCB", "DelayedUCB, censored (Alg. 1, Sec. 5.2)", *_delayed(True, False, False)
+INPUTS = Inputs(
+    (
+        Array("setting.theta", "f", ("K",), 0.0, 1.0),
+        Array("env.uniforms", "f", ("T", "K"), 0.0),
+        Array("env.delays", "iu", ("T", "K"), 0.0),
     ),
-    Algorithm(
-        "d-klucb",
-        "d-KLUCB",
-        "DelayedKLUCB, censored (Alg. 1, Sec. 5.3)",
-        *_delayed(True, True, False),
-    ),
-    Algorithm(
-        "ud-ucb",
-        "ud-UCB",
-        "DelayedUCB, uncensored (Alg. 1, Remark 5)",
-        *_delayed(False, False, False),
-    ),
-    Algorithm(
-        "ud-klucb",
-        "ud-KLUCB",
-        "DelayedKLUCB, uncensored (Alg. 1, Remark 5)",
-        *_delayed(False, True, False),
-    ),
-    Algorithm(
-        "discarding-ucb",
-        "Discarding UCB",
-        "UCB on pulls older than m (Sec. 6)",
-        *_discarding(False),
-    ),
-    Algorithm(
-        "discarding-klucb",
-        "Discarding KLUCB",
-        "KL-UCB on pulls older than m (Sec. 6)",
-        *_discarding(True),
-    ),
-    # not in the paper: Thompson sampling on N~ and on the settled pulls, the arena's crossing of
-    # the delay correction and of discarding with a TS base (docs/decisions/arena.md#handling-base)
-    Algorithm(
-        "d-ts",
-        "d-TS",
-        "Thompson sampling on N~, censored (Alg. 1 with a Beta(1 + S, 1 + N~ - S) draw)",
-        *_delayed(True, False, False, ts=True),
-    ),
-    Algorithm(
-        "ud-ts",
-        "ud-TS",
-        "Thompson sampling on N~, uncensored (Alg. 1, Remark 5, with a posterior draw)",
-        *_delayed(False, False, False, ts=True),
-    ),
-    Algorithm(
-        "discarding-ts",
-        "Discarding TS",
-        "Thompson sampling on pulls older than m",
-        *_discarding(False, ts=True),
-    ),
-    Algorithm(
-        "d-klucb-est",
-        "d-KLUCB (estimated CDF)",
-        "DelayedKLUCB, censored, empirical CDF of observed delays (App. D)",
-        *_delayed(True, True, True),
-    ),
-    Algorithm(
-        "d-ucb-est",
-        "d-UCB (estimated CDF)",
-        "DelayedUCB, censored, empirical CDF of observed delays (App. D's estimator)",
-        *_delayed(True, False, True),
-    ),
-    Algorithm(
-        "d-ts-est",
-        "d-TS (estimated CDF)",
-        "Thompson sampling on N~, censored, empirical CDF of observed delays (App. D's estimator)",
-        *_delayed(True, False, True, ts=True),
-    ),
-    Algorithm(
-        "ud-klucb-est",
-        "ud-KLUCB (estimated CDF)",
-        "DelayedKLUCB, uncensored, geometric mean by stochastic approximation (App. D)",
-        *_delayed(False, True, True),
-        precondition=_needs_geometric(False, True),
-    ),
-]
+    (at_least("setting.window", 1),),
+)
+"""What every kernel of the paper indexes (``preconditions``): the means, and a uniform and a
+delay per (round, arm), the window m at least 1."""
+
+
+ALGORITHMS: list[Algorithm] = declaring(
+    INPUTS,
+    [
+        Algorithm(
+            "d-ucb",
+            "d-UCB",
+            "DelayedUCB, censored (Alg. 1, Sec. 5.2)",
+            *_delayed(True, False, False),
+        ),
+        Algorithm(
+            "d-klucb",
+            "d-KLUCB",
+            "DelayedKLUCB, censored (Alg. 1, Sec. 5.3)",
+            *_delayed(True, True, False),
+        ),
+        Algorithm(
+            "ud-ucb",
+            "ud-UCB",
+            "DelayedUCB, uncensored (Alg. 1, Remark 5)",
+            *_delayed(False, False, False),
+        ),
+        Algorithm(
+            "ud-klucb",
+            "ud-KLUCB",
+            "DelayedKLUCB, uncensored (Alg. 1, Remark 5)",
+            *_delayed(False, True, False),
+        ),
+        Algorithm(
+            "discarding-ucb",
+            "Discarding UCB",
+            "UCB on pulls older than m (Sec. 6)",
+            *_discarding(False),
+        ),
+        Algorithm(
+            "discarding-klucb",
+            "Discarding KLUCB",
+            "KL-UCB on pulls older than m (Sec. 6)",
+            *_discarding(True),
+        ),
+        # not in the paper: Thompson sampling on N~ and on the settled pulls, the arena's crossing of
+        # the delay correction and of discarding with a TS base (docs/decisions/arena.md#handling-base)
+        Algorithm(
+            "d-ts",
+            "d-TS",
+            "Thompson sampling on N~, censored (Alg. 1 with a Beta(1 + S, 1 + N~ - S) draw)",
+            *_delayed(True, False, False, ts=True),
+        ),
+        Algorithm(
+            "ud-ts",
+            "ud-TS",
+            "Thompson sampling on N~, uncensored (Alg. 1, Remark 5, with a posterior draw)",
+            *_delayed(False, False, False, ts=True),
+        ),
+        Algorithm(
+            "discarding-ts",
+            "Discarding TS",
+            "Thompson sampling on pulls older than m",
+            *_discarding(False, ts=True),
+        ),
+        Algorithm(
+            "d-klucb-est",
+            "d-KLUCB (estimated CDF)",
+            "DelayedKLUCB, censored, empirical CDF of observed delays (App. D)",
+            *_delayed(True, True, True),
+        ),
+        Algorithm(
+            "d-ucb-est",
+            "d-UCB (estimated CDF)",
+            "DelayedUCB, censored, empirical CDF of observed delays (App. D's estimator)",
+            *_delayed(True, False, True),
+        ),
+        Algorithm(
+            "d-ts-est",
+            "d-TS (estimated CDF)",
+            "Thompson sampling on N~, censored, empirical CDF of observed delays (App. D's estimator)",
+            *_delayed(True, False, True, ts=True),
+        ),
+        Algorithm(
+            "ud-klucb-est",
+            "ud-KLUCB (estimated CDF)",
+            "DelayedKLUCB, uncensored, geometric mean by stochastic approximation (App. D)",
+            *_delayed(False, True, True),
+            precondition=_needs_geometric(False, True),
+        ),
+    ],
+)
 
 # Figure 2's problem, used by `delayed-bandits bench`.
 BENCH = Setting(np.array([0.1, 0.05, 0.03]), delays.Geometric(500.0), 1000, 0.0, 1.0)

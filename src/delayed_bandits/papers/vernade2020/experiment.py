@@ -19,11 +19,12 @@ import numpy as np
 import pandas as pd
 
 from delayed_bandits import delays, grid, kinds
-from delayed_bandits.algorithms import Algorithm, Runner
+from delayed_bandits.algorithms import Algorithm, Runner, declaring
 from delayed_bandits.errors import ConfigError
 from delayed_bandits.papers.vernade2020 import criteo
 from delayed_bandits.papers.vernade2020 import kernels as kvn
 from delayed_bandits.papers.vernade2020 import policies as pvn
+from delayed_bandits.preconditions import Array, Inputs, at_least
 
 ACTION_SETS = ("binary", "continuous")
 TRACE_COLUMNS = pvn.TRACE_COLUMNS
@@ -112,7 +113,7 @@ class Setting:
     @property
     def n_arms(self) -> int:
         """K, the actions of a round, as the other papers' settings name it (the resource
-        model counts it, ``config.arms``)."""
+        model counts it, ``config._built``)."""
         return self.n_actions
 
     @property
@@ -270,17 +271,36 @@ def _otf(thompson: bool) -> tuple[Runner, Runner]:
     return kernel, reference
 
 
-ALGORITHMS: list[Algorithm] = [
-    Algorithm(
-        "otflinucb",
-        "OTFLinUCB",
-        "Algorithm 1, widths of eq. (6) or of the authors' code",
-        *_otf(False),
+INPUTS = Inputs(
+    (
+        Array("setting.theta", "f", ("d",)),
+        Array("env.action_sets", "f", ("T", "K", "d")),
+        Array("env.uniforms", "f", ("T",), 0.0),
+        Array("env.delays", "iu", ("T",), 0.0),
     ),
-    Algorithm(
-        "otflints", "OTFLinTS", "Algorithm 2, beta of Section 7 or the authors' code", *_otf(True)
-    ),
-]
+    (at_least("setting.window", 1),),
+)
+"""What every kernel of the paper indexes (``preconditions``): θ, the action sets, a uniform and
+a delay per round, the window m at least 1."""
+
+
+ALGORITHMS: list[Algorithm] = declaring(
+    INPUTS,
+    [
+        Algorithm(
+            "otflinucb",
+            "OTFLinUCB",
+            "Algorithm 1, widths of eq. (6) or of the authors' code",
+            *_otf(False),
+        ),
+        Algorithm(
+            "otflints",
+            "OTFLinTS",
+            "Algorithm 2, beta of Section 7 or the authors' code",
+            *_otf(True),
+        ),
+    ],
+)
 
 # Figure 1's left panel, (m, mu) = (100, 100), paper width with the O(d^2) window sum, used by
 # `delayed-bandits bench`.
