@@ -22,7 +22,7 @@ from delayed_bandits.errors import ConfigError
 
 LATE = 25_000  # the round after which the late peeker reads hidden outcomes
 LOW = 0.1  # the mean below which the low peeker reads them
-FULL = [ROOT / path for path in arena_cli.CONFIG]
+FULL = [ROOT / path for path in arena_cli.CHECKED_CONFIG]
 HIGH_RATE, LOW_RATE = "geometric100-K10-small", "geometric100-K10-low_large"
 
 
@@ -129,7 +129,7 @@ def test_check_entrants_defaults_reach_both_peekers(plugged) -> None:
     rates = {float(settings[s]["base_mean"]) for s in chosen}
     assert rates == {float(c["base_mean"]) for c in settings.values()}
     assert min(rates) < LOW
-    assert [Path(p) for p in arena_cli.CONFIG] == [
+    assert [Path(p) for p in arena_cli.CHECKED_CONFIG] == [
         Path("config/config.yaml"),
         Path("config/arena-full.yaml"),
     ]

@@ -34,9 +34,10 @@ QUOTING = (  # the documents with blocks quoted from them
     Path("docs/speed.md"),
     Path("docs/library.md"),  # the entrants' information models (digest.declared)
 )
+CONFIG = Path("config/config.yaml")  # the paper scale, whose run counts the prose states
 # what check-entrant reads without --config: the full-scale arena (config/arena-full.yaml), so
 # that its default settings run at the citable run's horizon
-CONFIG = [Path("config/config.yaml"), Path("config/arena-full.yaml")]
+CHECKED_CONFIG = [CONFIG, Path("config/arena-full.yaml")]
 PAGES = Path("docs/figures")  # the page per figure that `quote papers --write` writes (pages.py)
 # check-entrant's replications per setting by default: enough to see a second draw of the best
 # arm's position, few enough for a check of a minute
@@ -102,7 +103,7 @@ def add_commands(sub: Any) -> None:
     )
     p.set_defaults(handler=_check_entrant)
     p.add_argument("name", help="the entrant's id, e.g. ucb1-matched or one of your own")
-    config_args(p, default=CONFIG)
+    config_args(p, default=CHECKED_CONFIG)
     p.add_argument(
         "--figure", default="regret", help="the arena's figure whose settings and seeds it plays"
     )
