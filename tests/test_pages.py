@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from delayed_bandits import config, pages, provenance
+from delayed_bandits import config, pages, provenance, tables
 
 SMOKE = ["config/config.yaml", "config/smoke.yaml"]
 CLAIMS = [
@@ -151,7 +151,8 @@ def run(tmp_path: Path, monkeypatch) -> Path:
     )
     folder = tmp_path / "smoke" / "results" / "vernade2017" / "fig2"
     folder.mkdir(parents=True)
-    (folder / "claims.json").write_text(json.dumps(CLAIMS))
+    made_by = provenance.claims_binding(cfg, "vernade2017", "fig2")
+    tables.write_recorded(json.dumps(CLAIMS).encode(), folder / "claims.json", made_by)
     (folder / "summary.provenance.json").write_text(provenance.to_json(record))
     return tmp_path / "smoke"
 

@@ -582,6 +582,9 @@ RUN_KEYS = ("scale", "shard_size", "simulation_time_limit")
 """Top-level keys that say how a run is carried out, not what it computes."""
 FIGURE_RUN_KEYS = ("shard_size", "simulate_jobs")
 """A figure's keys of the same kind: its numbers do not depend on them."""
+WORDING = ("title", "caption")
+"""A figure's keys that word its numbers: filled from the config once its scale is named
+(``_worded``), so a variation's name, which names that scale, does not hash them."""
 VARIATION = "variation-"
 
 
@@ -628,13 +631,13 @@ def claim_variation(config: Mapping[str, Any], root: Path = Path(".")) -> None:
 
 def _computed(config: Mapping[str, Any]) -> dict[str, Any]:
     """What a config computes: the config without ``RUN_KEYS`` and each figure's
-    ``FIGURE_RUN_KEYS``."""
+    ``FIGURE_RUN_KEYS`` and ``WORDING``."""
     out = {key: value for key, value in config.items() if key not in RUN_KEYS}
     papers = out.get("papers")
     if isinstance(papers, Mapping):
         out["papers"] = {
             paper: {
-                name: {k: v for k, v in fig.items() if k not in FIGURE_RUN_KEYS}
+                name: {k: v for k, v in fig.items() if k not in FIGURE_RUN_KEYS + WORDING}
                 if isinstance(fig, Mapping)
                 else fig
                 for name, fig in figures.items()

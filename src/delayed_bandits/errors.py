@@ -14,11 +14,6 @@ class BadParameter(ConfigError):
     """A parameter has a value that is not allowed; the message names it and what is allowed."""
 
 
-class NotApplicable(ConfigError):
-    """An entrant was asked to run where its model does not cover the setting (its kernel could
-    read past its arrays there); the message names the entrant and why."""
-
-
 class TimeLimitError(BaseException):
     """A simulation job ran longer than its limit (config key ``simulation_time_limit``).
 
@@ -40,8 +35,9 @@ class KernelInputError(ConfigError):
 
 
 class NotApplicable(KernelInputError):
-    """An algorithm was asked to run on a setting its model does not cover
-    (``Algorithm.applies``); callers play an algorithm only where it applies."""
+    """An algorithm or entrant was asked to run on a setting its model does not cover
+    (``Algorithm.applies``; its kernel could read past its arrays there): the message names it
+    and why. Callers play an algorithm only where it applies."""
 
 
 class OutputWriteError(OSError):

@@ -60,7 +60,16 @@ def _smoke(command: str) -> bool:
 # What a `snakemake` command that runs jobs needs to run as written (Snakemake refuses to start
 # without a core count: "cores have to be specified"), and the options of one that runs none.
 _CORES = ("--cores", "-c", "--jobs", "-j", "--profile")
-_NO_JOBS = ("-n", "--dry-run", "--dryrun", "--unlock", "--lint", "--summary", "--list-rules")
+_NO_JOBS = (
+    "-n",
+    "--dry-run",
+    "--dryrun",
+    "--unlock",
+    "--lint",
+    "--summary",
+    "--detailed-summary",
+    "--list-rules",
+)
 
 
 def _missing_cores(command: str) -> bool:
