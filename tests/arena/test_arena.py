@@ -19,7 +19,14 @@ from delayed_bandits import grid, provenance, seeds
 from delayed_bandits.arena import claims as arena_claims
 from delayed_bandits.arena import digest, leaderboard
 from delayed_bandits.arena import experiment as arena
-from delayed_bandits.arena.entrants import FIELDS, LABELLED, MATCHED, PUBLISHED
+from delayed_bandits.arena.entrants import (
+    FIELDS,
+    LABELLED,
+    LOSSES,
+    MATCHED,
+    PUBLISHED,
+    same_as_twin,
+)
 from delayed_bandits.arena.observe import conversions, losses
 from delayed_bandits.environment import checkpoint_grid
 from delayed_bandits.errors import ConfigError
@@ -553,7 +560,10 @@ def test_reward_dependent_delays_change_only_what_the_learners_told_every_outcom
         if entrant.applies(problems[name]):
             continue
         played = [entrant.kernel(draws[n].setting, draws[n], cp, 1)[1] for n in (name, twin)]
-        assert np.array_equal(*played) == (entrant.information != LABELLED), entrant.id
+        assert np.array_equal(*played) == same_as_twin(entrant.information), entrant.id
+    assert [same_as_twin(m) for m in (LABELLED, LOSSES)] == [False, False]
+    with pytest.raises(ValueError, match="unknown information model 'oracle'"):
+        same_as_twin("oracle")
 
 
 def test_draws_as_names_another_regime_with_the_same_law() -> None:

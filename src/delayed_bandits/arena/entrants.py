@@ -73,6 +73,21 @@ group them. An entrant is compared with the others of its model; ``LABELLED`` is
 oracle. Each model's rule is written once, in the observation layer (``observe``), which every
 runner reads."""
 
+ANNOUNCES_ZEROS = frozenset({LABELLED, LOSSES})
+"""The information models told a 0 after a delay of its own. Under reward-dependent delays
+(``problem.Setting.zero_delay``), a regime that draws as its twin (``draws_as``) differs from it
+only in a 0's delay, so an entrant of any other model sees exactly the twin's observations:
+its runs there are identical by construction (``same_as_twin``), simulated and counted once."""
+
+
+def same_as_twin(information: str) -> bool:
+    """Whether an entrant of the ``information`` model runs identically in a reward-dependent
+    regime and in the twin whose draws it shares: it is not told the 0s (``ANNOUNCES_ZEROS``)."""
+    if information not in INFORMATION:
+        raise ValueError(f"unknown information model {information!r}; one of {list(INFORMATION)}")
+    return information not in ANNOUNCES_ZEROS
+
+
 MATCHED, PUBLISHED = "matched", "published"
 FIELDS = (MATCHED, PUBLISHED)
 """The two comparisons of the leaderboard. *matched*: every index method of the UCB family at one

@@ -21,8 +21,8 @@ of a cell's runs that failed (``ties.failure_rule``), what a mean and its interv
 Information models: an entrant is also ranked among the entrants of its own information model
 (``entrants.INFORMATION``) in its comparison, with the same test (``model_tied_best``,
 ``model_verdict``, ``model_ratio``), so that the verdict compares like with like;
-``oracle_worth`` is what the labelled outcomes buy over the best learner that sees only
-conversions.
+``oracle_worth`` is the best learner told every outcome (in practice a QPM-D queue) over the
+best that sees only conversions: how QPM-D uses the labelled outcomes, not what they are worth.
 
 Across settings: where the figure's settings face the same draws along a paired grid axis (the
 windows m of the window study, ``seeds.seed_name``), ``paired_verdict`` is the same tie rule

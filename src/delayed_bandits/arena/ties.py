@@ -52,10 +52,15 @@ def excess(
     its sample value in units of the resample's own standard error (bootstrap-t), and per pair
     the quantile that keeps all pairs inside at once in a share (1 + confidence) / 2 of the
     resamples, for the upper ends and for the lower ends, each pair at the same marginal level
-    (``_balanced``). The resample's own standard error is what keeps the stated rate under
-    skewed or bimodal runs, where a percentile interval under-covers; the balance keeps a pair
-    with a rare stuck run from widening every other pair's interval, as one critical value for
-    the largest deviation did (``tests/arena/test_tie_coverage.py``).
+    (``_balanced``). The resample's own standard error keeps the stated rate under skewed or
+    bimodal runs that the sample shows, where a percentile interval under-covers (10 % of 80
+    runs stuck); the balance keeps a pair with a rare stuck run from widening every other
+    pair's interval, as one critical value for the largest deviation did
+    (``tests/arena/test_tie_coverage.py``). What no rule on n runs can see: a cell whose
+    excess comes from failures rarer than about 1 in n runs. Where none of its n runs failed
+    (a share (1 - p)^n of samples: 0.98^80 = 0.20 for p = 2 %) the cell looks as good as its
+    runs without failures, and it is called tied-best that often whatever the level
+    (``tests/arena/test_screening.py``; docs/decisions/arena.md#failures).
 
     Returns (theta_hat, lower, upper) over the columns; with fewer than two runs the interval is
     NaN (inconclusive)."""
