@@ -63,7 +63,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("registry", ("papers", "papers.*")),
     (
         "registry lookups",
-        ("kinds", "algorithms", "resources", "seeds", "claims", "curves", "layout"),
+        ("kinds", "algorithms", "resources", "seeds", "claims", "findings", "curves", "layout"),
     ),
     ("config", ("config", "provenance")),
     ("papers' modules", ("papers.*.*",)),

@@ -514,7 +514,8 @@ def _claims(args: argparse.Namespace) -> None:
         tmp.write_text(claims.to_json(found))
     if args.html is not None:
         with atomic_path(args.html) as tmp:
-            tmp.write_text(claims.to_html(found, f"Claims of {args.paper} {args.figure}"))
+            own = not registry.get(args.paper).reproduces  # the arena's: no paper makes them
+            tmp.write_text(claims.to_html(found, f"Claims of {args.paper} {args.figure}", own))
 
 
 def _gather_claims(args: argparse.Namespace) -> None:

@@ -43,11 +43,11 @@ QUOTE_SHOWN = 50  # differences a failed check lists by field; the rest it count
 
 def rule_blocks() -> dict[str, str]:
     """The blocks that state a statistical rule: worded by the code that applies it
-    (``arena.ties``, ``claims``), the same whatever the run."""
-    from delayed_bandits import claims
+    (``arena.ties``, ``claims``, ``findings``), the same whatever the run."""
+    from delayed_bandits import claims, findings
     from delayed_bandits.arena import ties
 
-    return {**ties.blocks(), **claims.rule_blocks()}
+    return {**ties.blocks(), **claims.rule_blocks(), **findings.rule_blocks()}
 
 
 def add_commands(sub: Any) -> None:
