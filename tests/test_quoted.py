@@ -65,10 +65,11 @@ def test_the_docs_quote_the_committed_digests(monkeypatch) -> None:
         names = set(quoted.names((ROOT / doc).read_text()))  # the verdict per paper, its rule
         assert {
             "papers-headline",
-            "papers-verdicts",
             "findings-verdict-rule",
             *(f"{f}-verdicts" for f in figures),
         } <= names, doc
+        # the verdict per paper: in one line each on the front page, with sentences beside
+        assert {"README.md": "papers-verdicts-short"}.get(doc, "papers-verdicts") in names
     ids = quoted.names((ROOT / "docs/artifact-evaluation.md").read_text())
     assert {f"{f}-claim-ids" for f in figures} <= set(ids)
     assert cli.main(["quote"]) == 0
@@ -90,6 +91,9 @@ def test_the_headline_counts_findings_and_the_verdict_per_paper_names_each_short
     assert len(per_paper) == len(papers["papers"]) + len(short)
     for f in short:
         assert f"  - `{f['id']}` ({f['location']}): {f['sentence']}" in per_paper
+    front = given["papers-verdicts-short"].splitlines()
+    assert len(front) == len(papers["papers"])
+    assert all(f"`{f['id']}` ({f['verdict']})" in given["papers-verdicts-short"] for f in short)
 
 
 def test_the_arenas_claims_are_its_own_counted_apart() -> None:

@@ -381,17 +381,7 @@ def to_markdown(
     makes; and, when given, the scale of the run (config key ``scale``), worded by ``grid.scale``
     over ``figures`` (their configs, by ``<paper> <figure>``): a figure whose ``only`` keeps a
     subset is named."""
-    lines = ["# Claims: what the papers say, and what our runs measure", ""]
-    if scale is not None:
-        lines.insert(
-            2,
-            f"Scale: **{grid.scale(scale, figures)}**"
-            + (
-                " (the papers' horizons and replication counts).\n"
-                if scale == "paper"
-                else " (not the paper scale: these numbers do not test the papers' claims).\n"
-            ),
-        )
+    lines: list[str] = []
     counted: dict[bool, list[dict[str, Any]]] = {False: [], True: []}
     for path in sorted(map(Path, files)):
         claims = read(path)
@@ -413,11 +403,26 @@ def to_markdown(
             lines.append("| " + " | ".join(cells) + " |")
         counted[own] += claims
         lines.append("")
-    head = [count(counted[False])]
+    head = [
+        "# Claims: what the papers say, and what our runs measure",
+        "",
+        count(counted[False]),
+        "",
+    ]
+    if scale is not None:
+        head += [
+            f"Scale: **{grid.scale(scale, figures)}**"
+            + (
+                " (the papers' horizons and replication counts)."
+                if scale == "paper"
+                else " (not the paper scale: these numbers do not test the papers' claims)."
+            ),
+            "",
+        ]
     if counted[True]:
-        head.append(
+        head += [
             "The arena's own claims, counted apart (no paper makes them): "
-            + count(counted[True], own=True)
-        )
-    lines.insert(2, "\n\n".join(head) + "\n")
-    return "\n".join(lines) + "\n"
+            + count(counted[True], own=True),
+            "",
+        ]
+    return "\n".join(head + lines) + "\n"

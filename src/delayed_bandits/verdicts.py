@@ -100,7 +100,10 @@ def _measured(text: str) -> str:
 
 
 def _said(c: Mapping[str, Any]) -> str:
-    return f"`{c['id']}` {c['verdict']} ({_measured(c['measured'])})"
+    """A claim, its verdict and what it measured (where the digest has it: one restructured from
+    a digest that predates ``measured`` has none)."""
+    measured = c.get("measured")
+    return f"`{c['id']}` {c['verdict']}" + (f" ({_measured(measured)})" if measured else "")
 
 
 def _sentence(
@@ -160,7 +163,7 @@ def _findings(figures: list[dict[str, Any]]) -> list[dict[str, Any]]:
             return [
                 {
                     "figure": fig,
-                    **{k: rows[fig, cid][k] for k in ("id", "kind", "verdict", "measured")},
+                    **{k: rows[fig, cid].get(k) for k in ("id", "kind", "verdict", "measured")},
                 }
                 for p in patterns
                 for fig, cid in findings.select(p, ids)
@@ -250,17 +253,25 @@ def digest(run: Path, leave_out: Iterable[str] = ()) -> dict[str, Any]:
     figures = sorted(
         (_figure(p) for p in files), key=lambda f: order.index((f["paper"], f["figure"]))
     )
+    scale = grid.scale(
+        run_config["scale"],
+        {
+            f"{f['paper']} {f['figure']}": run_config["papers"][f["paper"]][f["figure"]]
+            for f in figures
+        },
+    )
+    return assemble(scale, figures, made)
+
+
+def assemble(scale: str, figures: list[dict[str, Any]], made: dict[str, Any]) -> dict[str, Any]:
+    """The digest of ``figures`` (each its paper, figure id and claims, in the config's order) at
+    ``scale``, made as ``made`` records (its provenance): their claims' roles, the findings and
+    every count (``digest``; also a digest restructured from an earlier one's figures)."""
     _roles(figures)
     found = _findings(figures)
     listed = list(dict.fromkeys(f["paper"] for f in figures))
     return {
-        "scale": grid.scale(
-            run_config["scale"],
-            {
-                f"{f['paper']} {f['figure']}": run_config["papers"][f["paper"]][f["figure"]]
-                for f in figures
-            },
-        ),
+        "scale": scale,
         "figures": figures,
         "findings": found,
         "papers": [
@@ -375,11 +386,33 @@ def _per_paper(d: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _per_paper_short(d: Mapping[str, Any]) -> str:
+    """Per paper, one line: how many of its findings reproduce, in part, or not, and the id and
+    verdict of each that does not reproduce wholly (the front page's; ``_per_paper`` gives them
+    with their sentences)."""
+    lines = []
+    for p in d["papers"]:
+        own = [f for f in d["findings"] if f["paper"] == p["paper"]]
+        short = [f for f in own if f["verdict"] in (findings.NOT, findings.IN_PART)]
+        lines.append(
+            f"- **{short_name(p['paper'], p['title'])}**, {len(own)} findings: "
+            f"{_findings_phrase(p['findings'])}"
+            + (
+                ". Not wholly: " + ", ".join(f"`{f['id']}` ({f['verdict']})" for f in short)
+                if short
+                else ""
+            )
+            + "."
+        )
+    return "\n".join(lines)
+
+
 def blocks(d: Mapping[str, Any]) -> dict[str, str]:
     """The Markdown of every block the docs quote of the papers' verdicts, by block name."""
     return {
         "papers-headline": _headline(d),
         "papers-verdicts": _per_paper(d),
+        "papers-verdicts-short": _per_paper_short(d),
         **{f"{f['paper']}-{f['figure']}-verdicts": _cell(d, f) for f in d["figures"]},
         **{
             f"{f['paper']}-{f['figure']}-claim-ids": claims.id_table(f["claims"])

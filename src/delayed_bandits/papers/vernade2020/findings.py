@@ -1,7 +1,8 @@
 """Findings of Vernade et al. (ICML 2020), Section 8: each a statement of the paper, established
 under the faithful reading, the authors' code (its confidence widths, actions on [0,1]^d), and
 qualified by the two sensitivity readings the figures also run: the widths printed in the paper
-on {0,1}^d, and the code's widths on {0,1}^d (docs/decisions/vernade2020.md)."""
+on {0,1}^d, and the code's widths on {0,1}^d (docs/decisions/vernade2020.md#widths,
+docs/decisions/vernade2020.md#action-sets)."""
 
 from delayed_bandits.findings import READING, Finding, Qualifier
 
