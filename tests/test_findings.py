@@ -186,10 +186,13 @@ def test_a_reproduction_no_finding_names_or_two_name_is_an_error(toy) -> None:
         verdicts._roles(figures)
 
 
-def test_a_pattern_naming_no_claim_is_an_error_naming_the_module(toy) -> None:
+def test_a_finding_whose_claims_a_run_left_out_is_left_out(toy) -> None:
+    # a run that keeps a subset of the settings: the reading's claims and the check are absent
     figures = [_figure("vernade2017", "fig1", [("a-1", "reproduction", "holds")])]
-    with pytest.raises(ConfigError, match=r"pattern 'fig1/other-a-\*' names no claim .*findings"):
-        verdicts._roles(figures)
+    verdicts._roles(figures)
+    (only,) = verdicts._findings(figures)
+    assert only["id"] == "a-beats-b" and only["qualifying"] == []
+    assert only["verdict"] == findings.REPRODUCES
 
 
 def test_the_committed_digest_lists_the_findings_in_the_shape_the_pages_read() -> None:
