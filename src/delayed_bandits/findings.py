@@ -12,7 +12,9 @@ Qualifying claims are shown beside the finding and never counted as paper statem
 One rule turns the establishing claims' verdicts into the finding's (``verdict``, in words
 ``RULE``); nothing sets a finding's verdict by hand. Each paper declares its findings in
 ``papers/<paper>/findings.py`` (``FINDINGS``, read through ``Paper.findings``); a claim is named
-``<figure>/<claim id>``, where the id may be a shell pattern (``fig3a/*-ratio-converges``)."""
+``<figure>/<claim id>``, where the id may be a shell pattern (``fig3a/*-ratio-converges``). The
+choices the issue left open (one finding per sentence, what is a reading or a twin) are in
+docs/decisions/cross-cutting.md#findings."""
 
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ value alpha_t, its d_t from alpha_low, the input it is given) and qualified by w
 also run: Figure 5 to T = 10^5 (``fig5long``, our extension); the Adapt-Patient whose d_t takes the
 true alpha, whose alpha_t is pinned at alpha_low as the faithful one's is, so that it plays the
 same arms in every run (a twin); and the readings on the raw estimate alpha_hat_t
-(docs/decisions/manegueu2020.md#dt-readings, #raw-estimate)."""
+(docs/decisions/manegueu2020.md#dt-readings, docs/decisions/manegueu2020.md#raw-estimate,
+docs/decisions/cross-cutting.md#findings)."""
 
 from delayed_bandits.findings import EXTENSION, READING, TWIN, Finding, Qualifier
 
