@@ -147,6 +147,33 @@ def test_the_html_page_counts_apart_and_gives_kinds_and_runs_needed(tmp_path: Pa
     assert "<td>check</td>" in page
 
 
+def test_the_arenas_claims_are_its_own_counted_apart_with_no_paper(tmp_path: Path) -> None:
+    _report(tmp_path)
+    paper = tmp_path / "vernade2017" / "fig1" / "claims.json"
+    arena = tmp_path / "arena" / "regret" / "claims.json"
+    arena.parent.mkdir(parents=True)
+    own = [Claim("w", "d-TS is tied-best", "ours", "2 of 5", "> half", False, "x")]
+    arena.write_text(claims.to_json(own))
+    lines = claims.to_markdown([paper, arena], "smoke").splitlines()
+    # the papers' count alone heads the page, the arena's apart, in its own words
+    assert lines[2] == (
+        "1 of 3 reproductions hold, 1 fail, 1 inconclusive; "
+        "1 of 1 checks hold, 0 fail, 0 inconclusive."
+    )
+    assert lines[4].startswith("Scale: **smoke**")  # then the arena's, apart
+    assert lines[6] == (
+        "The arena's own claims, counted apart (no paper makes them): "
+        "0 of 1 own claims hold, 1 fail, 0 inconclusive."
+    )
+    at = lines.index("## arena regret (the arena's own claims: no paper makes them)")
+    assert lines[at + 2] == "0 of 1 own claims hold, 1 fail, 0 inconclusive."
+    assert lines[at + 4] == "| claim | measured | expected | holds | runs needed | note |"
+    assert lines[at + 6] == "| d-TS is tied-best | 2 of 5 | > half | **NO** |  | x |"
+    page = claims.to_html(own, "Claims of arena regret", own=True)
+    assert "<p>0 of 1 own claims hold" in page and "reproduction" not in page
+    assert "<th>paper</th>" not in page and "<th>kind</th>" not in page
+
+
 def test_paired_takes_the_se_of_per_run_differences_on_correlated_runs() -> None:
     """Two curves of the same runs share their environment (sd 10), each adding its own noise
     (sd 1): the SE of the mean difference is that of the per-run differences, sqrt(2 / n), about

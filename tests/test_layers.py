@@ -64,7 +64,17 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("registry", ("papers", "papers.*")),
     (
         "registry lookups",
-        ("kinds", "algorithms", "resources", "seeds", "claims", "curves", "layout", "captions"),
+        (
+            "kinds",
+            "algorithms",
+            "resources",
+            "seeds",
+            "claims",
+            "findings",
+            "curves",
+            "layout",
+            "captions",
+        ),
     ),
     ("config", ("config", "provenance")),
     ("papers' modules", ("papers.*.*",)),

@@ -61,12 +61,48 @@ def test_the_docs_quote_the_committed_digests(monkeypatch) -> None:
     for doc in arena_cli.QUOTING:
         assert set(quoted.names((ROOT / doc).read_text())) <= given, doc
     figures = [f"{f['paper']}-{f['figure']}" for f in papers["figures"]]
-    for doc in ("README.md", "docs/reproduction.md"):  # every figure's counts, and the headline
-        names = set(quoted.names((ROOT / doc).read_text()))
-        assert {"papers-headline", *(f"{f}-verdicts" for f in figures)} <= names, doc
+    for doc in ("README.md", "docs/reproduction.md"):  # every figure's counts, the headline,
+        names = set(quoted.names((ROOT / doc).read_text()))  # the verdict per paper, its rule
+        assert {
+            "papers-headline",
+            "findings-verdict-rule",
+            *(f"{f}-verdicts" for f in figures),
+        } <= names, doc
+        # the verdict per paper: in one line each on the front page, with sentences beside
+        assert {"README.md": "papers-verdicts-short"}.get(doc, "papers-verdicts") in names
     ids = quoted.names((ROOT / "docs/artifact-evaluation.md").read_text())
     assert {f"{f}-claim-ids" for f in figures} <= set(ids)
     assert cli.main(["quote"]) == 0
+
+
+def test_the_headline_counts_findings_and_the_verdict_per_paper_names_each_short_one() -> None:
+    papers = json.loads((ROOT / "docs/data/papers.json").read_text())
+    given = verdicts.blocks(papers)
+    headline, per_paper = given["papers-headline"], given["papers-verdicts"].splitlines()
+    assert f"the 5 papers make {len(papers['findings'])} findings" in headline
+    assert claims.phrase(papers["faithful"])[:-1] in headline  # claims, the faithful reading
+    assert claims.phrase(papers["totals"])[:-1] not in headline  # not every claim pooled
+    # each paper's line, then one line per finding that does not reproduce wholly
+    short = [
+        f
+        for f in papers["findings"]
+        if f["verdict"] in ("does not reproduce", "reproduces in part")
+    ]
+    assert len(per_paper) == len(papers["papers"]) + len(short)
+    for f in short:
+        assert f"  - `{f['id']}` ({f['location']}): {f['sentence']}" in per_paper
+    front = given["papers-verdicts-short"].splitlines()
+    assert len(front) == len(papers["papers"])
+    assert all(f"`{f['id']}` ({f['verdict']})" in given["papers-verdicts-short"] for f in short)
+
+
+def test_the_arenas_claims_are_its_own_counted_apart() -> None:
+    arena = dg.blocks(json.loads((ROOT / "docs/data/arena-full.json").read_text()))
+    for name in ("readme-arena", "arena-claims"):
+        assert "own claims hold" in arena[name] and "reproductions" not in arena[name], name
+    assert arena["arena-regret-claim-ids"].startswith(
+        "| claim id | statement | motivated by (no paper makes the claim) |"
+    )
 
 
 def test_the_verdicts_state_a_subset_scale_and_a_complete_one_unchanged() -> None:
@@ -277,12 +313,13 @@ def test_the_papers_verdicts_are_quoted_and_held_to_a_rerun(
     quoted_ids = sorted(c["id"] for f in d["figures"] for c in f["claims"])
     assert quoted_ids == sorted(c["id"] for c in rows)
     assert claims.phrase(d["totals"]) == claims.count(rows)  # every claim, counted once
+    assert d["findings"]  # and the findings, from the same claims
     assert sum(sum(p["verdicts"]["reproduction"].values()) for p in d["papers"]) == sum(
         sum(f["verdicts"]["reproduction"].values()) for f in d["figures"]
     )
     readme = docs[0].read_text()
-    assert "At **smoke** scale" in readme and claims.phrase(d["totals"]) in readme
-    fig1 = d["figures"][0]["verdicts"]["reproduction"]
+    assert "At **smoke** scale" in readme and claims.phrase(d["faithful"])[:-1] in readme
+    fig1 = d["figures"][0]["faithful"]["reproduction"]
     counts = f"{fig1['holds']} / {fig1['fails']} / {fig1['inconclusive']}"
     assert f"<!-- quoted: vernade2017-fig1-verdicts -->{counts} at smoke scale<" in readme
     capsys.readouterr()

@@ -265,16 +265,18 @@ def to_json(claims: Iterable[Claim]) -> str:
     return json.dumps([asdict(c) for c in claims], indent=2) + "\n"
 
 
-def to_html(claims: Iterable[Claim], title: str) -> str:
+def to_html(claims: Iterable[Claim], title: str, own: bool = False) -> str:
     """One figure's claims as an HTML page (the report shows it beside the figure), under their
-    count (``count``), with the columns of ``COLUMNS``."""
+    count (``count``), with the columns of ``COLUMNS`` (``OWN_COLUMNS`` for ``own`` claims, which
+    no paper makes)."""
     rows = [asdict(c) for c in claims]
-    head = "".join(f"<th>{escape(name)}</th>" for name, _ in COLUMNS)
+    columns = OWN_COLUMNS if own else COLUMNS
+    head = "".join(f"<th>{escape(name)}</th>" for name, _ in columns)
     body = "".join(
-        "<tr>" + "".join(f"<td>{escape(cell(c))}</td>" for _, cell in COLUMNS) + "</tr>"
+        "<tr>" + "".join(f"<td>{escape(cell(c))}</td>" for _, cell in columns) + "</tr>"
         for c in rows
     )
-    return html_page(title, f"<p>{count(rows)}</p><table><tr>{head}</tr>{body}</table>")
+    return html_page(title, f"<p>{count(rows, own)}</p><table><tr>{head}</tr>{body}</table>")
 
 
 def tally(verdicts: Iterable[tuple[str, str]]) -> dict[str, dict[str, int]]:
@@ -286,29 +288,35 @@ def tally(verdicts: Iterable[tuple[str, str]]) -> dict[str, dict[str, int]]:
     return out
 
 
-def phrase(tallied: Mapping[str, Mapping[str, int]]) -> str:
+def phrase(tallied: Mapping[str, Mapping[str, int]], own: bool = False) -> str:
     """A ``tally`` as one sentence: 'X of N reproductions hold, Y fail, Z inconclusive; A of B
-    checks hold, ...'."""
+    checks hold, ...'; with ``own`` (claims no paper makes: the arena's, ``Paper.reproduces``)
+    'X of N own claims hold, ...', with the checks only where there are some."""
     parts = []
-    for kind, label in ((REPRODUCTION, "reproductions"), (CHECK, "checks")):
+    labels = ((REPRODUCTION, "own claims" if own else "reproductions"), (CHECK, "checks"))
+    for kind, label in labels:
         n = tallied[kind]
+        if own and kind == CHECK and not sum(n.values()):
+            continue
         parts.append(
             f"{n['holds']} of {sum(n.values())} {label} hold, {n['fails']} fail, "
             f"{n['inconclusive']} inconclusive"
         )
-    return f"{parts[0]}; {parts[1]}."
+    return "; ".join(parts) + "."
 
 
-def count(rows: Iterable[Mapping[str, Any]]) -> str:
+def count(rows: Iterable[Mapping[str, Any]], own: bool = False) -> str:
     """The verdicts of claims (as dicts, ``holds`` and ``kind``, a reproduction when absent)
-    counted, reproductions and checks apart (``phrase``)."""
-    return phrase(tally((c.get("kind", REPRODUCTION), word(c["holds"])) for c in rows))
+    counted, reproductions and checks apart (``phrase``; ``own``: claims no paper makes)."""
+    return phrase(tally((c.get("kind", REPRODUCTION), word(c["holds"])) for c in rows), own)
 
 
-def id_table(rows: Iterable[Mapping[str, Any]]) -> str:
+def id_table(rows: Iterable[Mapping[str, Any]], own: bool = False) -> str:
     """Claims (as dicts) as the Markdown table of their ids that docs/artifact-evaluation.md
-    quotes: id (marked when the claim is a check), statement (cut at 150 characters), reference."""
-    lines = ["| claim id | statement | reference |", "|---|---|---|"]
+    quotes: id (marked when the claim is a check), statement (cut at 150 characters), reference
+    (for ``own`` claims, which no paper makes, what motivates them)."""
+    reference = "motivated by (no paper makes the claim)" if own else "reference"
+    lines = [f"| claim id | statement | {reference} |", "|---|---|---|"]
     for c in rows:
         statement = c["statement"] if len(c["statement"]) <= 150 else c["statement"][:149] + "…"
         check = " (check)" if c.get("kind", REPRODUCTION) == CHECK else ""
@@ -338,6 +346,10 @@ COLUMNS: tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...] = (
 )
 """The columns of a table of claims (as dicts), in markdown and HTML: each a header and its cell."""
 
+OWN_COLUMNS = tuple(c for c in COLUMNS if c[0] not in ("kind", "paper"))
+"""The columns of a table of claims no paper makes (the arena's, ``Paper.reproduces``): no
+paper reference, no kind (they are not reproductions)."""
+
 
 def read(
     path: Path, binding: Binding | None = None, recorded: bool = False
@@ -364,43 +376,65 @@ def read(
     return claims
 
 
+def _own(paper: str) -> bool:
+    """Whether ``paper``'s claims are its own (no paper makes them: ``Paper.reproduces``); a
+    directory of no registered paper holds a paper's claims."""
+    return paper in papers.registered() and not papers.get(paper).reproduces
+
+
 def to_markdown(
     files: Iterable[str | Path],
     scale: str | None = None,
     figures: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> str:
-    """Every claims file as one table per figure (``COLUMNS``), each under its count, the whole
-    under the count of every claim (``count``: reproductions and checks apart) and, when given,
-    the scale of the run (config key ``scale``), worded by ``grid.scale`` over ``figures`` (their
-    configs, by ``<paper> <figure>``): a figure whose ``only`` keeps a subset is named."""
-    lines = ["# Claims: what the papers say, and what our runs measure", ""]
-    if scale is not None:
-        lines.insert(
-            2,
-            f"Scale: **{grid.scale(scale, figures)}**"
-            + (
-                " (the papers' horizons and replication counts).\n"
-                if scale == "paper"
-                else " (not the paper scale: these numbers do not test the papers' claims).\n"
-            ),
-        )
-    every_claim: list[dict[str, Any]] = []
+    """Every claims file as one table per figure (``COLUMNS``; ``OWN_COLUMNS`` for the arena's),
+    each under its count, the whole under the count of the papers' claims (``count``:
+    reproductions and checks apart) and, apart, that of the arena's own claims, which no paper
+    makes; and, when given, the scale of the run (config key ``scale``), worded by ``grid.scale``
+    over ``figures`` (their configs, by ``<paper> <figure>``): a figure whose ``only`` keeps a
+    subset is named."""
+    lines: list[str] = []
+    counted: dict[bool, list[dict[str, Any]]] = {False: [], True: []}
     for path in sorted(map(Path, files)):
         claims = read(path)
         paper, figure = path.parent.parent.name, path.parent.name
+        own = _own(paper)
+        columns = OWN_COLUMNS if own else COLUMNS
         lines += [
-            f"## {paper} {figure}",
+            f"## {paper} {figure}"
+            + (" (the arena's own claims: no paper makes them)" if own else ""),
             "",
-            count(claims),
+            count(claims, own),
             "",
-            "| " + " | ".join(name for name, _ in COLUMNS) + " |",
-            "|" + "---|" * len(COLUMNS),
+            "| " + " | ".join(name for name, _ in columns) + " |",
+            "|" + "---|" * len(columns),
         ]
         for c in claims:
             # a failure stands out
-            cells = ["**NO**" if n == "holds" and c["holds"] is False else f(c) for n, f in COLUMNS]
+            cells = ["**NO**" if n == "holds" and c["holds"] is False else f(c) for n, f in columns]
             lines.append("| " + " | ".join(cells) + " |")
-        every_claim += claims
+        counted[own] += claims
         lines.append("")
-    lines.insert(2, count(every_claim) + "\n")
-    return "\n".join(lines) + "\n"
+    head = [
+        "# Claims: what the papers say, and what our runs measure",
+        "",
+        count(counted[False]),
+        "",
+    ]
+    if scale is not None:
+        head += [
+            f"Scale: **{grid.scale(scale, figures)}**"
+            + (
+                " (the papers' horizons and replication counts)."
+                if scale == "paper"
+                else " (not the paper scale: these numbers do not test the papers' claims)."
+            ),
+            "",
+        ]
+    if counted[True]:
+        head += [
+            "The arena's own claims, counted apart (no paper makes them): "
+            + count(counted[True], own=True),
+            "",
+        ]
+    return "\n".join(head + lines) + "\n"

@@ -528,7 +528,8 @@ def _claims(args: argparse.Namespace) -> None:
     write_recorded(claims.to_json(found).encode(), args.out, made_by)
     if args.html is not None:
         with atomic_path(args.html) as tmp:
-            tmp.write_text(claims.to_html(found, f"Claims of {args.paper} {args.figure}"))
+            own = not registry.get(args.paper).reproduces  # the arena's: no paper makes them
+            tmp.write_text(claims.to_html(found, f"Claims of {args.paper} {args.figure}", own))
 
 
 def _gather_claims(args: argparse.Namespace) -> None:

@@ -51,6 +51,7 @@ def test_the_paper_checklist_names_the_folder_files() -> None:
         "kernels.py",
         "schema.yaml",
         "claims.py",
+        "findings.py",
         "plots.py",
         "cli.py",
     }
@@ -72,7 +73,12 @@ def test_every_paper_has_the_files_and_names_of_the_checklist(paper: str) -> Non
     for name in ("Setting", "draw_environment", "ALGORITHMS", "BENCH"):
         assert name in _folder_items()["experiment.py"] and hasattr(experiment, name), name
     assert hasattr(experiment.Setting, "from_config")
-    for module, name in (("claims", "CHECKS"), ("plots", "PLOTS"), ("cli", "add_commands")):
+    for module, name in (
+        ("claims", "CHECKS"),
+        ("findings", "FINDINGS"),
+        ("plots", "PLOTS"),
+        ("cli", "add_commands"),
+    ):
         if (PACKAGE / paper / f"{module}.py").exists():
             assert hasattr(importlib.import_module(f"{registration.module}.{module}"), name)
 

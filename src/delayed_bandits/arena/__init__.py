@@ -26,6 +26,7 @@ PAPER = Paper(
     id="arena",
     seed_id=6,
     package="delayed_bandits.arena",
+    reproduces=False,  # its claims are its own: no paper makes them
     title="Beyond the papers: every algorithm of the five papers under every delay regime (figure "
     "regret: the heatmap at T, and as other views the heatmap at T/10, the curves and the "
     "mean-rank diagram; figure window: regret against the censoring window m; figure "

@@ -48,14 +48,16 @@ QUOTE_SHOWN = 50  # differences a failed check lists by field; the rest it count
 
 def rule_blocks() -> dict[str, str]:
     """The blocks that state a statistical rule: worded by the code that applies it
-    (``arena.ties``, ``claims``), the same whatever the run; and those of config/config.yaml."""
-    from delayed_bandits import claims, config, pages
+    (``arena.ties``, ``claims``, ``findings``), the same whatever the run; and those of
+    config/config.yaml."""
+    from delayed_bandits import claims, config, findings, pages
     from delayed_bandits.arena import ties
 
     # and the config's run counts and horizons that the prose states (pages.config_blocks)
     return {
         **ties.blocks(),
         **claims.rule_blocks(),
+        **findings.rule_blocks(),
         **pages.config_blocks(config.load(CONFIG)),
     }
 

@@ -579,7 +579,7 @@ def _tally(d: Mapping[str, Any]) -> dict[str, dict[str, int]]:
 
 def _claims_list(d: Mapping[str, Any]) -> str:
     return "\n".join(
-        [claims.phrase(_tally(d)), ""]
+        [f"The arena's own claims (no paper makes them): {claims.phrase(_tally(d), own=True)}", ""]
         + [
             f"- `{c['figure']}` `{c['id']}`"
             + (" (check)" if c["kind"] == claims.CHECK else "")
@@ -609,8 +609,9 @@ def _readme(d: Mapping[str, Any]) -> str:
         )
     return (
         f"The arena ({grid.scale(d['scale'], prose=True)}, {d['replications']['regret']} "
-        f"paired runs of {d['settings']} settings): " + "; ".join(parts) + ". Claims: "
-        f"{claims.phrase(_tally(d))[:-1]} (docs/arena.md)."
+        f"paired runs of {d['settings']} settings): " + "; ".join(parts) + ". Its own claims, "
+        f"which no paper makes, counted apart from the papers': {claims.phrase(_tally(d), own=True)[:-1]} "
+        "(docs/arena.md)."
     )
 
 
@@ -627,7 +628,7 @@ def blocks(d: Mapping[str, Any]) -> dict[str, str]:
         "readme-arena": _readme(d),
         **{
             f"arena-{figure}-claim-ids": claims.id_table(
-                c for c in d["claims"] if c["figure"] == figure
+                (c for c in d["claims"] if c["figure"] == figure), own=True
             )
             for figure in (*FIGURES, *([SWITCHING] if SWITCHING in d else []))
         },

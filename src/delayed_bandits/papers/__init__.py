@@ -8,8 +8,9 @@
   below), with ``policies.py`` (plain-Python references, straight from the paper's pseudocode)
   and ``kernels.py`` (the compiled versions the runs use);
 - ``analysis.py`` (optional): what the claims and plots both compute from the tables;
-- ``claims.py``: ``CHECKS``, the claims of each figure; ``plots.py`` (optional): ``PLOTS``, the
-  paper's own kinds of figure; ``cli.py`` (optional): its own commands of ``delayed-bandits``;
+- ``claims.py``: ``CHECKS``, the claims of each figure; ``findings.py``: ``FINDINGS``, the
+  paper's statements those claims test (``delayed_bandits.findings``); ``plots.py`` (optional):
+  ``PLOTS``, the paper's own kinds of figure; ``cli.py`` (optional): its own commands of ``delayed-bandits``;
 - ``schema.yaml``: the keys of its figures in the config.
 
 Every list of papers derives from this registry: the seeds' paper ids, the resource model's
@@ -78,6 +79,10 @@ class Paper:
     kinds: tuple[Kind, ...] = ()
     """The kinds of figure it draws besides the generic regret curves (``kindtype.Kind``)."""
     extra_targets: tuple[str, ...] = ()
+    reproduces: bool = True
+    """Whether its claims test a paper's statements (reproductions, counted in the papers'
+    verdicts); False for the arena, whose claims are its own, counted apart and labelled with
+    no paper (``claims.to_markdown``)."""
     """Outputs of its own rules (``workflow/rules/<id>.smk``) that ``snakemake <id>`` also makes."""
     package: str = field(default="", compare=False)
     """Where its modules are (default: ``delayed_bandits.papers.<id>``)."""
@@ -102,6 +107,12 @@ class Paper:
         """Its claims, by figure id (``claims.CHECKS``; none when it has no claims module)."""
         module = self._optional("claims")
         return module.CHECKS if module else {}
+
+    def findings(self) -> Sequence[Any]:
+        """Its findings, one statement of the paper each (``findings.FINDINGS``; none when it has
+        no findings module)."""
+        module = self._optional("findings")
+        return module.FINDINGS if module else ()
 
     def plots(self) -> Mapping[str, Any]:
         """Its own kinds of figure, by kind (``plots.PLOTS``; none when it has no plots module)."""
