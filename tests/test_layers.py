@@ -85,6 +85,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "simulate",
             "plotting",
             "bench",
+            "cost",
             "speed",
             "render",
             "verify",

@@ -1,23 +1,24 @@
 """The CPU cost of `make arena-full`, estimated from per-entrant, per-replication times of the
-compiled kernels at the full scale (a tool to rerun, not a test).
+compiled kernels at the full scale (a tool to rerun before a citable run, not a test; the run's
+own cost is read from its jobs' logs afterwards, docs/arena.md).
 
 Measure (one process; CPU time of this process, `time.process_time`, so that a busy machine
 inflates it less than wall time):
 
-    python tools/arena_cost.py measure --reps 1 --out timings.csv
-    python tools/arena_cost.py measure --reps 1 --only d-ucb d-klucb d-ts --out new.csv
+    python -m delayed_bandits.cost measure --reps 1 --out timings.csv
+    python -m delayed_bandits.cost measure --reps 1 --only d-ucb d-klucb d-ts --out new.csv
 
 Each (figure, regime, K, base rate, window) is timed on its first setting of the config (the
 gaps of one base rate cost about the same), every entrant that applies, replication 0..reps-1,
 and the environment's draw apart (the row ``(draw)``). Then
 
-    python tools/arena_cost.py estimate timings.csv [new.csv ...] [--digest docs/data/arena-full.json]
+    python -m delayed_bandits.cost estimate timings.csv [new.csv ...] [--digest docs/data/arena-full.json]
 
 scales each measured time by the settings it stands for and by the runs each design gives an
 entrant (a later file's rows replace an earlier one's), and prints the CPU-hours of
 
-- (a) every entrant ``replications`` runs of every setting (today's config; racing's second stage
-  is not counted: it is the design the issue replaces);
+- (a) every entrant ``replications`` runs of every setting (today's config; the design before
+  screening);
 - (b) ``--screen`` runs of every entrant, then the rest only for the contenders: an entrant stops
   where the committed digest's median ratio to the best at T exceeds ``--stop-ratio`` at both base
   rates (the regret figure; the window and switching figures keep their runs).
