@@ -82,6 +82,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "commands",
         (
+            "commands",
+            "quoting",
             "simulate",
             "plotting",
             "bench",

@@ -16,7 +16,7 @@ from delayed_bandits import config, pages, provenance, tables
 SMOKE = ["config/config.yaml", "config/smoke.yaml"]
 CLAIMS = [
     {
-        "id": "fig2-a",
+        "id": "fig2-thetaL-d-klucb-below-after-m",
         "statement": "d-KLUCB ends below Discarding UCB",
         "paper_ref": "Section 7, Figure 2",
         "measured": "41.6 ± 0.4 against 50.2 ± 0.5",
@@ -27,7 +27,7 @@ CLAIMS = [
         "runs_needed": None,
     },
     {
-        "id": "fig2-b",
+        "id": "fig2-thetaL-d-ucb-better-early",
         "statement": "d-UCB better early",
         "paper_ref": "Section 7, Figure 2",
         "measured": "65.6 ± 0.3 against 46.1 ± 0.2",
@@ -46,8 +46,8 @@ FINDINGS = [
         "statement": "the delay-corrected policies outperform Discarding",
         "location": "Section 7, p. 8",
         "verdict": "reproduces in part",
-        "establishing": [{"id": "fig2-a", "verdict": "holds"}],
-        "qualifying": ["fig2-b"],
+        "establishing": [{"id": "fig2-thetaL-d-klucb-below-after-m", "verdict": "holds"}],
+        "qualifying": ["fig2-thetaL-d-ucb-better-early"],
         "sentence": "d-KLUCB ends at 41.6 against 50.2.",
     },
     {
@@ -169,7 +169,8 @@ def test_a_page_shows_the_figure_its_claims_and_how_it_was_made(run: Path) -> No
     assert "Run at the **smoke scale**" in page
     # the claims with verdicts and measured numbers, counted
     assert (
-        "| `fig2-b` | d-UCB better early | reproduction | Section 7, Figure 2 | 65.6 ± 0.3" in page
+        "| `fig2-thetaL-d-ucb-better-early` | d-UCB better early | reproduction | Section 7, Figure 2 | 65.6 ± 0.3"
+        in page
     )
     assert "1 of 2 reproductions hold, 1 fail" in page
     # the dry run names the claims job's output beside the drawing, with the overlay
@@ -202,7 +203,10 @@ def test_a_page_lists_the_findings_naming_its_figure(run: Path) -> None:
     assert "### delay-corrected-better: reproduces in part" in page
     assert "> the delay-corrected policies outperform Discarding\n> — Section 7, p. 8" in page
     assert "Of the statement at Section 7, p. 8 (quoted above). d-KLUCB ends at 41.6" in page
-    assert "- establishing: `fig2-a` (holds)" in page and "- qualifying: `fig2-b`" in page
+    assert (
+        "- establishing: `fig2-thetaL-d-klucb-below-after-m` (holds)" in page
+        and "- qualifying: `fig2-thetaL-d-ucb-better-early`" in page
+    )
     assert "not about Figure 2" not in page  # another figure's finding
 
 
@@ -286,5 +290,8 @@ def test_quote_papers_write_writes_the_pages(run: Path, tmp_path: Path, monkeypa
     args = ["quote", "papers", "--run", str(run), "--write", "--pages", str(out)]
     assert cli.main([*args, "--digest", str(tmp_path / "d.json"), "--docs", str(doc)]) == 0
     page = (out / "vernade2017-fig2.md").read_text()
-    assert "delayed-bandits claims --merged x.json" in page and "| `fig2-b` |" in page
+    assert (
+        "delayed-bandits claims --merged x.json" in page
+        and "| `fig2-thetaL-d-ucb-better-early` |" in page
+    )
     assert (out / "arena-curves.md").is_file()

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from delayed_bandits import claims, cli, quoted, speed, verdicts
-from delayed_bandits.arena import cli as arena_cli
+from delayed_bandits import claims, cli, quoted, quoting, speed, verdicts
 from delayed_bandits.arena import digest as dg
 from delayed_bandits.errors import ConfigError
 
@@ -56,9 +55,9 @@ def test_the_docs_quote_the_committed_digests(monkeypatch) -> None:
         | set(verdicts.blocks(papers))
         | set(speed.blocks(timed))
         | set(dg.declared())
-        | set(arena_cli.rule_blocks())
+        | set(quoting.rule_blocks())
     )
-    for doc in arena_cli.QUOTING:
+    for doc in quoting.QUOTING:
         assert set(quoted.names((ROOT / doc).read_text())) <= given, doc
     figures = [f"{f['paper']}-{f['figure']}" for f in papers["figures"]]
     for doc in ("README.md", "docs/reproduction.md"):  # every figure's counts, the headline,
@@ -221,7 +220,7 @@ def test_a_hand_edited_number_is_caught(block: str, tmp_path: Path, capsys) -> N
     """A block of the run's digest, or of the entrants' declarations (an entrant added or moved
     without ``quote entrants --write``), edited by hand fails the check."""
     committed = json.loads((ROOT / "docs/data/arena-full.json").read_text())
-    edited = dg.blocks(committed) | dg.declared() | arena_cli.rule_blocks()
+    edited = dg.blocks(committed) | dg.declared() | quoting.rule_blocks()
     edited[block] += "\n| a row typed by hand |"
     doc = tmp_path / "arena.md"
     doc.write_text(quoted.fill((ROOT / "docs/arena.md").read_text(), edited))
@@ -266,9 +265,7 @@ def test_an_arena_rerun_is_held_to_the_digest_number_by_number(
     assert "arena-switching" in dg.blocks(d)
     # the window study at T/10 too (its entrants are anytime): the smoke window's first horizon
     assert d["window_early"]["horizon"] == 200 and "arena-window-early" in dg.blocks(d)
-    assert (
-        quoted.stale(doc.read_text(), dg.blocks(d) | dg.declared() | arena_cli.rule_blocks()) == []
-    )
+    assert quoted.stale(doc.read_text(), dg.blocks(d) | dg.declared() | quoting.rule_blocks()) == []
     capsys.readouterr()
     assert cli.main([*args, "--run", str(run)]) == 0
     assert "numbers agree with the run in" in capsys.readouterr().out
@@ -295,8 +292,8 @@ def test_the_papers_verdicts_are_quoted_and_held_to_a_rerun(
 ) -> None:
     monkeypatch.chdir(ROOT)
     run = smoke_run / "smoke"
-    docs = [tmp_path / Path(doc).name for doc in arena_cli.QUOTING]
-    for doc, to in zip(arena_cli.QUOTING, docs):
+    docs = [tmp_path / Path(doc).name for doc in quoting.QUOTING]
+    for doc, to in zip(quoting.QUOTING, docs):
         shutil.copy(ROOT / doc, to)
     made, figures = tmp_path / "papers.json", tmp_path / "figures"
     args = ["quote", "papers", "--digest", str(made), "--docs", *map(str, docs)]

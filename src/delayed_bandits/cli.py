@@ -14,10 +14,19 @@ import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from delayed_bandits import algorithms, kinds
+from delayed_bandits import algorithms, kinds, quoting
 from delayed_bandits import config as cfg
 from delayed_bandits import curves as cv
 from delayed_bandits import papers as registry
+from delayed_bandits.commands import (
+    config_args,
+    figure_args,
+    json_object,
+    load_figure,
+    merged_args,
+    positive,
+    shards_to_table,
+)
 from delayed_bandits.errors import ConfigError, OutputWriteError, TimeLimitError, VerifyFailed
 from delayed_bandits.outputs import atomic_path, check_target, write_parquet
 
@@ -30,69 +39,6 @@ def _reps(text: str) -> tuple[int, int]:
     if first < 0 or last < first:
         raise argparse.ArgumentTypeError(f"need 0 <= FIRST <= LAST, got {text!r}")
     return first, last
-
-
-def positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _override(text: str) -> dict[str, Any]:
-    import json
-
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        value = None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError(
-            f"expected a JSON object, e.g. '{{\"seed\": 3}}', got {text!r}"
-        )
-    return value
-
-
-def config_args(
-    p: argparse.ArgumentParser, merged: bool = False, default: Sequence[Path] = ()
-) -> None:
-    """--config and --override; with ``merged`` (a figure's command), --merged as the alternative
-    to both, which the workflow gives; with ``default`` (a command a reader runs by hand), the
-    config files read without --config."""
-    given = p.add_mutually_exclusive_group(required=True) if merged else p
-    given.add_argument(
-        "--config",
-        "--configfile",  # Snakemake's name for the same files
-        nargs="+",
-        type=Path,
-        help="experiment config files (YAML), each an overlay of those before it, "
-        "e.g. config/config.yaml config/smoke.yaml (--configfile, as Snakemake names them, is "
-        "the same)" + (f" (default: {' '.join(map(str, default))})" if default else ""),
-        required=not merged and not default,
-        default=list(default) if default else None,
-    )
-    if merged:
-        given.add_argument(
-            "--merged",
-            type=Path,
-            help="the config the workflow merged from its config files and validated when it "
-            "built its jobs (.snakemake/delayed-bandits/config-<hash>.json), read as it is",
-        )
-    p.add_argument(
-        "--override",
-        type=_override,
-        help="config values on top of the files, as a "
-        "JSON object (what Snakemake's --config KEY=VALUE sets)",
-    )
-
-
-def figure_args(p: argparse.ArgumentParser) -> None:
-    config_args(p, merged=True)
-    p.add_argument("--paper", required=True, help="paper id, e.g. vernade2017")
-    p.add_argument("--figure", required=True, help="figure id, e.g. fig2")
 
 
 _TABLE_HELP = {
@@ -267,7 +213,7 @@ def _parser() -> argparse.ArgumentParser:
         "(default: those its summaries' provenance records)",
     )
     p.add_argument(
-        "--override", type=_override, help="the run's config values on top of the files (JSON)"
+        "--override", type=json_object, help="the run's config values on top of the files (JSON)"
     )
 
     p = sub.add_parser("bench", help="agent-steps per second of each kernel and its reference")
@@ -277,6 +223,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--reference-replications", type=positive, default=1)
     p.add_argument("--paper", action="append", help="only this paper's kernels (repeatable)")
 
+    quoting.add_commands(sub)
     _add_package_commands(sub)
     return parser
 
@@ -293,29 +240,6 @@ def _add_package_commands(sub: Any) -> None:
         commands = paper.commands()
         if commands is not None:
             commands.add_commands(sub)
-
-
-def load_figure(args: argparse.Namespace) -> tuple[dict[str, Any], Mapping[str, Any]]:
-    """The config of a figure's command, checked for that figure (the workflow has checked the
-    rest), and the figure's own section; ConfigError when the figure is not in it. The config is
-    the workflow's, merged once when it built the jobs (--merged), or that of the config files
-    given (--config, --override)."""
-    if args.merged is None:
-        config = cfg.load(args.config, args.paper, args.override, args.figure)
-    else:
-        config = _merged(args)[0]
-        cfg.validate(config, args.paper, args.figure)
-    return config, cv.figure(config, args.paper, args.figure)
-
-
-def _merged(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The merged config of --merged and what it was made from (``config.read_merged``)."""
-    if args.override is not None:
-        raise ConfigError(
-            "--override: the merged config (--merged) holds the overrides it was made with; "
-            "give config files (--config) to override values"
-        )
-    return cfg.read_merged(args.merged)
 
 
 def _tables(args: argparse.Namespace, config: Mapping[str, Any], fig: Mapping[str, Any]) -> _Given:
@@ -441,7 +365,9 @@ def _aggregate(args: argparse.Namespace) -> None:
     config, _ = load_figure(args)
     made_by = provenance.binding(config, args.paper, args.figure)
     raw = read_shards(args.shards, made_by)
-    made_from = cfg.sources(args.config, args.override) if args.merged is None else _merged(args)[1]
+    made_from = (
+        cfg.sources(args.config, args.override) if args.merged is None else merged_args(args)[1]
+    )
     record = provenance.build(
         paper=args.paper,
         figure=args.figure,
@@ -462,28 +388,6 @@ def _aggregate(args: argparse.Namespace) -> None:
             tmp.write_text(
                 pages.provenance_html(record, f"How {args.paper} {args.figure}'s summary was made")
             )
-
-
-def shards_to_table(args: argparse.Namespace, make: Any) -> tuple[Any, Mapping[str, Any]]:
-    """A table made from a figure's shards (ratios, the leaderboard): the shards read as
-    made by this config (no runs where none are given: a second stage with nothing to race),
-    ``make(shards, config, fig)`` written with its record (``tables.write_table``); the table
-    and the figure's config."""
-    import pandas as pd
-
-    from delayed_bandits import provenance, tables
-    from delayed_bandits.aggregate import read_shards
-
-    config, fig = load_figure(args)
-    made_by = provenance.binding(config, args.paper, args.figure)
-    raw = (
-        read_shards(args.shards, made_by)
-        if args.shards
-        else pd.DataFrame(columns=tables.SHARD_COLUMNS)
-    )
-    table = make(raw, config, fig)
-    tables.write_table(table, args.out, made_by)
-    return table, fig
 
 
 def _ratios(args: argparse.Namespace) -> None:

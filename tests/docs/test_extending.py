@@ -17,8 +17,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from delayed_bandits import papers, quoted, references
-from delayed_bandits.arena import cli as arena_cli
+from delayed_bandits import papers, quoted, quoting, references
 from delayed_bandits.arena import digest, entrants
 from delayed_bandits.arena import experiment as arena_experiment
 from delayed_bandits.papers.pikeburke2018 import policies as pb_policies
@@ -281,7 +280,7 @@ def test_a_toy_built_in_entrant_touches_the_checklist_s_files_only(tmp_path) -> 
     files = [f.replace("<name>", "toy") for f in _built_in_files()]
     regenerated = {  # the docs that hold the declarations' block, which the command rewrote
         doc.as_posix()
-        for doc in arena_cli.QUOTING
+        for doc in quoting.QUOTING
         if set(quoted.names((ROOT / doc).read_text())) & set(digest.declared())
     }
     assert len(regenerated) >= 2 and set(changed) - set(files) == regenerated

@@ -4,7 +4,7 @@ Stage 1, the screen: the first ``screen_runs`` replications of every entrant in 
 entrant stops there when the screen shows it *worse* (beyond the tie margin of some other
 entrant, ``screen``): a one-sided paired t-test of g_ab = mu_a - (1 + tie_margin) mu_b > 0
 against every other entrant b, each at alpha_1 / (k - 1) (Bonferroni over a's k - 1
-comparators), so that a cell within the margin of the best is stopped with probability at most
+comparators), so that a cell tied-best in the tie rule's sense is stopped with probability at most
 alpha_1 (each of its g_ab is at most 0). The entrants a named claim compares (``keep``) are never
 stopped.
 
@@ -19,7 +19,7 @@ The boundary is fixed before the run (``spend``): of the one-sided error alpha =
 confidence) / 2 that the tie rule states, the screen spends alpha_1 = alpha ln(1 + (e - 1) t),
 Lan and DeMets's (1983) Pocock-type spending function at the information fraction t =
 screen_runs / replications, and the final look the rest, alpha_2 = alpha - alpha_1. A wrong
-verdict needs a screen error (a cell within the margin stopped, or the true best stopped so that
+verdict needs a screen error (a tied-best cell stopped, or the true best stopped so that
 the contest's best is not the setting's) or a final-look error, so the two add up to at most
 alpha (Bonferroni over the looks; conservative, as the looks share the first-stage runs). At
 the citable run's 10 of 80 runs alpha_1 = 0.0049 and alpha_2 = 0.0201 at confidence 0.95: the
