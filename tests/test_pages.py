@@ -233,9 +233,11 @@ def test_every_figure_and_the_arenas_views_get_a_page(monkeypatch) -> None:
     assert pages.Figure("arena-curves", "arena", "regret") in found
 
 
-def test_a_checkout_without_a_run_gets_a_page_per_figure_waiting_for_it(monkeypatch) -> None:
+def test_a_checkout_without_a_run_gets_a_page_per_figure_waiting_for_it(
+    monkeypatch, tmp_path: Path
+) -> None:
     monkeypatch.chdir(ROOT)
-    made = pages.build(Path("."), {}, "")
+    made = pages.build(tmp_path, {}, "")  # a folder with no run (the checkout may hold one)
     assert len(made) == len(pages.figures(config.load(["config/config.yaml"])))
     page = made[Path("manegueu2020-fig2.md")]
     assert "Run at the **paper scale**" in page and "![manegueu2020-fig2](../../figures/" in page

@@ -8,7 +8,7 @@ replication), built by its ``from_config`` from the keys a config would give; ea
 draws its environment from ``seeds.replication_seeds(seed, "arena", figure, name, r)``, as a
 simulation job does, and every entrant of one call plays on the same draws (paired runs). A
 setting read from a config (``Setting.from_arena``) carries that figure's seed ids, so its
-numbers are the workflow's for the same replications (tests/test_lab.py holds them equal).
+numbers are the workflow's for the same replications (tests/test_library.py holds them equal).
 
 The frame a run returns has the columns of a simulation shard (``tables.SHARD_COLUMNS``:
 setting, algorithm, replication, t, regret), pseudo-regret at the checkpoints, so that

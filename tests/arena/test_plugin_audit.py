@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Iterator
 
 import numpy as np
 import pytest
@@ -80,7 +81,7 @@ PLUG_INS = {
 
 
 @pytest.fixture
-def plugged(monkeypatch) -> dict[str, object]:
+def plugged(monkeypatch) -> Iterator[dict[str, object]]:
     """The three entrants as ``$DELAYED_BANDITS_PAPERS`` would bring them (``_plugged_in``)."""
     module = SimpleNamespace(
         ENTRANTS=[from_policy(n, n, "greedy (toy)", Greedy, k) for n, k in PLUG_INS.items()]
@@ -88,7 +89,11 @@ def plugged(monkeypatch) -> dict[str, object]:
     monkeypatch.setattr(papers, "plugins", lambda: [module])
     found = experiment._plugged_in()
     monkeypatch.setattr(experiment, "ALGORITHMS", [*experiment.BUILT_IN, *found])
-    return {e.id: e for e in found}
+    # the schema's algorithm enums are cached from the registry: an earlier test in this process
+    # may have filled them without the plug-ins
+    cfg.schemas.cache_clear()
+    yield {e.id: e for e in found}
+    cfg.schemas.cache_clear()
 
 
 def _job(name: str, setting: str) -> None:
