@@ -58,9 +58,60 @@ def test_the_sentence_names_the_best_of_each_information_model() -> None:
             "ratio": [1.0, 0.85, 0.95],
             "lo": [1.0, 0.80, 0.90],
             "hi": [1.0, 0.90, 1.02],
+            "label": ["TS", "d-TS", "QPM-D TS"],
+            "information": ["conversions", "conversions", "labelled outcomes (oracle)"],
+            "complete": [True, True, True],
         }
     )
-    info = {"ts": "conversions", "a": "conversions", "b": "labelled outcomes (oracle)"}
-    said = answer.sentences(table, info, {"a": "d-TS"})["f"]
+    said = answer.sentences(table)["f"]
     assert "conversions: d-TS at 0.85" in said and "15 % less regret than ts" in said
-    assert "labelled outcomes (oracle): b at 0.95" in said and "no difference" in said
+    assert "labelled outcomes (oracle): QPM-D TS at 0.95" in said and "no difference" in said
+    # an entrant that applies in only some of the family's settings is not the family's best
+    partial = table.assign(complete=[True, False, True])
+    assert "conversions: TS at 1.00" in answer.sentences(partial)["f"]
+
+
+@pytest.mark.parametrize("overlay", [[], ["config/arena-full.yaml"]])
+def test_every_setting_of_the_arena_has_its_declared_family(overlay: list[str]) -> None:
+    from delayed_bandits import config, curves
+
+    made = config.load(["config/config.yaml", *overlay], "arena", [], "regret")
+    named = answer.families(curves.figure(made, "arena", "regret"))
+    assert set(named) and all(name.startswith(answer.REGIMES) for name in named.values())
+    by_regime = {s.split("-")[0]: f.rsplit(", μ", 1)[0] for s, f in named.items()}
+    assert by_regime["geometric100"] == "short delays, uncensored"
+    assert by_regime["geometric1000_censored"] == "long delays, censored"  # tau_m = 0.18
+    assert by_regime["criteo"] == "long delays, uncensored"
+    assert by_regime["pareto1_censored"] == "heavy tail, censored"
+    assert by_regime["pareto_arm"] == "arm-dependent tails, uncensored"
+    assert by_regime["packet_loss75_censored"] == "packet loss"
+    assert by_regime["reward_dependent"] == "reward-dependent"
+    # every family in reading order once, base rates high to low
+    ordered = answer.order(named)
+    assert sorted(ordered) == sorted(set(named.values()))
+    assert ordered[0] == "short delays, uncensored, μ = 0.4"
+
+
+def test_the_table_pairs_each_setting_with_the_reference_and_marks_partial_families() -> None:
+    from delayed_bandits import config, curves
+
+    made = config.load(["config/config.yaml"], "arena", [], "regret")
+    fig = curves.figure(made, "arena", "regret")
+    fig = {**fig, "algorithms": ["ts", "d-ts", "ud-ts"]}
+    rng = np.random.default_rng(3)
+    rows = []
+    for setting in answer.families(fig):
+        for r in range(4):
+            base = rng.gamma(4.0, 25.0)
+            rows.append((setting, "ts", r, fig["horizon"], base))
+            rows.append((setting, "d-ts", r, fig["horizon"], 0.5 * base))
+            if setting.startswith("geometric100-"):  # ud-ts in one setting of its family alone
+                rows.append((setting, "ud-ts", r, fig["horizon"], 0.8 * base))
+    raw = pd.DataFrame(rows, columns=["setting", "algorithm", "replication", "t", "regret"])
+    table = answer.table(raw, fig)
+    assert list(table.columns) == answer.COLUMNS
+    d_ts = table[table.algorithm == "d-ts"]
+    assert np.allclose(d_ts.ratio, 0.5) and np.allclose(d_ts.se, 0.0) and d_ts.complete.all()
+    ud = table[table.algorithm == "ud-ts"].iloc[0]
+    assert ud.family == "short delays, uncensored, μ = 0.4" and not ud.complete
+    assert ud.settings == 1 and ud.n_runs == 4

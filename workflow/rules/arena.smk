@@ -116,6 +116,34 @@ rule leaderboard:
         " {input.shards:q} > {log:q} 2>&1"
 
 
+# The answer per regime family (delayed_bandits.arena.answer): every entrant's mean paired ratio
+# of regret at T to Thompson sampling ignoring delays over each family's settings, read from the
+# same runs as the leaderboard; the arena's digest (quote arena) states it first.
+rule families:
+    input:
+        shards=lambda wc: shard_files(SimpleNamespace(paper="arena", figure="regret")),
+    output:
+        families=out("results/arena/regret/families.csv"),
+        record=out("results/arena/regret/families.provenance.json"),
+    log:
+        out("logs/arena/regret/families.log"),
+    benchmark:
+        out("benchmarks/arena/regret/families.tsv")
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=lambda wc: figure_analysis("arena", "regret").mem_mb,
+        runtime=lambda wc: figure_analysis("arena", "regret").runtime,
+    params:
+        code=SOURCE_SHA256,
+        merged=MERGED_FILE,
+        values=values("table", "arena", "regret"),
+    shell:
+        "delayed-bandits families --merged {params.merged:q} --paper arena --figure regret"
+        " --out {output.families:q} {input.shards:q} > {log:q} 2>&1"
+
+
 rule arena_view:
     input:
         summary=out("results/arena/regret/summary.csv"),

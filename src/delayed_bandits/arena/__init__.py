@@ -29,7 +29,7 @@ PAPER = Paper(
     reproduces=False,  # its claims are its own: no paper makes them
     title="Beyond the papers: every algorithm of the five papers under every delay regime (figure "
     "regret: the heatmap at T, and as other views the heatmap at T/10, the curves and the "
-    "mean-rank diagram; figure window: regret against the censoring window m; figure "
+    "mean-rank diagram, and the answer per regime family, results/arena/regret/families.csv; figure window: regret against the censoring window m; figure "
     "switching: the heatmap at T where the best arm changes at T/2; "
     "results/arena/regret/leaderboard.csv).",
     figure_ids=r"^(regret|window|switching)\Z",
@@ -79,5 +79,7 @@ PAPER = Paper(
         "figures/arena-early.png",
         "figures/arena-ranks.pdf",
         "figures/arena-ranks.png",
+        "results/arena/regret/families.csv",
+        "results/arena/regret/families.provenance.json",
     ),
 )

@@ -1,7 +1,11 @@
 """The answer per regime family: each entrant's mean paired ratio of regret to Thompson sampling
 that ignores delays (``REFERENCE``, which runs in every setting), over the settings of a family,
 with a 95 % interval over the paired runs, the settings as fixed effects
-(docs/decisions/arena.md#screening).
+(docs/decisions/arena.md#families).
+
+A family (``family``, declared here once) is a delay regime (``regime``: short delays, long
+delays, a heavy tail, arm-dependent tails, packet loss, reward-dependent delays), censored or not,
+at one base rate; the grid's numbers of arms and gaps are its settings.
 
 Per setting s, the ratio of means r_s = mean(a) / mean(ts) over its paired runs, and its standard
 error by the delta method on the paired runs, se_s = sd(a - r_s ts) / (sqrt(n) mean(ts))
@@ -13,14 +17,81 @@ the best entrant of each information model and what it buys over the reference
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from delayed_bandits import curves as cv
+from delayed_bandits import delays, grid
+from delayed_bandits.algorithms import get
+from delayed_bandits.arena.problem import Setting
+
+PAPER = "arena"
+
 REFERENCE = "ts"
 """Thompson sampling that ignores delays: the entrant every ratio is to."""
+
+LONG = 0.5
+"""A law whose CDF at the window m is below this is a regime of long delays: most conversions
+come later than m (tau_m < 1/2; geometric, mean 1000 at m = 200: 0.18; the Criteo-like law)."""
+
+REGIMES = (
+    "short delays",
+    "long delays",
+    "heavy tail",
+    "arm-dependent tails",
+    "packet loss",
+    "reward-dependent",
+)
+"""The delay regimes of the families, in the order tables list them (``regime``)."""
+
+
+def regime(st: Setting) -> str:
+    """The delay regime of a setting (``REGIMES``): reward-dependent where a 0 has a law of its
+    own; packet loss; arm-dependent tails where the arms' laws differ; a heavy tail where the
+    law has an infinite mean (Pareto, alpha <= 1: Manegueu et al. 2020's regime); else long or
+    short delays by tau_m (``LONG``), the law's CDF at the window."""
+    if st.reward_dependent:
+        return "reward-dependent"
+    if isinstance(st.delay, delays.PacketLoss):
+        return "packet loss"
+    if st.arm_dependent:
+        return "arm-dependent tails"
+    if isinstance(st.delay, delays.Pareto) and st.delay.alpha <= 1:
+        return "heavy tail"
+    return "long delays" if float(st.delay.cdf(st.window)) < LONG else "short delays"
+
+
+def family(st: Setting, base_mean: float) -> str:
+    """A setting's family: its regime (``regime``), censored or not, and its base rate, e.g.
+    'heavy tail, censored, μ = 0.4' (packet loss is censored by construction, and a
+    reward-dependent regime is named without it)."""
+    name = regime(st)
+    if name not in ("packet loss", "reward-dependent"):
+        name += ", censored" if st.censored else ", uncensored"
+    return f"{name}, μ = {base_mean:g}"
+
+
+def families(fig: Mapping[str, Any]) -> dict[str, str]:
+    """Every setting of the figure (by id) and its family (``family``), in config order."""
+    return {
+        point.id: family(Setting.from_config(raw, point.id), float(raw["base_mean"]))
+        for point, raw in grid.selected(fig).items()
+    }
+
+
+def order(names: Mapping[str, str]) -> list[str]:
+    """The families of ``families`` in reading order: base rates high to low, then ``REGIMES``,
+    uncensored first."""
+
+    def key(name: str) -> tuple[float, int, bool]:
+        rate = float(name.rsplit("μ = ", 1)[1])
+        first = next(i for i, r in enumerate(REGIMES) if name.startswith(r))
+        return -rate, first, ", censored" in name
+
+    return sorted(dict.fromkeys(names.values()), key=key)
 
 
 def setting_ratios(runs: pd.DataFrame, reference: str = REFERENCE) -> pd.DataFrame:
@@ -65,28 +136,75 @@ def family_table(
     return out.assign(lo=out.ratio - z * out.se, hi=out.ratio + z * out.se)
 
 
-def sentences(
-    table: pd.DataFrame, information: Mapping[str, str], labels: Mapping[str, str]
-) -> dict[str, str]:
-    """Per family of ``table`` (``family_table``), one sentence: for each information model
-    (``information``: algorithm -> model), the entrant with the lowest mean ratio, its ratio to
-    the reference with the interval, and what that buys (a cut of regret where the interval lies
-    below 1, a cost where above, else no difference shown)."""
+def sentences(table: pd.DataFrame) -> dict[str, str]:
+    """Per family of ``table`` (``table``'s columns), one sentence: for each information model,
+    in the table's order, the entrant with the lowest mean ratio among those that apply in
+    every setting of the family (``complete``), its ratio to the reference with the interval,
+    and what that buys (a cut of regret where the interval lies below 1, a cost where above,
+    as a multiple from twice the reference's regret, else no difference shown). The lowest of
+    several means is biased low (the winner's curse): its interval is the entrant's, not a
+    correction for having chosen it."""
     out = {}
-    for fam, rows in table.groupby("family", sort=False):
+    for fam, rows in table[table.complete.astype(bool)].groupby("family", sort=False):
         parts = []
-        framed = rows.assign(model=rows.algorithm.map(information))
-        for model, group in framed.dropna(subset=["model"]).groupby("model", sort=False):
+        for model, group in rows.dropna(subset=["information"]).groupby("information", sort=False):
             best = group.loc[group.ratio.idxmin()]
             if best.hi < 1:
                 buys = f"{100 * (1 - best.ratio):.0f} % less regret than {REFERENCE}"
+            elif best.lo > 1 and best.ratio >= 2:
+                buys = f"{best.ratio:.1f} times the regret of {REFERENCE}"
             elif best.lo > 1:
                 buys = f"{100 * (best.ratio - 1):.0f} % more regret than {REFERENCE}"
             else:
                 buys = f"no difference from {REFERENCE} shown"
             parts.append(
-                f"{model}: {labels.get(best.algorithm, best.algorithm)} at {best.ratio:.2f} x "
-                f"[{best.lo:.2f}, {best.hi:.2f}] ({buys})"
+                f"{model}: {best.label} at {best.ratio:.2f} × [{best.lo:.2f}, {best.hi:.2f}] "
+                f"({buys})"
             )
         out[fam] = f"{fam}: " + "; ".join(parts) + "."
     return out
+
+
+COLUMNS = [
+    "family",
+    "algorithm",
+    "label",
+    "information",
+    "ratio",
+    "se",
+    "lo",
+    "hi",
+    "settings",
+    "complete",
+    "n_runs",
+]
+"""The columns of the families table (``table``): ``complete`` where the entrant applies in every
+setting of the family (only those enter the sentences: a mean over a subset of a family's
+settings is not the family's), ``n_runs`` its fewest paired runs in a setting."""
+
+
+def table(raw: pd.DataFrame, fig: Mapping[str, Any], confidence: float = 0.95) -> pd.DataFrame:
+    """The families table of a figure's runs ``raw`` (setting, algorithm, replication, t,
+    regret; the shards') at its horizon: per family (``families``, in ``order``) and entrant
+    (config order), ``family_table``'s ratio to the reference with its interval, the entrant's
+    label and information model, and the columns of ``COLUMNS``."""
+    entrants = {a: get(PAPER, cv.resolve(fig, {}, a)[0]) for a in fig["algorithms"]}
+    at_t = raw[raw.t == int(fig["horizon"])]
+    ratios = setting_ratios(at_t[["setting", "replication", "algorithm", "regret"]])
+    named = families(fig)
+    out = family_table(ratios, named, confidence)
+    framed = ratios.assign(family=ratios.setting.map(named))
+    size = pd.Series(named).value_counts()
+    runs = framed.groupby(["family", "algorithm"]).n_runs.min()
+    out = out.assign(
+        label=out.algorithm.map(lambda a: cv.label(PAPER, fig, a)),
+        information=out.algorithm.map(lambda a: entrants[a].information),
+        complete=out.settings.to_numpy() == size[out.family].to_numpy(),
+        n_runs=[int(runs[f, a]) for f, a in zip(out.family, out.algorithm)],
+    )
+    rank = {name: i for i, name in enumerate(order(named))}
+    place = {a: i for i, a in enumerate(fig["algorithms"])}
+    out = out.sort_values(
+        ["family", "algorithm"], key=lambda c: c.map(rank if c.name == "family" else place)
+    )
+    return out[COLUMNS].reset_index(drop=True)

@@ -51,6 +51,16 @@ def add_commands(sub: Any) -> None:
     p.add_argument("shards", nargs="*", type=Path)
 
     p = sub.add_parser(
+        "families",
+        help="the answer per regime family: each entrant's mean paired ratio of regret at T to "
+        "Thompson sampling ignoring delays over a family's settings, with its 95 % interval",
+    )
+    p.set_defaults(handler=_families)
+    figure_args(p)
+    p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
+    p.add_argument("shards", nargs="+", type=Path)
+
+    p = sub.add_parser(
         "replay",
         help="replay one run of the arena with the entrant's plain-Python reference and its "
         "kernel (checked to take the same actions), and summarise what it saw, round by round",
@@ -106,7 +116,16 @@ def _read_leaderboard(path: Path, made_by: Any) -> Any:
     return tables.read_table(path, COLUMNS, ["horizon", "field", "setting", "algorithm"], made_by)
 
 
-TABLES = {"leaderboard": _read_leaderboard}
+def _read_families(path: Path, made_by: Any) -> Any:
+    """The families table at ``path`` (``answer.table``), checked whole and made by
+    ``made_by``."""
+    from delayed_bandits import tables
+    from delayed_bandits.arena.answer import COLUMNS
+
+    return tables.read_table(path, COLUMNS, ["family", "algorithm"], made_by)
+
+
+TABLES = {"leaderboard": _read_leaderboard, "families": _read_families}
 """The tables the arena's commands make that its figures read, by name (``kinds.TABLES``)."""
 
 
@@ -131,6 +150,15 @@ def _leaderboard(args: argparse.Namespace) -> None:
     # what the log keeps: how precise the table is, and what more runs would buy
     precision = leaderboard.statistics(fig)["precision"]
     print(leaderboard.precision_report(board, precision).to_string(index=False))
+
+
+def _families(args: argparse.Namespace) -> None:
+    from delayed_bandits.arena import answer
+
+    if args.paper != answer.PAPER:
+        raise ConfigError(f"--paper {args.paper!r}: only {answer.PAPER!r} has regime families")
+    table, _ = shards_to_table(args, lambda raw, config, fig: answer.table(raw, fig))
+    print("\n".join(answer.sentences(table).values()))  # what the log keeps
 
 
 def _replay(args: argparse.Namespace) -> None:

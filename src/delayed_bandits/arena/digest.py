@@ -25,8 +25,8 @@ import pandas as pd
 
 from delayed_bandits import benchmarks, claims, config, grid, provenance
 from delayed_bandits import curves as cv
+from delayed_bandits.arena import answer, experiment, leaderboard
 from delayed_bandits.arena import claims as arena_claims
-from delayed_bandits.arena import experiment, leaderboard
 from delayed_bandits.arena.entrants import INFORMATION
 from delayed_bandits.arena.ties import INCONCLUSIVE, TIED, WORSE
 
@@ -63,6 +63,16 @@ def _board(run: Path, figure: str) -> pd.DataFrame:
         ["horizon", "field", "setting", "algorithm"],
         None,
     )
+
+
+def _families(run: Path) -> list[dict[str, Any]]:
+    """The answer per regime family (``answer.table``), where the run made it."""
+    from delayed_bandits import tables
+
+    path = run / "results" / PAPER / "regret" / "families.csv"
+    if not path.is_file():  # a run of the code before the families (a digest on record)
+        return []
+    return _records(tables.read_table(path, answer.COLUMNS, ["family", "algorithm"], None))
 
 
 def _claims(run: Path, figure: str) -> list[dict[str, Any]]:
@@ -327,6 +337,7 @@ def digest(run: Path) -> dict[str, Any]:
         "window": _window(windows),
         **extra,
         "claims": [c for figure in made for c in _claims(run, figure)],
+        "families": _families(run),
         "cost": _cost(run),
     }
 
@@ -618,9 +629,46 @@ def _readme(d: Mapping[str, Any]) -> str:
     )
 
 
+def _families_table(d: Mapping[str, Any]) -> str:
+    """The answer per regime family as a table: a row per family, a column per information
+    model, each cell the best entrant of the model that applies in every setting of the family
+    (``answer.sentences``' choice), its mean paired ratio to ``answer.REFERENCE`` with its 95 %
+    interval, in bold where the interval lies below 1."""
+    table = pd.DataFrame(d["families"])
+    models = [m for m in INFORMATION if m in set(table.information)]
+    lines = [
+        f"| family (settings) | {' | '.join(models)} |",
+        "|---|" + "---|" * len(models),
+    ]
+    for fam, rows in table[table.complete.astype(bool)].groupby("family", sort=False):
+        cells = []
+        for model in models:
+            group = rows[rows.information == model]
+            if group.empty:
+                cells.append("n/a")
+                continue
+            best = group.loc[group.ratio.idxmin()]
+            said = f"{best.label} {best.ratio:.2f} [{best.lo:.2f}, {best.hi:.2f}]"
+            cells.append(f"**{said}**" if best.hi < 1 else said)
+        lines.append(f"| {fam} ({int(rows.settings.max())}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def blocks(d: Mapping[str, Any]) -> dict[str, str]:
-    """The Markdown of every block the docs quote, by block name."""
+    """The Markdown of every block the docs quote, by block name (the families' where the
+    digest's run made them)."""
+    families = (
+        {
+            "arena-families": _families_table(d),
+            "arena-family-sentences": "\n".join(
+                f"- {said}" for said in answer.sentences(pd.DataFrame(d["families"])).values()
+            ),
+        }
+        if d.get("families")
+        else {}
+    )
     return {
+        **families,
         "arena-run": _run_line(d),
         "arena-wins": _wins_table(d),
         "arena-crossing": _crossing_table(d),
