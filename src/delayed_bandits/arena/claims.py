@@ -39,7 +39,7 @@ import pandas as pd
 
 from delayed_bandits import grid
 from delayed_bandits.arena import experiment, leaderboard
-from delayed_bandits.arena.entrants import LOSSES, MATCHED
+from delayed_bandits.arena.entrants import LOSSES, MATCHED, same_as_twin
 from delayed_bandits.arena.identifiability import UNIDENTIFIABLE
 from delayed_bandits.arena.problem import Setting
 from delayed_bandits.claims import Checker, Claim, Z, every, word
@@ -219,6 +219,20 @@ def _twins(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> dict[str, str | N
     return twins
 
 
+def once(
+    board: pd.DataFrame, fig_cfg: Mapping[str, Any], settings: Iterable[str], *compared: str
+) -> list[str]:
+    """``settings`` without each reward-dependent one whose twin (the same draws, ``_twins``) is
+    among them too, where every ``compared`` entrant is one that runs there exactly as in the
+    twin (``entrants.same_as_twin``): the comparison is the twin's, counted once."""
+    settings = list(settings)
+    info = board.drop_duplicates("algorithm").set_index("algorithm").information
+    if not all(same_as_twin(info[a]) for a in compared):
+        return settings
+    twins = _twins(board, fig_cfg)
+    return [s for s in settings if twins.get(s) not in settings]
+
+
 def _best_aware(board: pd.DataFrame, setting: str) -> str:
     rows = board[(board.setting == setting) & board.algorithm.isin(DELAY_AWARE) & board.applicable]
     return str(rows.loc[rows.regret.idxmin(), "algorithm"])
@@ -307,7 +321,8 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
     for base, (ignores, corrected, uncensored) in CROSSED.items():
         if {ignores, corrected} <= present:
             rows = []
-            for s in _settings(board):
+            compared = [a for a in (ignores, corrected, uncensored) if a in present]
+            for s in once(board, fig_cfg, _settings(board), *compared):
                 # the uncensored form where it runs, else the windowed one, where either runs
                 rows_of = [
                     a
@@ -364,7 +379,10 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
                     "delays",
                     "Chapelle 2014 (a pull not converted yet is a negative only once its elapsed "
                     "time exceeds the delays the model predicts)",
-                    (_no_worse(board, s, fitted, ignores, margin) for s in _settings(board)),
+                    (
+                        _no_worse(board, s, fitted, ignores, margin)
+                        for s in once(board, fig_cfg, _settings(board), fitted, ignores)
+                    ),
                     no_worse,
                     "The model's delay law is geometric, one for every arm: under heavy-tailed, "
                     "arm-dependent or lost conversions it misreads how long a pending pull may "
@@ -446,7 +464,7 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
         for algorithm in fig_cfg["algorithms"]:
             settings = [
                 s
-                for s in _settings(board)
+                for s in once(board, fig_cfg, _settings(board), algorithm, "uniform")
                 if algorithm != "uniform" and _row(board, s, algorithm).applicable
             ]
             if not settings:

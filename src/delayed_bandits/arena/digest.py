@@ -110,15 +110,17 @@ def _wins(board: pd.DataFrame) -> list[dict[str, Any]]:
     return _records(table)
 
 
-def _compare(at_t: pd.DataFrame) -> list[dict[str, Any]]:
+def _compare(at_t: pd.DataFrame, fig: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Per base rate and ``COMPARISONS`` pair: settings where both apply, where the first is
-    established below the second, above it, and the median ratio of their regrets."""
+    established below the second, above it, and the median ratio of their regrets; a
+    reward-dependent setting where both run as in its twin counted once (``claims.once``)."""
     out = []
     cell = at_t.set_index(["setting", "algorithm"])
     for rate, rows in at_t.groupby("base_mean", sort=False):
         for low, high, isolates in COMPARISONS:
-            a = cell.loc[[(s, low) for s in rows.setting.unique() if (s, low) in cell.index]]
-            b = cell.loc[[(s, high) for s in rows.setting.unique() if (s, high) in cell.index]]
+            settings = arena_claims.once(at_t, fig, rows.setting.unique(), low, high)
+            a = cell.loc[[(s, low) for s in settings if (s, low) in cell.index]]
+            b = cell.loc[[(s, high) for s in settings if (s, high) in cell.index]]
             a, b = a.droplevel(1), b.droplevel(1)
             both = a.applicable.astype(bool) & b.applicable.astype(bool)
             a, b = a[both], b[both]
@@ -332,7 +334,7 @@ def digest(run: Path) -> dict[str, Any]:
         ),
         "statistics": leaderboard.statistics(made["regret"][0]),
         "racing": _racing(board),
-        "comparisons": _compare(at_t),
+        "comparisons": _compare(at_t, made["regret"][0]),
         "oracle": _oracle(board),
         "window": _window(windows),
         **extra,
