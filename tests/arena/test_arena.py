@@ -376,7 +376,7 @@ def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> N
     assert heavy.loc["qpm-d-matched", "model_tied_best"]
     assert heavy.loc["qpm-d-matched", "model_ratio"] == 1.0
     assert heavy.loc["d-ucb", "model_ratio"] == heavy.loc["d-ucb", "ratio"]  # Patient's model
-    worth = leaderboard.oracle_worth(board).set_index(["horizon", "field", "setting"])
+    worth = leaderboard.labelled_over_conversions(board).set_index(["horizon", "field", "setting"])
     at_t = worth.loc[(100, MATCHED, "heavy-K2-large")]
     assert at_t.oracle == pytest.approx(heavy.loc["qpm-d-matched", "regret"])
     assert at_t.conversions == pytest.approx(heavy.loc["patient", "regret"])

@@ -143,7 +143,7 @@ def _compare(at_t: pd.DataFrame, fig: Mapping[str, Any]) -> list[dict[str, Any]]
 
 
 def _oracle(board: pd.DataFrame) -> list[dict[str, Any]]:
-    worth = leaderboard.oracle_worth(board)
+    worth = leaderboard.labelled_over_conversions(board)
     worth = worth[(worth.field == leaderboard.MATCHED) & (worth.horizon == board.horizon.max())]
     meta = board.drop_duplicates("setting").set_index("setting")
     worth = worth.assign(censored=worth.setting.map(meta.censored))

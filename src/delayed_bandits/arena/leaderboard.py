@@ -21,7 +21,7 @@ of a cell's runs that failed (``ties.failure_rule``), what a mean and its interv
 Information models: an entrant is also ranked among the entrants of its own information model
 (``entrants.INFORMATION``) in its comparison, with the same test (``model_tied_best``,
 ``model_verdict``, ``model_ratio``), so that the verdict compares like with like;
-``oracle_worth`` is the best learner told every outcome (in practice a QPM-D queue) over the
+``labelled_over_conversions`` is the best learner told every outcome (in practice a QPM-D queue) over the
 best that sees only conversions: how QPM-D uses the labelled outcomes, not what they are worth.
 
 Across settings: where the figure's settings face the same draws along a paired grid axis (the
@@ -481,11 +481,12 @@ def wins(board: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def oracle_worth(board: pd.DataFrame) -> pd.DataFrame:
+def labelled_over_conversions(board: pd.DataFrame) -> pd.DataFrame:
     """Per (horizon, field, base rate, setting): the lowest regret with labelled outcomes (the
     oracle), the lowest with the conversions alone (``CONVERSIONS`` or ``SETTLED``, which
-    censoring at m reveals), and their ratio (below 1: the oracle's information is worth that
-    much)."""
+    censoring at m reveals), and their ratio: how the best labelled learner (in practice a QPM-D
+    queue) fares against the best of the conversions, not what labelled outcomes are worth (a
+    better use of them could do more)."""
     live = board[board.applicable.astype(bool)]
     keys = ["horizon", "field", "base_mean", "setting"]
     oracle = live[live.information == LABELLED].groupby(keys, sort=False).regret.min()
