@@ -1,4 +1,4 @@
-"""Count nothing twice (issue 57): in a reward-dependent setting, an entrant not told the 0s runs
+"""Count nothing twice: in a reward-dependent setting, an entrant not told the 0s runs
 exactly as in the twin whose draws it shares, so a comparison of such entrants there is the
 twin's and is counted once (``arena.claims.once``); a comparison with an entrant told every
 outcome differs and is counted in both."""
