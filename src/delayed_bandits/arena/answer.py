@@ -99,20 +99,22 @@ def setting_ratios(runs: pd.DataFrame, reference: str = REFERENCE) -> pd.DataFra
     an algorithm's replications paired with the reference's), ``ratio`` r_s to the reference's
     mean, ``se`` its delta-method standard error on the paired runs, and ``n_runs`` (the
     replications both have). A setting without the reference raises."""
-    rows = []
-    for setting, group in runs.groupby("setting", sort=False):
-        wide = group.pivot(index="replication", columns="algorithm", values="regret")
-        if reference not in wide:
-            raise ValueError(f"setting {setting!r}: no runs of the reference {reference!r}")
-        for alg in wide.columns:
-            pair = wide[[alg, reference]].dropna().to_numpy()
-            n = len(pair)
-            base = pair[:, 1].mean()
-            ratio = pair[:, 0].mean() / base
-            z = (pair[:, 0] - ratio * pair[:, 1]) / base
-            se = z.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
-            rows.append((setting, alg, ratio, se, n))
-    return pd.DataFrame(rows, columns=["setting", "algorithm", "ratio", "se", "n_runs"])
+    ref = runs.loc[runs.algorithm == reference, ["setting", "replication", "regret"]]
+    missing = [s for s in pd.unique(runs.setting) if s not in set(ref.setting)]
+    if missing:
+        raise ValueError(f"setting {missing[0]!r}: no runs of the reference {reference!r}")
+    paired = runs.merge(ref.rename(columns={"regret": "ref"}), on=["setting", "replication"])
+    keys = ["setting", "algorithm"]
+    grouped = paired.groupby(keys, sort=False)
+    out = grouped.agg(a=("regret", "mean"), base=("ref", "mean"), n_runs=("ref", "size"))
+    out["ratio"] = out.a / out.base
+    per_run = out.loc[pd.MultiIndex.from_frame(paired[keys])]
+    z = (paired.regret.to_numpy() - per_run.ratio.to_numpy() * paired.ref.to_numpy()) / (
+        per_run.base.to_numpy()
+    )
+    sd = pd.Series(z).groupby([paired.setting, paired.algorithm], sort=False).std(ddof=1)
+    out["se"] = sd.reindex(out.index).to_numpy() / np.sqrt(out.n_runs.to_numpy())
+    return out.reset_index()[["setting", "algorithm", "ratio", "se", "n_runs"]]
 
 
 def family_table(
@@ -126,14 +128,15 @@ def family_table(
     if missing:
         raise ValueError(f"settings with no family: {', '.join(map(str, missing))}")
     z = sps.norm.ppf(1 - (1 - confidence) / 2)
-    framed = ratios.assign(family=ratios.setting.map(family))
+    framed = ratios.assign(family=ratios.setting.map(family), var=ratios.se**2)
     out = framed.groupby(["family", "algorithm"], sort=False).agg(
-        ratio=("ratio", "mean"),
-        se=("se", lambda s: float(np.sqrt((s**2).sum())) / len(s)),
-        settings=("setting", "nunique"),
+        ratio=("ratio", "mean"), var=("var", "sum"), settings=("setting", "size")
     )
     out = out.reset_index()
-    return out.assign(lo=out.ratio - z * out.se, hi=out.ratio + z * out.se)
+    se = np.sqrt(out.pop("var")) / out.settings
+    return out.assign(se=se, lo=out.ratio - z * se, hi=out.ratio + z * se)[
+        ["family", "algorithm", "ratio", "se", "settings", "lo", "hi"]
+    ]
 
 
 def sentences(table: pd.DataFrame) -> dict[str, str]:
