@@ -14,9 +14,9 @@ import pytest
 
 from conftest import ROOT, smoke_config, snakemake
 from delayed_bandits import config, grid, kinds
+from delayed_bandits import papers as registry
 from delayed_bandits.claims import count
 from delayed_bandits.cli import main
-from delayed_bandits import papers as registry
 
 SMOKE = smoke_config()
 FIGURES = [(paper, fig) for paper, figs in SMOKE["papers"].items() for fig in figs]
