@@ -30,6 +30,7 @@ CHECKED_CONFIG = [Path("config/config.yaml"), Path("config/arena-full.yaml")]
 # arm's position, few enough for a check of a minute
 CHECKED_REPLICATIONS = 2
 CHECK_NAMED = 3  # settings that differ that its last line names; the lines above give each
+PAGE_FILE = "page.md"  # entrant-page's Markdown page, beside its figures <name>.{png,pdf}
 
 
 def add_commands(sub: Any) -> None:
@@ -59,6 +60,28 @@ def add_commands(sub: Any) -> None:
     figure_args(p)
     p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
     p.add_argument("shards", nargs="+", type=Path)
+
+    p = sub.add_parser(
+        "entrant-page",
+        help="the page of one entrant of an arena run: its ratio to Thompson sampling per regime "
+        "family and its regret per setting at T, beside the best of each information model, "
+        "where it does not apply, and its claim (Markdown, with figures in PNG and PDF)",
+    )
+    p.set_defaults(handler=_entrant_page)
+    p.add_argument("name", help="the entrant's id, as the run's leaderboard names it")
+    p.add_argument(
+        "--run",
+        type=Path,
+        default=Path("."),
+        help="the run's folder: . for the standard run (default), smoke, full, or your overlay's "
+        "scale; it reads <run>/results/arena/regret/{leaderboard,families}.csv",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        help=f"the folder to write {PAGE_FILE} and the figures to (default: "
+        "<run>/results/arena/regret/entrants/<id>)",
+    )
 
     p = sub.add_parser(
         "replay",
@@ -159,6 +182,23 @@ def _families(args: argparse.Namespace) -> None:
         raise ConfigError(f"--paper {args.paper!r}: only {answer.PAPER!r} has regime families")
     table, _ = shards_to_table(args, lambda raw, config, fig: answer.table(raw, fig))
     print("\n".join(answer.sentences(table).values()))  # what the log keeps
+
+
+def _entrant_page(args: argparse.Namespace) -> None:
+    from delayed_bandits import plotting
+    from delayed_bandits.arena import entrant_page
+
+    run = entrant_page.read_run(args.run)
+    entrant_page.check_entrant(run.board, args.name)
+    out = args.out or entrant_page.results(args.run) / "entrants" / args.name
+    out.mkdir(parents=True, exist_ok=True)
+    drawn = entrant_page.figures(run, args.name)
+    for name, fig in drawn.items():
+        plotting.save(fig, [out / f"{name}.png", out / f"{name}.pdf"])
+    text = entrant_page.page(run, args.name, {name: f"{name}.png" for name in drawn})
+    with atomic_path(out / PAGE_FILE) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    print(f"wrote {out / PAGE_FILE} and its figures {', '.join(f'{n}.{{png,pdf}}' for n in drawn)}")
 
 
 def _replay(args: argparse.Namespace) -> None:

@@ -1,0 +1,578 @@
+"""The page of one entrant in an arena run (``delayed-bandits entrant-page``): what a researcher
+who added an entrant (docs/extending.md) reads of it after a run, against the best entrant of each
+information model (``entrants.INFORMATION``).
+
+It reads the run's tables as the workflow wrote them: the families table (``answer.table``:
+per regime family, the mean paired ratio of regret to ``answer.REFERENCE``, with its 95 %
+interval) and the leaderboard (``leaderboard.COLUMNS``: per setting, the mean regret at T with its
+bootstrap interval, the ratio to the comparison's best and the tie rule's verdict), and, where the
+run has them, its claims (``claims.json``: the automatic ``better-than-uniform-<id>``) and its
+config (``summary.provenance.json``: the run's scale, ``digest.run_scale``).
+
+The best of a model is the entrant of that model with the lowest mean: in a family, among those
+that apply in every one of its settings (``complete``, as ``answer.sentences`` chooses); in a
+setting, among those that apply there, in the matched comparison at the last horizon. The lowest
+of several means is biased low (the winner's curse): its interval is that entrant's, not a
+correction for having chosen it.
+
+Every function here is pure but ``read_run``; the command (``arena/cli.py``) writes the page and
+its figures."""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from delayed_bandits import config, grid, tables
+from delayed_bandits import curves as cv
+from delayed_bandits.arena import answer, digest, leaderboard
+from delayed_bandits.arena.entrants import INFORMATION, MATCHED
+from delayed_bandits.errors import BadParameter
+from delayed_bandits.style import reader
+
+PAPER = "arena"
+FIGURE = "regret"
+CLAIM = "better-than-uniform-{}"
+"""The id of an entrant's automatic claim (``arena.claims``), by entrant id."""
+MAKE = "snakemake --cores 2 {run}results/arena/regret/{table}"
+"""The command that makes a table of a run (by run prefix and table file name)."""
+ENTRANT = "entrant"
+"""The ``role`` of the entrant's own rows, beside ``best`` (the best of a model)."""
+BEST = "best"
+
+
+@dataclass(frozen=True)
+class Run:
+    """What the page reads of a run: its leaderboard, its families table, its claims (None where
+    the run has no claims.json) and how it states its scale (``scale``)."""
+
+    where: Path
+    board: pd.DataFrame
+    families: pd.DataFrame
+    claims: list[dict[str, Any]] | None
+    scale: str
+
+
+def results(run: Path) -> Path:
+    """The folder of the arena's regret figure's tables under the run folder ``run``."""
+    return run / "results" / PAPER / FIGURE
+
+
+def make_command(run: Path, table: str) -> str:
+    """The command that makes ``table`` (``families.csv``: the rule ``families``) of the run under
+    ``run`` (to be given the run's ``--configfile`` for a run of an overlay)."""
+    prefix = "" if run.resolve() == Path.cwd().resolve() else f"{run.as_posix().rstrip('/')}/"
+    return MAKE.format(run=prefix, table=table)
+
+
+def scale(run: Path, board: pd.DataFrame) -> str:
+    """How the run under ``run`` states its scale: as its digest does (``digest.run_scale``, which
+    says when its ``only`` kept a subset of the settings) where the run recorded its config
+    (``summary.provenance.json``); else the run's folder and the settings its leaderboard has,
+    since without the config a subset cannot be told from a whole scale."""
+    side = results(run) / "summary.provenance.json"
+    if side.is_file():
+        recorded = json.loads(side.read_text())["config"]
+        made = config.load(recorded["paths"], PAPER, recorded["overrides"], FIGURE)
+        return digest.run_scale(run, {FIGURE: cv.figure(made, PAPER, FIGURE)})
+    name = run.as_posix() if run.resolve() != Path.cwd().resolve() else "."
+    return f"run `{name}`, {board.setting.nunique()} settings (its config is not recorded here)"
+
+
+def read_run(run: Path) -> Run:
+    """The tables of the run under ``run`` (``.``: the standard run, ``smoke``, ``full``), read
+    and checked by the arena's readers (``arena.cli.TABLES``'s, ``tables.read_table``; None: any
+    config made them). A run without a families table is refused, naming the rule that makes
+    it."""
+    folder = results(run)
+    path = folder / "families.csv"
+    if not (folder / "leaderboard.csv").is_file():
+        raise FileNotFoundError(
+            f"{folder / 'leaderboard.csv'} does not exist: no arena run under {run}; make it with "
+            f"`{make_command(run, 'leaderboard.csv')}` (then the run's --configfile, e.g. "
+            "--configfile config/smoke.yaml for smoke/)"
+        )
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} does not exist: the run has no families table (the rule `families`); make "
+            f"it with `{make_command(run, 'families.csv')}` (then the run's --configfile, e.g. "
+            "--configfile config/smoke.yaml for smoke/)"
+        )
+    board = tables.read_table(
+        folder / "leaderboard.csv",
+        leaderboard.COLUMNS,
+        ["horizon", "field", "setting", "algorithm"],
+        None,
+    )
+    families = tables.read_table(path, answer.COLUMNS, ["family", "algorithm"], None)
+    claims_path = folder / "claims.json"
+    claims = json.loads(tables.read_recorded(claims_path, None)) if claims_path.is_file() else None
+    return Run(run, board, families, claims, scale(run, board))
+
+
+def check_entrant(board: pd.DataFrame, entrant: str) -> None:
+    """``BadParameter`` naming the ids of the run's leaderboard, unless ``entrant`` is one."""
+    ids = list(dict.fromkeys(board.algorithm))
+    if entrant not in ids:
+        raise BadParameter(
+            f"entrant {entrant!r} is not in this run's leaderboard; its entrants: {', '.join(ids)}"
+        )
+
+
+def _best(rows: pd.DataFrame, by: str, keys: list[str]) -> pd.DataFrame:
+    """Per group of ``keys`` and information model, the row of ``rows`` with the lowest ``by``
+    (the first in table order on a tie), groups and models in table order."""
+    rows = rows.dropna(subset=[by])
+    at = rows.groupby([*keys, "information"], sort=False)[by].idxmin()
+    return rows.loc[at.to_numpy()]
+
+
+def family_rows(families: pd.DataFrame, entrant: str) -> pd.DataFrame:
+    """Per regime family of ``families`` (``answer.COLUMNS``), in its order: the ``entrant``'s row
+    (``role`` entrant; absent from a family it has no row in) and, for each information model, its
+    best entrant (``role`` best): the lowest ``ratio`` among the rows that apply in every setting
+    of the family (``complete``), with its interval (``lo``, ``hi``), as the families table gives
+    them. ``is_entrant``: the row is the entrant's own."""
+    complete = families[families.complete.astype(bool)]
+    best = _best(complete, "ratio", ["family"]).assign(role=BEST)
+    own = families[families.algorithm == entrant].assign(role=ENTRANT)
+    rank = {f: i for i, f in enumerate(dict.fromkeys(families.family))}
+    models = {m: i for i, m in enumerate(INFORMATION)}
+    out = pd.concat([own, best], ignore_index=True)
+    out = out.assign(
+        _f=out.family.map(rank),
+        _r=(out.role == BEST).astype(int),
+        _m=out.information.map(models).fillna(len(models)),
+    ).sort_values(["_f", "_r", "_m"], kind="stable")
+    out["is_entrant"] = out.algorithm == entrant
+    return out.drop(columns=["_f", "_r", "_m"]).reset_index(drop=True)
+
+
+def at_horizon(board: pd.DataFrame) -> pd.DataFrame:
+    """The leaderboard's matched comparison at its last horizon T (``leaderboard.view``)."""
+    return leaderboard.view(board, None, MATCHED)
+
+
+def setting_rows(board: pd.DataFrame, entrant: str) -> pd.DataFrame:
+    """Per setting of the matched comparison at T (``at_horizon``) where ``entrant`` applies, in
+    board order: its row (``role`` entrant: ``regret`` with ``regret_lo``/``regret_hi``,
+    ``ratio`` to the comparison's best, ``verdict``, ``model_verdict``...) and, for each
+    information model, the applicable row with the lowest mean ``regret`` (``role`` best).
+    ``is_entrant``: the row is the entrant's own."""
+    rows = at_horizon(board)
+    live = rows[rows.applicable.astype(bool)]
+    own = live[live.algorithm == entrant]
+    live = live[live.setting.isin(own.setting)]
+    best = _best(live, "regret", ["setting"]).assign(role=BEST)
+    rank = {s: i for i, s in enumerate(dict.fromkeys(rows.setting))}
+    models = {m: i for i, m in enumerate(INFORMATION)}
+    out = pd.concat([own.assign(role=ENTRANT), best], ignore_index=True)
+    out = out.assign(
+        _s=out.setting.map(rank),
+        _r=(out.role == BEST).astype(int),
+        _m=out.information.map(models).fillna(len(models)),
+    ).sort_values(["_s", "_r", "_m"], kind="stable")
+    out["is_entrant"] = out.algorithm == entrant
+    return out.drop(columns=["_s", "_r", "_m"]).reset_index(drop=True)
+
+
+def not_applicable(board: pd.DataFrame, entrant: str) -> pd.DataFrame:
+    """The settings at T where ``entrant`` does not apply, with the leaderboard's ``reason``
+    (columns setting, reason), in board order."""
+    rows = at_horizon(board)
+    rows = rows[(rows.algorithm == entrant) & ~rows.applicable.astype(bool)]
+    return rows[["setting", "reason"]].reset_index(drop=True)
+
+
+def claim(claims: list[dict[str, Any]] | None, entrant: str) -> dict[str, Any] | None:
+    """The entrant's automatic claim (``CLAIM``) of the run's claims, or None."""
+    wanted = CLAIM.format(entrant)
+    return next((c for c in claims or () if c.get("id") == wanted), None)
+
+
+def verdict_word(holds: bool | None) -> str:
+    """How a claim's verdict reads: holds, fails, inconclusive."""
+    return {True: "holds", False: "fails", None: "inconclusive"}[holds]
+
+
+# --- the page -----------------------------------------------------------------------------------
+
+
+def _num(x: Any, digits: int = 3) -> str:
+    """A number as the page prints it: ``digits`` significant digits, "–" for a missing one."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    x = float(x)
+    if abs(x) >= 10**digits:
+        return f"{x:,.0f}"
+    return f"{x:.{digits}g}"
+
+
+def _interval(lo: Any, hi: Any, digits: int = 3) -> str:
+    return f"[{_num(lo, digits)}, {_num(hi, digits)}]"
+
+
+def _runs(values: Iterable[Any]) -> str:
+    """A count of runs, or its range where cells differ."""
+    found = sorted({int(v) for v in values if not pd.isna(v)})
+    if not found:
+        return "–"
+    return f"{found[0]}" if len(found) == 1 else f"{found[0]}–{found[-1]}"
+
+
+def facts(run: Run, entrant: str) -> dict[str, Any]:
+    """What the page's title and captions say of the run and the entrant: its label,
+    information model, whether it is told T, the run's scale, T and its paired runs per cell."""
+    rows = at_horizon(run.board)
+    own = rows[rows.algorithm == entrant]
+    first = own.iloc[0]
+    return {
+        "id": entrant,
+        "label": str(first.label),
+        "information": str(first.information),
+        "horizon_tuned": bool(first.horizon_tuned),
+        "scale": run.scale,
+        "horizon": int(rows.horizon.max()),
+        "runs": _runs(rows.n_runs[rows.applicable.astype(bool)]),
+        "family_runs": _runs(run.families.n_runs),
+        "settings": int(rows.setting.nunique()),
+    }
+
+
+def families_table(rows: pd.DataFrame) -> str:
+    """``family_rows`` as Markdown: one line per (family, entrant or best of a model)."""
+    lines = [
+        f"| family | who | information model | ratio to `{answer.REFERENCE}` | 95 % interval "
+        "| settings | complete | runs |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows.itertuples(index=False):
+        who = "this entrant" if row.role == ENTRANT else "best of its model"
+        name = f"`{row.algorithm}`" + (
+            " (this entrant)" if row.is_entrant and row.role == BEST else ""
+        )
+        lines.append(
+            f"| {row.family} | {who}: {name} | {row.information} | {_num(row.ratio)} | "
+            f"{_interval(row.lo, row.hi)} | {int(row.settings)} | "
+            f"{'yes' if row.complete else 'no'} | {int(row.n_runs)} |"
+        )
+    return "\n".join(lines)
+
+
+def settings_table(rows: pd.DataFrame) -> str:
+    """``setting_rows`` as Markdown: one line per setting, the entrant's regret, interval, ratio
+    and verdicts, then each model's best with its regret and interval."""
+    models = [m for m in INFORMATION if m in set(rows.information[rows.role == BEST])]
+    lines = [
+        "| setting | regret [95 % interval] | ratio to best | verdict | within its model | "
+        + " | ".join(f"best of {m}" for m in models)
+        + " |",
+        "|---|---|---|---|---|" + "---|" * len(models),
+    ]
+    for setting, group in rows.groupby("setting", sort=False):
+        own = group[group.role == ENTRANT].iloc[0]
+        cells = []
+        for model in models:
+            found = group[(group.role == BEST) & (group.information == model)]
+            if found.empty:
+                cells.append("–")
+                continue
+            b = found.iloc[0]
+            name = "this entrant" if b.is_entrant else f"`{b.algorithm}`"
+            cells.append(f"{name} {_num(b.regret)} {_interval(b.regret_lo, b.regret_hi)}")
+        lines.append(
+            f"| `{setting}` | {_num(own.regret)} {_interval(own.regret_lo, own.regret_hi)} | "
+            f"{_num(own.ratio)} | {own.verdict} | {own.model_verdict} | " + " | ".join(cells) + " |"
+        )
+    return "\n".join(lines)
+
+
+def page(run: Run, entrant: str, figures: Mapping[str, str] | None = None) -> str:
+    """The entrant's page in Markdown: what it is and observes, where it does not apply, its
+    automatic claim, then its answer per regime family and per setting at T beside the best of
+    each information model; ``figures`` (name -> relative path of its PNG: ``families``,
+    ``settings``) are shown under their sections."""
+    check_entrant(run.board, entrant)
+    f = facts(run, entrant)
+    figures = figures or {}
+    absent = not_applicable(run.board, entrant)
+    said = claim(run.claims, entrant)
+    fam = family_rows(run.families, entrant)
+    per = setting_rows(run.board, entrant)
+    told = (
+        "yes (`horizon_tuned`): its regret at the leaderboard's earlier horizon is not that of a "
+        "run of that horizon"
+        if f["horizon_tuned"]
+        else "no: an anytime learner, its regret at an earlier checkpoint is that of a run of "
+        "that horizon"
+    )
+    out = [
+        f"# `{entrant}` ({f['label']}) in the arena: {scale_phrase(f['scale'])}",
+        "",
+        f"Read from `{results(run.where).as_posix()}/`: T = {f['horizon']:,}, "
+        f"{f['runs']} paired runs per setting, {f['settings']} settings "
+        f"({scale_phrase(f['scale'])}). Every entrant plays the same draws; "
+        f"the best of a model is its entrant with the lowest mean, whose interval is its own "
+        "(the lowest of several means is biased low).",
+        "",
+        "## What it is",
+        "",
+        f"- Information model: **{f['information']}**: "
+        f"{INFORMATION.get(f['information'], '(not a model of this version)')}.",
+        f"- Told the horizon T: {told}.",
+    ]
+    if absent.empty:
+        out.append(f"- It applies in every one of the {f['settings']} settings.")
+    else:
+        out.append(
+            f"- It does not apply in {len(absent)} of the {f['settings']} settings (the "
+            "leaderboard's reason):"
+        )
+        out.extend(f"  - `{r.setting}`: {r.reason}" for r in absent.itertuples(index=False))
+    claim_id = CLAIM.format(entrant)
+    if run.claims is None:
+        out.append(f"- Claim `{claim_id}`: the run has no claims.json.")
+    elif said is None:
+        out.append(f"- Claim `{claim_id}`: not among the run's claims.")
+    else:
+        out.append(
+            f"- Claim `{claim_id}` ({said.get('statement', '')}): "
+            f"**{verdict_word(said.get('holds'))}**; measured: {said.get('measured', '')}."
+        )
+    out += [
+        "",
+        f"## Per regime family: ratio of regret at T to `{answer.REFERENCE}`",
+        "",
+        "The mean over a family's settings of the paired ratio of mean regrets at T to "
+        f"`{answer.REFERENCE}` (Thompson sampling ignoring delays), with its 95 % interval "
+        "(`families.csv`); a model's best among the entrants that apply in every setting of the "
+        "family (`complete`). Below 1: less regret than the reference.",
+        "",
+    ]
+    if "families" in figures:
+        out += [f"![per family]({figures['families']})", ""]
+    out += [families_table(fam), ""]
+    out += [
+        f"## Per setting at T = {f['horizon']:,}: mean regret (matched comparison)",
+        "",
+        "The entrant's mean regret with its bootstrap 95 % interval (`leaderboard.csv`), its ratio "
+        "to the comparison's best, the tie rule's verdict over the comparison and within its "
+        "information model, and the best of each model in the setting (lowest mean regret among "
+        "those that apply).",
+        "",
+    ]
+    if "settings" in figures:
+        out += [f"![per setting]({figures['settings']})", ""]
+    out += [settings_table(per) if not per.empty else "It applies in no setting.", ""]
+    return "\n".join(out)
+
+
+def scale_phrase(scale: str) -> str:
+    """The scale as a phrase: ``smoke`` -> ``smoke scale`` (``grid.scale``'s prose)."""
+    return grid.scale(scale, prose=True)
+
+
+# --- the figures --------------------------------------------------------------------------------
+
+MODEL_MARKERS = ("o", "s", "D", "^", "v", "P")
+"""A marker per information model (``INFORMATION``'s order)."""
+ROW = 0.28  # inches per row of a forest plot
+
+
+def _colours() -> dict[str, Any]:
+    cmap = plt.get_cmap("tab10")
+    return {m: cmap(i + 1) for i, m in enumerate(INFORMATION)}
+
+
+def _forest(
+    ax: plt.Axes,
+    rows: pd.DataFrame,
+    group: str,
+    value: str,
+    lo: str,
+    hi: str,
+    entrant: str,
+) -> list[str]:
+    """Points with interval bars, a row per ``group`` (top to bottom in table order), the entrant
+    black and above, each model's best below it in its model's colour and marker; the groups'
+    names, for the y axis."""
+    colours = _colours()
+    groups = list(dict.fromkeys(rows[group]))
+    models = [m for m in INFORMATION if m in set(rows.information[rows.role == BEST])]
+    step = 0.8 / max(len(models), 1)
+    for i, name in enumerate(groups):
+        y = len(groups) - 1 - i
+        members = rows[rows[group] == name]
+        own = members[members.role == ENTRANT]
+        for r in own.itertuples(index=False):
+            _point(ax, getattr(r, value), getattr(r, lo), getattr(r, hi), y + 0.4, "black", "*", 9)
+        for j, model in enumerate(models):
+            best = members[(members.role == BEST) & (members.information == model)]
+            for r in best.itertuples(index=False):
+                _point(
+                    ax,
+                    getattr(r, value),
+                    getattr(r, lo),
+                    getattr(r, hi),
+                    y + 0.4 - (j + 1) * step,
+                    colours[model],
+                    MODEL_MARKERS[list(INFORMATION).index(model) % len(MODEL_MARKERS)],
+                    5,
+                    hollow=r.algorithm == entrant,
+                )
+    ax.set_yticks(range(len(groups)))
+    ax.set_yticklabels([reader(g) for g in reversed(groups)], fontsize=7)
+    ax.set_ylim(-0.7, len(groups) - 0.3)
+    ax.grid(axis="x", which="both", color="0.9", linewidth=0.5)
+    for y in range(len(groups)):
+        ax.axhline(y - 0.5, color="0.85", linewidth=0.4)
+    handles = [
+        plt.Line2D([], [], color="black", marker="*", markersize=9, linestyle="-", label=entrant)
+    ] + [
+        plt.Line2D(
+            [],
+            [],
+            color=colours[m],
+            marker=MODEL_MARKERS[list(INFORMATION).index(m) % len(MODEL_MARKERS)],
+            markersize=5,
+            linestyle="-",
+            label=f"best of {m}",
+        )
+        for m in models
+    ]
+    return handles
+
+
+def _point(
+    ax: plt.Axes,
+    x: float,
+    lo: float,
+    hi: float,
+    y: float,
+    colour: Any,
+    marker: str,
+    size: float,
+    hollow: bool = False,
+) -> None:
+    if pd.isna(x):
+        return
+    low = x - lo if not pd.isna(lo) else 0.0
+    high = hi - x if not pd.isna(hi) else 0.0
+    ax.errorbar(
+        [x],
+        [y],
+        xerr=[[max(low, 0.0)], [max(high, 0.0)]],
+        color=colour,
+        marker=marker,
+        markersize=size,
+        markerfacecolor="white" if hollow else colour,
+        linewidth=1,
+        capsize=1.5,
+    )
+
+
+def _log_axis(ax: plt.Axes, values: Iterable[float]) -> None:
+    """A log x axis where every value is positive, else a symmetric log one, linear below the
+    smallest positive value."""
+    found = np.asarray([v for v in values if not pd.isna(v)], dtype=float)
+    positive = found[found > 0]
+    if found.size and (found <= 0).any():
+        ax.set_xscale("symlog", linthresh=float(positive.min()) if positive.size else 1.0)
+    else:
+        ax.set_xscale("log")
+
+
+def _legend(fig: plt.Figure, handles: list[Any]) -> None:
+    fig.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncol=min(len(handles), 3),
+        fontsize=7,
+        frameon=False,
+    )
+
+
+def families_figure(run: Run, entrant: str) -> plt.Figure:
+    """The forest plot of ``family_rows``: a row per regime family, the entrant's ratio to the
+    reference and each model's best with their 95 % intervals, a vertical line at 1, on a log
+    axis; titled with the run's scale, T and its runs."""
+    f = facts(run, entrant)
+    rows = family_rows(run.families, entrant)
+    groups = rows.family.nunique()
+    fig, ax = plt.subplots(
+        figsize=(8.27, 1.9 + ROW * groups * max(1, rows.information.nunique() / 2.5)),
+        layout="constrained",
+    )
+    handles = _forest(ax, rows, "family", "ratio", "lo", "hi", entrant)
+    ax.axvline(1.0, color="0.3", linewidth=0.8, linestyle="--")
+    _log_axis(ax, [*rows.lo, *rows.hi, *rows.ratio])
+    ax.set_xlabel(
+        reader(
+            f"mean paired ratio of regret at T to {answer.REFERENCE} (log scale; 1 = as {answer.REFERENCE})"
+        ),
+        fontsize=8,
+    )
+    ax.tick_params(axis="x", labelsize=7)
+    fig.suptitle(
+        textwrap.fill(
+            reader(
+                f"{entrant} ({f['label']}) against the best of each information model, per "
+                f"regime family: {f['scale']}, T = {f['horizon']:,}, {f['family_runs']} paired "
+                "runs per setting; 95 % intervals; a model's best among the entrants that apply "
+                "in every setting of the family (its interval its own: the lowest of several "
+                "means is biased low)"
+            ),
+            120,
+        ),
+        fontsize=8,
+    )
+    _legend(fig, handles)
+    return fig
+
+
+def settings_figure(run: Run, entrant: str) -> plt.Figure:
+    """Per setting where the entrant applies (``setting_rows``), its mean regret at T and each
+    model's best with their bootstrap 95 % intervals, on a log axis; titled as
+    ``families_figure``. A figure with a note where the entrant applies nowhere."""
+    f = facts(run, entrant)
+    rows = setting_rows(run.board, entrant)
+    groups = max(rows.setting.nunique(), 1)
+    fig, ax = plt.subplots(
+        figsize=(8.27, 2.0 + ROW * groups * max(1, rows.information.nunique() / 2.5)),
+        layout="constrained",
+    )
+    if rows.empty:
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, f"{entrant} applies in no setting of this run", ha="center")
+        return fig
+    handles = _forest(ax, rows, "setting", "regret", "regret_lo", "regret_hi", entrant)
+    _log_axis(ax, [*rows.regret_lo, *rows.regret_hi, *rows.regret])
+    ax.set_xlabel(f"mean pseudo-regret at T = {f['horizon']:,} (log scale)", fontsize=8)
+    ax.tick_params(axis="x", labelsize=7)
+    fig.suptitle(
+        textwrap.fill(
+            reader(
+                f"{entrant} ({f['label']}) against the best of each information model, per "
+                f"setting (matched comparison): {f['scale']}, T = {f['horizon']:,}, "
+                f"{f['runs']} paired runs per setting; bootstrap 95 % intervals of the mean"
+            ),
+            120,
+        ),
+        fontsize=8,
+    )
+    _legend(fig, handles)
+    return fig
+
+
+def figures(run: Run, entrant: str) -> dict[str, plt.Figure]:
+    """The page's figures by name: ``families`` and ``settings``."""
+    check_entrant(run.board, entrant)
+    return {"families": families_figure(run, entrant), "settings": settings_figure(run, entrant)}
