@@ -30,6 +30,7 @@ from typing import Any, Iterable, Mapping
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib import ticker
 
 from delayed_bandits import config, grid, tables
 from delayed_bandits import curves as cv
@@ -84,7 +85,7 @@ def scale(run: Path, board: pd.DataFrame) -> str:
         made = config.load(recorded["paths"], PAPER, recorded["overrides"], FIGURE)
         return digest.run_scale(run, {FIGURE: cv.figure(made, PAPER, FIGURE)})
     name = run.as_posix() if run.resolve() != Path.cwd().resolve() else "."
-    return f"run `{name}`, {board.setting.nunique()} settings (its config is not recorded here)"
+    return f"run {name}, {board.setting.nunique()} settings (its config is not recorded here)"
 
 
 def read_run(run: Path) -> Run:
@@ -318,8 +319,8 @@ def page(run: Run, entrant: str, figures: Mapping[str, str] | None = None) -> st
         f"# `{entrant}` ({f['label']}) in the arena: {scale_phrase(f['scale'])}",
         "",
         f"Read from `{results(run.where).as_posix()}/`: T = {f['horizon']:,}, "
-        f"{f['runs']} paired runs per setting, {f['settings']} settings "
-        f"({scale_phrase(f['scale'])}). Every entrant plays the same draws; "
+        f"{f['runs']} paired runs per setting, {f['settings']} settings. Every entrant plays "
+        "the same draws; "
         f"the best of a model is its entrant with the lowest mean, whose interval is its own "
         "(the lowest of several means is biased low).",
         "",
@@ -407,22 +408,36 @@ def _forest(
     colours = _colours()
     groups = list(dict.fromkeys(rows[group]))
     models = [m for m in INFORMATION if m in set(rows.information[rows.role == BEST])]
-    step = 0.8 / max(len(models), 1)
+    offsets = np.linspace(0.36, -0.36, len(models) + 1) if models else np.zeros(1)
+    hollow = partial = False
     for i, name in enumerate(groups):
         y = len(groups) - 1 - i
         members = rows[rows[group] == name]
         own = members[members.role == ENTRANT]
         for r in own.itertuples(index=False):
-            _point(ax, getattr(r, value), getattr(r, lo), getattr(r, hi), y + 0.4, "black", "*", 9)
+            whole = bool(getattr(r, "complete", True))
+            partial |= not whole
+            _point(
+                ax,
+                getattr(r, value),
+                getattr(r, lo),
+                getattr(r, hi),
+                y + offsets[0],
+                "black",
+                "*",
+                9,
+                hollow=not whole,
+            )
         for j, model in enumerate(models):
             best = members[(members.role == BEST) & (members.information == model)]
             for r in best.itertuples(index=False):
+                hollow |= r.algorithm == entrant
                 _point(
                     ax,
                     getattr(r, value),
                     getattr(r, lo),
                     getattr(r, hi),
-                    y + 0.4 - (j + 1) * step,
+                    y + offsets[j + 1],
                     colours[model],
                     MODEL_MARKERS[list(INFORMATION).index(model) % len(MODEL_MARKERS)],
                     5,
@@ -430,7 +445,7 @@ def _forest(
                 )
     ax.set_yticks(range(len(groups)))
     ax.set_yticklabels([reader(g) for g in reversed(groups)], fontsize=7)
-    ax.set_ylim(-0.7, len(groups) - 0.3)
+    ax.set_ylim(-0.5, len(groups) - 0.5)
     ax.grid(axis="x", which="both", color="0.9", linewidth=0.5)
     for y in range(len(groups)):
         ax.axhline(y - 0.5, color="0.85", linewidth=0.4)
@@ -448,6 +463,32 @@ def _forest(
         )
         for m in models
     ]
+    if partial:
+        handles.append(
+            plt.Line2D(
+                [],
+                [],
+                color="black",
+                marker="*",
+                markerfacecolor="white",
+                markersize=9,
+                linestyle="",
+                label=f"open star: {entrant} applies in part of the family only",
+            )
+        )
+    if hollow:
+        handles.append(
+            plt.Line2D(
+                [],
+                [],
+                color="0.3",
+                marker="o",
+                markerfacecolor="white",
+                markersize=5,
+                linestyle="",
+                label=f"open: {entrant} is its model's best",
+            )
+        )
     return handles
 
 
@@ -486,8 +527,11 @@ def _log_axis(ax: plt.Axes, values: Iterable[float]) -> None:
     positive = found[found > 0]
     if found.size and (found <= 0).any():
         ax.set_xscale("symlog", linthresh=float(positive.min()) if positive.size else 1.0)
-    else:
-        ax.set_xscale("log")
+        return
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(ticker.NullFormatter())
 
 
 def _legend(fig: plt.Figure, handles: list[Any]) -> None:
