@@ -97,6 +97,8 @@ FAMILIES = [  # family, algorithm, ratio, lo, hi, complete
     ("long delays, censored, μ = 0.4", "d-ts", 0.95, 0.9, 1.01, True),
     ("long delays, censored, μ = 0.4", "qpm-d", 0.66, 0.6, 0.72, True),
     ("long delays, censored, μ = 0.4", "uniform", 5.0, 4.5, 5.5, True),
+    ("heavy tail, uncensored, μ = 0.4", "ts", 1.0, 1.0, 1.0, True),  # mine applies nowhere
+    ("heavy tail, uncensored, μ = 0.4", "qpm-d", 0.9, -0.2, 2.0, True),  # an interval below 0
 ]
 
 
@@ -181,6 +183,11 @@ def test_the_page_quotes_the_tables(tmp_path: Path) -> None:
         "| best of its model: `qpm-d` | labelled outcomes (oracle) | 0.66 | [0.6, 0.72] |" in text
     )
     assert "| best of its model: `d-ts` | conversions | 0.95 | [0.9, 1.01] |" in text
+    assert (
+        "| heavy tail, uncensored, μ = 0.4 | this entrant: `mine`, which applies in none of its "
+        "settings |" in text
+    )
+    assert "| heavy tail, uncensored, μ = 0.4 | best of its model: `ts` | conversions | 1 |" in text
     # the setting lines: regret, interval, ratio to the best, the verdicts, each model's best
     assert (
         "| `s1` | 50 [45, 55] | 1.67 | worse | inconclusive | `d-ts` 40 [36, 44] | "

@@ -248,14 +248,22 @@ def facts(run: Run, entrant: str) -> dict[str, Any]:
     }
 
 
-def families_table(rows: pd.DataFrame) -> str:
-    """``family_rows`` as Markdown: one line per (family, entrant or best of a model)."""
+def families_table(rows: pd.DataFrame, entrant: str) -> str:
+    """``family_rows`` of ``entrant`` as Markdown: one line per (family, entrant or best of a
+    model), and a line saying so where the entrant applies in none of a family's settings."""
     lines = [
         f"| family | who | information model | ratio to `{answer.REFERENCE}` | 95 % interval "
         "| settings | complete | runs |",
         "|---|---|---|---|---|---|---|---|",
     ]
+    seen: set[str] = set()
     for row in rows.itertuples(index=False):
+        if row.family not in seen and row.role != ENTRANT:
+            lines.append(
+                f"| {row.family} | this entrant: `{entrant}`, which applies in none of its "
+                "settings | – | – | – | 0 | no | – |"
+            )
+        seen.add(row.family)
         who = "this entrant" if row.role == ENTRANT else "best of its model"
         name = f"`{row.algorithm}`" + (
             " (this entrant)" if row.is_entrant and row.role == BEST else ""
@@ -360,7 +368,7 @@ def page(run: Run, entrant: str, figures: Mapping[str, str] | None = None) -> st
     ]
     if "families" in figures:
         out += [f"![per family]({figures['families']})", ""]
-    out += [families_table(fam), ""]
+    out += [families_table(fam, entrant), ""]
     out += [
         f"## Per setting at T = {f['horizon']:,}: mean regret (matched comparison)",
         "",
@@ -409,11 +417,22 @@ def _forest(
     groups = list(dict.fromkeys(rows[group]))
     models = [m for m in INFORMATION if m in set(rows.information[rows.role == BEST])]
     offsets = np.linspace(0.36, -0.36, len(models) + 1) if models else np.zeros(1)
+    left = floor(rows[value], rows[lo])
     hollow = partial = False
     for i, name in enumerate(groups):
         y = len(groups) - 1 - i
         members = rows[rows[group] == name]
         own = members[members.role == ENTRANT]
+        if own.empty:
+            ax.text(
+                0.005,
+                y + offsets[0],
+                f"{entrant}: applies in none of its settings",
+                transform=ax.get_yaxis_transform(),
+                fontsize=6.5,
+                va="center",
+                color="0.3",
+            )
         for r in own.itertuples(index=False):
             whole = bool(getattr(r, "complete", True))
             partial |= not whole
@@ -426,6 +445,7 @@ def _forest(
                 "black",
                 "*",
                 9,
+                left,
                 hollow=not whole,
             )
         for j, model in enumerate(models):
@@ -441,6 +461,7 @@ def _forest(
                     colours[model],
                     MODEL_MARKERS[list(INFORMATION).index(model) % len(MODEL_MARKERS)],
                     5,
+                    left,
                     hollow=r.algorithm == entrant,
                 )
     ax.set_yticks(range(len(groups)))
@@ -492,6 +513,14 @@ def _forest(
     return handles
 
 
+def floor(values: Iterable[float], lows: Iterable[float]) -> float:
+    """The left end of a forest plot's log axis: below every positive point and lower bound (a
+    third lower than the least); an interval reaching 0 or below is cut there (``_point``)."""
+    found = np.asarray([v for v in [*values, *lows] if not pd.isna(v)], dtype=float)
+    positive = found[found > 0]
+    return float(positive.min()) / 1.3 if positive.size else 1e-3
+
+
 def _point(
     ax: plt.Axes,
     x: float,
@@ -501,11 +530,14 @@ def _point(
     colour: Any,
     marker: str,
     size: float,
+    left: float,
     hollow: bool = False,
 ) -> None:
-    if pd.isna(x):
+    """A point at ``x`` with its interval [lo, hi]; an interval below ``left``, the axis's end,
+    is cut there and ends in an arrowhead ("<")."""
+    if pd.isna(x) or x <= 0:
         return
-    low = x - lo if not pd.isna(lo) else 0.0
+    low = x - max(lo, left) if not pd.isna(lo) else 0.0
     high = hi - x if not pd.isna(hi) else 0.0
     ax.errorbar(
         [x],
@@ -518,17 +550,15 @@ def _point(
         linewidth=1,
         capsize=1.5,
     )
+    if not pd.isna(lo) and lo < left:
+        ax.plot([left], [y], marker="<", color=colour, markersize=4, clip_on=False)
 
 
-def _log_axis(ax: plt.Axes, values: Iterable[float]) -> None:
-    """A log x axis where every value is positive, else a symmetric log one, linear below the
-    smallest positive value."""
-    found = np.asarray([v for v in values if not pd.isna(v)], dtype=float)
-    positive = found[found > 0]
-    if found.size and (found <= 0).any():
-        ax.set_xscale("symlog", linthresh=float(positive.min()) if positive.size else 1.0)
-        return
+def _log_axis(ax: plt.Axes, left: float) -> None:
+    """A log x axis from ``left`` (``floor``), its ticks at 1, 2 and 5 times the powers of 10,
+    written as plain numbers."""
     ax.set_xscale("log")
+    ax.set_xlim(left=left)
     ax.xaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
@@ -557,7 +587,7 @@ def families_figure(run: Run, entrant: str) -> plt.Figure:
     )
     handles = _forest(ax, rows, "family", "ratio", "lo", "hi", entrant)
     ax.axvline(1.0, color="0.3", linewidth=0.8, linestyle="--")
-    _log_axis(ax, [*rows.lo, *rows.hi, *rows.ratio])
+    _log_axis(ax, floor(rows.ratio, rows.lo))
     ax.set_xlabel(
         reader(
             f"mean paired ratio of regret at T to {answer.REFERENCE} (log scale; 1 = as {answer.REFERENCE})"
@@ -598,7 +628,7 @@ def settings_figure(run: Run, entrant: str) -> plt.Figure:
         ax.text(0.5, 0.5, f"{entrant} applies in no setting of this run", ha="center")
         return fig
     handles = _forest(ax, rows, "setting", "regret", "regret_lo", "regret_hi", entrant)
-    _log_axis(ax, [*rows.regret_lo, *rows.regret_hi, *rows.regret])
+    _log_axis(ax, floor(rows.regret, rows.regret_lo))
     ax.set_xlabel(f"mean pseudo-regret at T = {f['horizon']:,} (log scale)", fontsize=8)
     ax.tick_params(axis="x", labelsize=7)
     fig.suptitle(
