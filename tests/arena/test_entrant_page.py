@@ -246,3 +246,15 @@ def test_the_command_writes_the_page_and_its_figures(tmp_path: Path) -> None:
     # the default folder: beside the run's tables
     assert main(["entrant-page", "d-ts", "--run", str(root)]) == 0
     assert (entrant_page.results(root) / "entrants" / "d-ts" / "page.md").is_file()
+
+
+def test_a_run_of_many_settings_gets_a_page_of_figures_each(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(entrant_page, "SETTINGS_PER_PAGE", 1)  # mine applies in s1 and s2
+    root = _write_run(tmp_path / "run")
+    out = tmp_path / "page"
+    assert main(["entrant-page", "mine", "--run", str(root), "--out", str(out)]) == 0
+    text = (out / "page.md").read_text(encoding="utf-8")
+    shown = [line for line in text.splitlines() if line.startswith("![per setting]")]
+    assert shown == ["![per setting](settings/page1.png)", "![per setting](settings/page2.png)"]
+    assert sorted(p.name for p in (out / "settings").iterdir()) == ["page1.png", "page2.png"]
+    assert b"/Count 2" in (out / "settings.pdf").read_bytes()  # the PDF holds both pages

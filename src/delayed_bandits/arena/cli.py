@@ -193,9 +193,12 @@ def _entrant_page(args: argparse.Namespace) -> None:
     out = args.out or entrant_page.results(args.run) / "entrants" / args.name
     out.mkdir(parents=True, exist_ok=True)
     drawn = entrant_page.figures(run, args.name)
-    for name, fig in drawn.items():
-        plotting.save(fig, [out / f"{name}.png", out / f"{name}.pdf"])
-    text = entrant_page.page(run, args.name, {name: f"{name}.png" for name in drawn})
+    pages = {}
+    for name, fig in drawn.items():  # a figure of several pages: a PNG of each in <name>/
+        pages[name] = len(fig) if isinstance(fig, list) else 1
+        folder = out / name if pages[name] > 1 else None
+        plotting.save(fig, [out / f"{name}.png", out / f"{name}.pdf"], folder)
+    text = entrant_page.page(run, args.name, {name: f"{name}.png" for name in drawn}, pages)
     with atomic_path(out / PAGE_FILE) as tmp:
         tmp.write_text(text, encoding="utf-8")
     print(f"wrote {out / PAGE_FILE} and its figures {', '.join(f'{n}.{{png,pdf}}' for n in drawn)}")

@@ -304,11 +304,17 @@ def settings_table(rows: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def page(run: Run, entrant: str, figures: Mapping[str, str] | None = None) -> str:
+def page(
+    run: Run,
+    entrant: str,
+    figures: Mapping[str, str] | None = None,
+    pages: Mapping[str, int] | None = None,
+) -> str:
     """The entrant's page in Markdown: what it is and observes, where it does not apply, its
     automatic claim, then its answer per regime family and per setting at T beside the best of
     each information model; ``figures`` (name -> relative path of its PNG: ``families``,
-    ``settings``) are shown under their sections."""
+    ``settings``) are shown under their sections, a figure of several ``pages`` (name -> count)
+    by the PNG of each page, ``<name>/page<n>.png`` beside the first's."""
     check_entrant(run.board, entrant)
     f = facts(run, entrant)
     figures = figures or {}
@@ -379,7 +385,14 @@ def page(run: Run, entrant: str, figures: Mapping[str, str] | None = None) -> st
         "",
     ]
     if "settings" in figures:
-        out += [f"![per setting]({figures['settings']})", ""]
+        count = (pages or {}).get("settings", 1)
+        folder = figures["settings"].rsplit(".", 1)[0]
+        shown = (
+            [f"{folder}/page{n}.png" for n in range(1, count + 1)]
+            if count > 1
+            else [figures["settings"]]
+        )
+        out += [f"![per setting]({path})" for path in shown] + [""]
     out += [settings_table(per) if not per.empty else "It applies in no setting.", ""]
     return "\n".join(out)
 
@@ -612,41 +625,60 @@ def families_figure(run: Run, entrant: str) -> plt.Figure:
     return fig
 
 
-def settings_figure(run: Run, entrant: str) -> plt.Figure:
+SETTINGS_PER_PAGE = 24
+"""Settings per page of the per-setting figure: a run of more is a document of pages (the PDF
+holds them all, the PNG the first, ``<out>/settings/page<n>.png`` each)."""
+
+
+def settings_figure(run: Run, entrant: str) -> list[plt.Figure]:
     """Per setting where the entrant applies (``setting_rows``), its mean regret at T and each
-    model's best with their bootstrap 95 % intervals, on a log axis; titled as
-    ``families_figure``. A figure with a note where the entrant applies nowhere."""
+    model's best with their bootstrap 95 % intervals, on a log axis, ``SETTINGS_PER_PAGE``
+    settings a page (one axis range for all); titled as ``families_figure``. A page with a note
+    where the entrant applies nowhere."""
     f = facts(run, entrant)
     rows = setting_rows(run.board, entrant)
-    groups = max(rows.setting.nunique(), 1)
-    fig, ax = plt.subplots(
-        figsize=(8.27, 2.0 + ROW * groups * max(1, rows.information.nunique() / 2.5)),
-        layout="constrained",
-    )
     if rows.empty:
+        fig, ax = plt.subplots(figsize=(8.27, 2.0), layout="constrained")
         ax.set_axis_off()
         ax.text(0.5, 0.5, f"{entrant} applies in no setting of this run", ha="center")
-        return fig
-    handles = _forest(ax, rows, "setting", "regret", "regret_lo", "regret_hi", entrant)
-    _log_axis(ax, floor(rows.regret, rows.regret_lo))
-    ax.set_xlabel(f"mean pseudo-regret at T = {f['horizon']:,} (log scale)", fontsize=8)
-    ax.tick_params(axis="x", labelsize=7)
-    fig.suptitle(
-        textwrap.fill(
-            reader(
-                f"{entrant} ({f['label']}) against the best of each information model, per "
-                f"setting (matched comparison): {f['scale']}, T = {f['horizon']:,}, "
-                f"{f['runs']} paired runs per setting; bootstrap 95 % intervals of the mean"
+        return [fig]
+    settings = list(dict.fromkeys(rows.setting))
+    chunks = [
+        settings[i : i + SETTINGS_PER_PAGE] for i in range(0, len(settings), SETTINGS_PER_PAGE)
+    ]
+    left = floor(rows.regret, rows.regret_lo)
+    right = float(np.nanmax([*rows.regret_hi, *rows.regret])) * 1.3
+    pages = []
+    for n, chunk in enumerate(chunks, 1):
+        part = rows[rows.setting.isin(chunk)]
+        fig, ax = plt.subplots(
+            figsize=(8.27, 2.0 + ROW * len(chunk) * max(1, rows.information.nunique() / 2.5)),
+            layout="constrained",
+        )
+        handles = _forest(ax, part, "setting", "regret", "regret_lo", "regret_hi", entrant)
+        _log_axis(ax, left)
+        ax.set_xlim(right=right)
+        ax.set_xlabel(f"mean pseudo-regret at T = {f['horizon']:,} (log scale)", fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+        page_note = f" (page {n} of {len(chunks)})" if len(chunks) > 1 else ""
+        fig.suptitle(
+            textwrap.fill(
+                reader(
+                    f"{entrant} ({f['label']}) against the best of each information model, per "
+                    f"setting (matched comparison){page_note}: {f['scale']}, "
+                    f"T = {f['horizon']:,}, {f['runs']} paired runs per setting; bootstrap 95 % "
+                    "intervals of the mean"
+                ),
+                120,
             ),
-            120,
-        ),
-        fontsize=8,
-    )
-    _legend(fig, handles)
-    return fig
+            fontsize=8,
+        )
+        _legend(fig, handles)
+        pages.append(fig)
+    return pages
 
 
-def figures(run: Run, entrant: str) -> dict[str, plt.Figure]:
-    """The page's figures by name: ``families`` and ``settings``."""
+def figures(run: Run, entrant: str) -> dict[str, plt.Figure | list[plt.Figure]]:
+    """The page's figures by name: ``families`` and ``settings`` (its pages, ``settings_figure``)."""
     check_entrant(run.board, entrant)
     return {"families": families_figure(run, entrant), "settings": settings_figure(run, entrant)}
