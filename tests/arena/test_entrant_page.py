@@ -122,11 +122,16 @@ def _write_run(root: Path, families: bool = True, claims: bool = True) -> Path:
     if claims:
         said = [
             {
-                "id": "better-than-uniform-mine",
-                "statement": "mine, where it applies, ends with less regret than uniform play",
-                "holds": False,
-                "measured": "s1: 0.125 x uniform; s2: 0.0667 x uniform",
+                "id": f"better-than-uniform-{name}",
+                "statement": f"{name}, where it applies, ends with less regret than uniform play",
+                "holds": holds,
+                "measured": f"{name}: s1: 0.125 x uniform; s2: 0.0667 x uniform",
             }
+            for name, holds in (
+                ("mine-rate0.4", False),
+                ("mine-est", True),
+                ("mine-rate0.02", None),
+            )
         ]
         tables.write_recorded(json.dumps(said).encode(), folder / "claims.json", BINDING)
     return root
@@ -172,8 +177,13 @@ def test_the_page_quotes_the_tables(tmp_path: Path) -> None:
         f"- It does not apply in 1 of the 3 settings (the leaderboard's reason):\n  - `s3`: {REASON}"
         in text
     )
-    assert "Claim `better-than-uniform-mine`" in text and "**fails**" in text
-    assert "s1: 0.125 x uniform" in text
+    # one claim per base rate; another entrant's whose id starts with this one's is not its
+    assert "- Its automatic claim (mine-rate0.4, where it applies, ends with less regret" in text
+    assert (
+        "  - `better-than-uniform-mine-rate0.4`: **fails**; measured: mine-rate0.4: s1: 0.125 x "
+        "uniform; s2: 0.0667 x uniform\n  - `better-than-uniform-mine-rate0.02`: **inconclusive**"
+    ) in text
+    assert "mine-est" not in text
     # the family lines: the entrant's own numbers, then each model's best
     assert (
         "| short delays, uncensored, μ = 0.4 | this entrant: `mine` | conversions | 0.812 | "

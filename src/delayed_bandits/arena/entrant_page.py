@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,10 +194,11 @@ def not_applicable(board: pd.DataFrame, entrant: str) -> pd.DataFrame:
     return rows[["setting", "reason"]].reset_index(drop=True)
 
 
-def claim(claims: list[dict[str, Any]] | None, entrant: str) -> dict[str, Any] | None:
-    """The entrant's automatic claim (``CLAIM``) of the run's claims, or None."""
-    wanted = CLAIM.format(entrant)
-    return next((c for c in claims or () if c.get("id") == wanted), None)
+def claim(claims: list[dict[str, Any]] | None, entrant: str) -> list[dict[str, Any]]:
+    """The entrant's automatic claims of the run's ``claims``, in their order: ``CLAIM``, or one
+    per base rate, ``CLAIM-rate<r>``, where the run has several (``arena.claims``)."""
+    wanted = re.compile(re.escape(CLAIM.format(entrant)) + r"(-rate[0-9.e+-]+)?")
+    return [c for c in claims or () if wanted.fullmatch(str(c.get("id", "")))]
 
 
 def verdict_word(holds: bool | None) -> str:
@@ -355,12 +357,14 @@ def page(
     claim_id = CLAIM.format(entrant)
     if run.claims is None:
         out.append(f"- Claim `{claim_id}`: the run has no claims.json.")
-    elif said is None:
+    elif not said:
         out.append(f"- Claim `{claim_id}`: not among the run's claims.")
     else:
-        out.append(
-            f"- Claim `{claim_id}` ({said.get('statement', '')}): "
-            f"**{verdict_word(said.get('holds'))}**; measured: {said.get('measured', '')}."
+        out.append(f"- Its automatic claim ({said[0].get('statement', '')}):")
+        out.extend(
+            f"  - `{c['id']}`: **{verdict_word(c.get('holds'))}**; measured: "
+            f"{c.get('measured', '')}"
+            for c in said
         )
     out += [
         "",
