@@ -426,6 +426,7 @@ def _forest(
     lo: str,
     hi: str,
     entrant: str,
+    ends: tuple[float, float],
 ) -> list[str]:
     """Points with interval bars, a row per ``group`` (top to bottom in table order), the entrant
     black and above, each model's best below it in its model's colour and marker; the groups'
@@ -434,7 +435,6 @@ def _forest(
     groups = list(dict.fromkeys(rows[group]))
     models = [m for m in INFORMATION if m in set(rows.information[rows.role == BEST])]
     offsets = np.linspace(0.36, -0.36, len(models) + 1) if models else np.zeros(1)
-    left = floor(rows[value], rows[lo])
     hollow = partial = False
     for i, name in enumerate(groups):
         y = len(groups) - 1 - i
@@ -462,7 +462,7 @@ def _forest(
                 "black",
                 "*",
                 9,
-                left,
+                ends,
                 hollow=not whole,
             )
         for j, model in enumerate(models):
@@ -478,7 +478,7 @@ def _forest(
                     colours[model],
                     MODEL_MARKERS[list(INFORMATION).index(model) % len(MODEL_MARKERS)],
                     5,
-                    left,
+                    ends,
                     hollow=r.algorithm == entrant,
                 )
     ax.set_yticks(range(len(groups)))
@@ -530,12 +530,25 @@ def _forest(
     return handles
 
 
-def floor(values: Iterable[float], lows: Iterable[float]) -> float:
-    """The left end of a forest plot's log axis: below every positive point and lower bound (a
-    third lower than the least); an interval reaching 0 or below is cut there (``_point``)."""
-    found = np.asarray([v for v in [*values, *lows] if not pd.isna(v)], dtype=float)
+def floor(values: Iterable[float]) -> float:
+    """The left end of a forest plot's log axis: ``FLOOR`` times below its least positive point;
+    an interval reaching further left, to 0 or below, is cut there (``_point``), so that one wide
+    interval does not crush the others."""
+    found = np.asarray([v for v in values if not pd.isna(v)], dtype=float)
     positive = found[found > 0]
-    return float(positive.min()) / 1.3 if positive.size else 1e-3
+    return float(positive.min()) / FLOOR if positive.size else 1e-3
+
+
+FLOOR = 3.0
+"""How far below its least point a forest plot's log axis starts (``floor``), and how far above
+its greatest it ends (``ceiling``)."""
+
+
+def ceiling(values: Iterable[float]) -> float:
+    """The right end of a forest plot's log axis: ``FLOOR`` times above its greatest point; an
+    interval reaching further is cut there (``_point``)."""
+    found = np.asarray([v for v in values if not pd.isna(v)], dtype=float)
+    return float(found.max()) * FLOOR if found.size and found.max() > 0 else 10.0
 
 
 def _point(
@@ -547,15 +560,16 @@ def _point(
     colour: Any,
     marker: str,
     size: float,
-    left: float,
+    ends: tuple[float, float],
     hollow: bool = False,
 ) -> None:
-    """A point at ``x`` with its interval [lo, hi]; an interval below ``left``, the axis's end,
-    is cut there and ends in an arrowhead ("<")."""
+    """A point at ``x`` with its interval [lo, hi]; an interval beyond ``ends``, the axis's, is
+    cut there and ends in an arrowhead ("<", ">")."""
     if pd.isna(x) or x <= 0:
         return
+    left, right = ends
     low = x - max(lo, left) if not pd.isna(lo) else 0.0
-    high = hi - x if not pd.isna(hi) else 0.0
+    high = min(hi, right) - x if not pd.isna(hi) else 0.0
     ax.errorbar(
         [x],
         [y],
@@ -569,13 +583,22 @@ def _point(
     )
     if not pd.isna(lo) and lo < left:
         ax.plot([left], [y], marker="<", color=colour, markersize=4, clip_on=False)
+    if not pd.isna(hi) and hi > right:
+        ax.plot([right], [y], marker=">", color=colour, markersize=4, clip_on=False)
 
 
-def _log_axis(ax: plt.Axes, left: float) -> None:
-    """A log x axis from ``left`` (``floor``), its ticks at 1, 2 and 5 times the powers of 10,
-    written as plain numbers."""
+def axis_ends(values: Iterable[float]) -> tuple[float, float]:
+    """The ends of a forest plot's log axis over its points ``values`` (``floor``,
+    ``ceiling``)."""
+    values = list(values)
+    return floor(values), ceiling(values)
+
+
+def _log_axis(ax: plt.Axes, ends: tuple[float, float]) -> None:
+    """A log x axis between ``ends``, its ticks at 1, 2 and 5 times the powers of 10, written
+    as plain numbers."""
     ax.set_xscale("log")
-    ax.set_xlim(left=left)
+    ax.set_xlim(*ends)
     ax.xaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
@@ -602,9 +625,10 @@ def families_figure(run: Run, entrant: str) -> plt.Figure:
         figsize=(8.27, 1.9 + ROW * groups * max(1, rows.information.nunique() / 2.5)),
         layout="constrained",
     )
-    handles = _forest(ax, rows, "family", "ratio", "lo", "hi", entrant)
+    ends = axis_ends(rows.ratio)
+    handles = _forest(ax, rows, "family", "ratio", "lo", "hi", entrant, ends)
     ax.axvline(1.0, color="0.3", linewidth=0.8, linestyle="--")
-    _log_axis(ax, floor(rows.ratio, rows.lo))
+    _log_axis(ax, ends)
     ax.set_xlabel(
         reader(
             f"mean paired ratio of regret at T to {answer.REFERENCE} (log scale; 1 = as {answer.REFERENCE})"
@@ -616,7 +640,7 @@ def families_figure(run: Run, entrant: str) -> plt.Figure:
         textwrap.fill(
             reader(
                 f"{entrant} ({f['label']}) against the best of each information model, per "
-                f"regime family: {f['scale']}, T = {f['horizon']:,}, {f['family_runs']} paired "
+                f"regime family: {scale_phrase(f['scale'])}, T = {f['horizon']:,}, {f['family_runs']} paired "
                 "runs per setting; 95 % intervals; a model's best among the entrants that apply "
                 "in every setting of the family (its interval its own: the lowest of several "
                 "means is biased low)"
@@ -650,8 +674,7 @@ def settings_figure(run: Run, entrant: str) -> list[plt.Figure]:
     chunks = [
         settings[i : i + SETTINGS_PER_PAGE] for i in range(0, len(settings), SETTINGS_PER_PAGE)
     ]
-    left = floor(rows.regret, rows.regret_lo)
-    right = float(np.nanmax([*rows.regret_hi, *rows.regret])) * 1.3
+    ends = axis_ends(rows.regret)  # every page on one axis
     pages = []
     for n, chunk in enumerate(chunks, 1):
         part = rows[rows.setting.isin(chunk)]
@@ -659,9 +682,8 @@ def settings_figure(run: Run, entrant: str) -> list[plt.Figure]:
             figsize=(8.27, 2.0 + ROW * len(chunk) * max(1, rows.information.nunique() / 2.5)),
             layout="constrained",
         )
-        handles = _forest(ax, part, "setting", "regret", "regret_lo", "regret_hi", entrant)
-        _log_axis(ax, left)
-        ax.set_xlim(right=right)
+        handles = _forest(ax, part, "setting", "regret", "regret_lo", "regret_hi", entrant, ends)
+        _log_axis(ax, ends)
         ax.set_xlabel(f"mean pseudo-regret at T = {f['horizon']:,} (log scale)", fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
         page_note = f" (page {n} of {len(chunks)})" if len(chunks) > 1 else ""
@@ -669,7 +691,7 @@ def settings_figure(run: Run, entrant: str) -> list[plt.Figure]:
             textwrap.fill(
                 reader(
                     f"{entrant} ({f['label']}) against the best of each information model, per "
-                    f"setting (matched comparison){page_note}: {f['scale']}, "
+                    f"setting (matched comparison){page_note}: {scale_phrase(f['scale'])}, "
                     f"T = {f['horizon']:,}, {f['runs']} paired runs per setting; bootstrap 95 % "
                     "intervals of the mean"
                 ),
