@@ -268,3 +268,23 @@ def test_a_run_of_many_settings_gets_a_page_of_figures_each(tmp_path: Path, monk
     assert shown == ["![per setting](settings/page1.png)", "![per setting](settings/page2.png)"]
     assert sorted(p.name for p in (out / "settings").iterdir()) == ["page1.png", "page2.png"]
     assert b"/Count 2" in (out / "settings.pdf").read_bytes()  # the PDF holds both pages
+
+
+def test_the_scale_of_a_subset_run_says_it_is_one(tmp_path: Path, monkeypatch) -> None:
+    """Where the run recorded its config, its scale is worded as its digest words it: a run
+    whose `only` kept a subset of the settings says so, never a whole scale."""
+    root = Path(__file__).resolve().parents[2]
+    overrides = {"papers": {"arena": {"regret": {"only": ["uniform-K3-large"]}}}}
+    paths = [str(root / "config" / "config.yaml"), str(root / "config" / "smoke.yaml")]
+    monkeypatch.chdir(tmp_path)
+    run = _write_run(Path("."))
+    record = {"config": {"paths": paths, "overrides": overrides}}
+    (entrant_page.results(run) / "summary.provenance.json").write_text(json.dumps(record))
+    text = entrant_page.page(entrant_page.read_run(run), "mine")
+    title = text.splitlines()[0]
+    assert title.startswith("# `mine` (MINE) in the arena: standard scale, a subset: 1 of "), title
+    assert "(only: uniform-K3-large)" in title
+    (entrant_page.results(run) / "summary.provenance.json").unlink()
+    assert entrant_page.read_run(run).scale == (
+        "run in the current folder, 3 settings (its config is not recorded here)"
+    )

@@ -85,8 +85,8 @@ def scale(run: Path, board: pd.DataFrame) -> str:
         recorded = json.loads(side.read_text())["config"]
         made = config.load(recorded["paths"], PAPER, recorded["overrides"], FIGURE)
         return digest.run_scale(run, {FIGURE: cv.figure(made, PAPER, FIGURE)})
-    name = run.as_posix() if run.resolve() != Path.cwd().resolve() else "."
-    return f"run {name}, {board.setting.nunique()} settings (its config is not recorded here)"
+    name = run.as_posix() if run.resolve() != Path.cwd().resolve() else "the current folder"
+    return f"run in {name}, {board.setting.nunique()} settings (its config is not recorded here)"
 
 
 def read_run(run: Path) -> Run:
