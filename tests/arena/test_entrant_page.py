@@ -70,8 +70,12 @@ def _row(horizon: int, field: str, setting: str, algorithm: str, regret: float |
     return row
 
 
+PUBLISHED_ONLY = {"s1": 45.0, "s2": 30.0, "s3": 60.0}  # "pub": an index method at its constant
+MODELS["pub"] = CONVERSIONS
+
+
 def _board() -> pd.DataFrame:
-    rows = []
+    rows = [_row(T, PUBLISHED, s, "pub", r / 100) for s, r in PUBLISHED_ONLY.items()]
     for horizon in (T // 10, T):
         for field in (MATCHED, PUBLISHED):
             for setting, regrets in REGRET.items():
@@ -79,7 +83,9 @@ def _board() -> pd.DataFrame:
                     if regret is not None and (horizon != T or field != MATCHED):
                         regret = regret / 100  # lower everywhere else: never the page's
                     rows.append(_row(horizon, field, setting, algorithm, regret))
-    board = pd.DataFrame(rows, columns=leaderboard.COLUMNS)
+    board = pd.DataFrame(rows, columns=leaderboard.COLUMNS).sort_values(
+        ["horizon", "field"], kind="stable", ignore_index=True
+    )
     at = (board.horizon == T) & (board.field == MATCHED) & board.applicable
     best = board[at].groupby("setting").regret.transform("min")
     board.loc[at, "ratio"] = board.regret[at] / best
@@ -288,3 +294,26 @@ def test_the_scale_of_a_subset_run_says_it_is_one(tmp_path: Path, monkeypatch) -
     assert entrant_page.read_run(run).scale == (
         "run in the current folder, 3 settings (its config is not recorded here)"
     )
+
+
+def test_an_index_method_at_its_paper_s_constant_is_read_in_the_published_comparison() -> None:
+    board = _board()
+    assert entrant_page.comparison(board, "pub") == PUBLISHED
+    assert entrant_page.comparison(board, "mine") == MATCHED
+    rows = entrant_page.setting_rows(board, "pub")
+    own = rows[rows.role == entrant_page.ENTRANT].set_index("setting").regret
+    assert own.to_dict() == {s: r / 100 for s, r in PUBLISHED_ONLY.items()}
+    best = rows[(rows.role == entrant_page.BEST) & (rows.information == CONVERSIONS)]
+    # the published comparison's numbers (the matched ones x 100 would pick mine in s1)
+    assert best.set_index("setting").algorithm.to_dict() == {
+        "s1": "d-ts",
+        "s2": "mine",
+        "s3": "pub",
+    }
+    assert best.set_index("setting").regret["s1"] == 0.4
+
+
+def test_uniform_play_has_no_claim_of_its_own(tmp_path: Path) -> None:
+    run = entrant_page.read_run(_write_run(tmp_path))
+    text = entrant_page.page(run, "uniform")
+    assert "- Claim: none of its own; it is the baseline of the claims" in text

@@ -11,7 +11,9 @@ config (``summary.provenance.json``: the run's scale, ``digest.run_scale``).
 
 The best of a model is the entrant of that model with the lowest mean: in a family, among those
 that apply in every one of its settings (``complete``, as ``answer.sentences`` chooses); in a
-setting, among those that apply there, in the matched comparison at the last horizon. The lowest
+setting, among those that apply there, in the entrant's comparison (``comparison``: the matched
+one, or the published one for an index method at its paper's constant) at the last horizon. The
+lowest
 of several means is biased low (the winner's curse): its interval is that entrant's, not a
 correction for having chosen it.
 
@@ -36,7 +38,7 @@ from matplotlib import ticker
 from delayed_bandits import config, grid, tables
 from delayed_bandits import curves as cv
 from delayed_bandits.arena import answer, digest, leaderboard
-from delayed_bandits.arena.entrants import INFORMATION, MATCHED
+from delayed_bandits.arena.entrants import INFORMATION, MATCHED, PUBLISHED
 from delayed_bandits.errors import BadParameter
 from delayed_bandits.style import reader
 
@@ -44,6 +46,8 @@ PAPER = "arena"
 FIGURE = "regret"
 CLAIM = "better-than-uniform-{}"
 """The id of an entrant's automatic claim (``arena.claims``), by entrant id."""
+BASELINE = "uniform"
+"""The entrant those claims compare with, which has none."""
 MAKE = "snakemake --cores 2 {run}results/arena/regret/{table}"
 """The command that makes a table of a run (by run prefix and table file name)."""
 ENTRANT = "entrant"
@@ -158,18 +162,27 @@ def family_rows(families: pd.DataFrame, entrant: str) -> pd.DataFrame:
     return out.drop(columns=["_f", "_r", "_m"]).reset_index(drop=True)
 
 
-def at_horizon(board: pd.DataFrame) -> pd.DataFrame:
-    """The leaderboard's matched comparison at its last horizon T (``leaderboard.view``)."""
-    return leaderboard.view(board, None, MATCHED)
+def comparison(board: pd.DataFrame, entrant: str) -> str:
+    """The comparison (``entrants.FIELDS``) the page reads of ``entrant``: the matched one, where
+    every entrant is but an index method at its paper's constant, which enters the published one
+    alone."""
+    matched = board[board.field == MATCHED]
+    return MATCHED if (matched.algorithm == entrant).any() else PUBLISHED
+
+
+def at_horizon(board: pd.DataFrame, entrant: str) -> pd.DataFrame:
+    """The leaderboard's rows of ``entrant``'s comparison (``comparison``) at its last horizon T
+    (``leaderboard.view``)."""
+    return leaderboard.view(board, None, comparison(board, entrant))
 
 
 def setting_rows(board: pd.DataFrame, entrant: str) -> pd.DataFrame:
-    """Per setting of the matched comparison at T (``at_horizon``) where ``entrant`` applies, in
+    """Per setting of the entrant's comparison at T (``at_horizon``) where ``entrant`` applies, in
     board order: its row (``role`` entrant: ``regret`` with ``regret_lo``/``regret_hi``,
     ``ratio`` to the comparison's best, ``verdict``, ``model_verdict``...) and, for each
     information model, the applicable row with the lowest mean ``regret`` (``role`` best).
     ``is_entrant``: the row is the entrant's own."""
-    rows = at_horizon(board)
+    rows = at_horizon(board, entrant)
     live = rows[rows.applicable.astype(bool)]
     own = live[live.algorithm == entrant]
     live = live[live.setting.isin(own.setting)]
@@ -189,7 +202,7 @@ def setting_rows(board: pd.DataFrame, entrant: str) -> pd.DataFrame:
 def not_applicable(board: pd.DataFrame, entrant: str) -> pd.DataFrame:
     """The settings at T where ``entrant`` does not apply, with the leaderboard's ``reason``
     (columns setting, reason), in board order."""
-    rows = at_horizon(board)
+    rows = at_horizon(board, entrant)
     rows = rows[(rows.algorithm == entrant) & ~rows.applicable.astype(bool)]
     return rows[["setting", "reason"]].reset_index(drop=True)
 
@@ -234,7 +247,7 @@ def _runs(values: Iterable[Any]) -> str:
 def facts(run: Run, entrant: str) -> dict[str, Any]:
     """What the page's title and captions say of the run and the entrant: its label,
     information model, whether it is told T, the run's scale, T and its paired runs per cell."""
-    rows = at_horizon(run.board)
+    rows = at_horizon(run.board, entrant)
     own = rows[rows.algorithm == entrant]
     first = own.iloc[0]
     return {
@@ -247,6 +260,7 @@ def facts(run: Run, entrant: str) -> dict[str, Any]:
         "runs": _runs(rows.n_runs[rows.applicable.astype(bool)]),
         "family_runs": _runs(run.families.n_runs),
         "settings": int(rows.setting.nunique()),
+        "comparison": comparison(run.board, entrant),
     }
 
 
@@ -355,7 +369,9 @@ def page(
         )
         out.extend(f"  - `{r.setting}`: {r.reason}" for r in absent.itertuples(index=False))
     claim_id = CLAIM.format(entrant)
-    if run.claims is None:
+    if entrant == BASELINE:
+        out.append(f"- Claim: none of its own; it is the baseline of the claims `{claim_id}`.")
+    elif run.claims is None:
         out.append(f"- Claim `{claim_id}`: the run has no claims.json.")
     elif not said:
         out.append(f"- Claim `{claim_id}`: not among the run's claims.")
@@ -380,7 +396,7 @@ def page(
         out += [f"![per family]({figures['families']})", ""]
     out += [families_table(fam, entrant), ""]
     out += [
-        f"## Per setting at T = {f['horizon']:,}: mean regret (matched comparison)",
+        f"## Per setting at T = {f['horizon']:,}: mean regret ({f['comparison']} comparison)",
         "",
         "The entrant's mean regret with its bootstrap 95 % interval (`leaderboard.csv`), its ratio "
         "to the comparison's best, the tie rule's verdict over the comparison and within its "
@@ -691,7 +707,7 @@ def settings_figure(run: Run, entrant: str) -> list[plt.Figure]:
             textwrap.fill(
                 reader(
                     f"{entrant} ({f['label']}) against the best of each information model, per "
-                    f"setting (matched comparison){page_note}: {scale_phrase(f['scale'])}, "
+                    f"setting ({f['comparison']} comparison){page_note}: {scale_phrase(f['scale'])}, "
                     f"T = {f['horizon']:,}, {f['runs']} paired runs per setting; bootstrap 95 % "
                     "intervals of the mean"
                 ),
