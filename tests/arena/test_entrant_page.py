@@ -129,7 +129,8 @@ def _write_run(root: Path, families: bool = True, claims: bool = True) -> Path:
         said = [
             {
                 "id": f"better-than-uniform-{name}",
-                "statement": f"{name}, where it applies, ends with less regret than uniform play",
+                "statement": f"{name}, where it applies, ends with less regret than uniform "
+                "play (base rate 0.4)",
                 "holds": holds,
                 "measured": f"{name}: s1: 0.125 x uniform; s2: 0.0667 x uniform",
             }
@@ -184,7 +185,10 @@ def test_the_page_quotes_the_tables(tmp_path: Path) -> None:
         in text
     )
     # one claim per base rate; another entrant's whose id starts with this one's is not its
-    assert "- Its automatic claim (mine-rate0.4, where it applies, ends with less regret" in text
+    assert (
+        "- Its automatic claim (one per base rate): mine-rate0.4, where it applies, ends with less "
+        "regret than uniform play.\n"
+    ) in text
     assert (
         "  - `better-than-uniform-mine-rate0.4`: **fails**; measured: mine-rate0.4: s1: 0.125 x "
         "uniform; s2: 0.0667 x uniform\n  - `better-than-uniform-mine-rate0.02`: **inconclusive**"

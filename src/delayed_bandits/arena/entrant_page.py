@@ -376,7 +376,9 @@ def page(
     elif not said:
         out.append(f"- Claim `{claim_id}`: not among the run's claims.")
     else:
-        out.append(f"- Its automatic claim ({said[0].get('statement', '')}):")
+        statement = re.sub(r" \(base rate [^)]*\)$", "", str(said[0].get("statement", "")))
+        per_rate = " (one per base rate)" if len(said) > 1 else ""
+        out.append(f"- Its automatic claim{per_rate}: {statement}.")
         out.extend(
             f"  - `{c['id']}`: **{verdict_word(c.get('holds'))}**; measured: "
             f"{c.get('measured', '')}"
