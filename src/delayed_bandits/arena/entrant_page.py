@@ -414,7 +414,8 @@ def page(
             if count > 1
             else [figures["settings"]]
         )
-        out += [f"![per setting]({path})" for path in shown] + [""]
+        for path in shown:
+            out += [f"![per setting]({path})", ""]
     out += [settings_table(per) if not per.empty else "It applies in no setting.", ""]
     return "\n".join(out)
 
