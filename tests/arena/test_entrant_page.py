@@ -16,6 +16,7 @@ import pytest
 
 from delayed_bandits import tables
 from delayed_bandits.arena import answer, entrant_page, leaderboard
+from delayed_bandits.arena.cli import TABLES
 from delayed_bandits.arena.entrants import CONVERSIONS, LABELLED, MATCHED, NONE, PUBLISHED
 from delayed_bandits.cli import main
 from delayed_bandits.errors import BadParameter
@@ -119,6 +120,11 @@ def _families() -> pd.DataFrame:
     )[answer.COLUMNS]
 
 
+def _read(root: Path) -> entrant_page.Run:
+    """The run under ``root``, read by the arena's readers, as the command reads it."""
+    return entrant_page.read_run(root, TABLES)
+
+
 def _write_run(root: Path, families: bool = True, claims: bool = True) -> Path:
     folder = entrant_page.results(root)
     folder.mkdir(parents=True)
@@ -176,7 +182,7 @@ def test_the_best_of_each_model_per_setting_reads_the_matched_comparison_at_t() 
 
 
 def test_the_page_quotes_the_tables(tmp_path: Path) -> None:
-    run = entrant_page.read_run(_write_run(tmp_path))
+    run = _read(_write_run(tmp_path))
     text = entrant_page.page(run, "mine", {"families": "families.png"})
     assert "**conversions**: the conversions only" in text
     assert "Told the horizon T: no" in text
@@ -222,7 +228,7 @@ def test_the_page_quotes_the_tables(tmp_path: Path) -> None:
 
 
 def test_a_horizon_tuned_entrant_and_a_run_without_claims(tmp_path: Path) -> None:
-    run = entrant_page.read_run(_write_run(tmp_path, claims=False))
+    run = _read(_write_run(tmp_path, claims=False))
     text = entrant_page.page(run, "qpm-d")
     assert "Told the horizon T: yes" in text
     assert "the run has no claims.json" in text
@@ -236,7 +242,7 @@ def test_an_unknown_entrant_names_the_runs_entrants(tmp_path: Path, capsys) -> N
         match="'theirs' is not in this run's leaderboard; its "
         "entrants: mine, ts, d-ts, qpm-d, uniform",
     ):
-        entrant_page.page(entrant_page.read_run(root), "theirs")
+        entrant_page.page(_read(root), "theirs")
     assert main(["entrant-page", "theirs", "--run", str(root)]) != 0
     assert "its entrants: mine, ts, d-ts, qpm-d, uniform" in capsys.readouterr().err
     assert not (entrant_page.results(root) / "entrants").exists()
@@ -245,7 +251,7 @@ def test_an_unknown_entrant_names_the_runs_entrants(tmp_path: Path, capsys) -> N
 def test_a_run_without_families_names_the_rule(tmp_path: Path, capsys) -> None:
     root = _write_run(tmp_path / "smoke", families=False)
     with pytest.raises(FileNotFoundError, match="the rule `families`"):
-        entrant_page.read_run(root)
+        _read(root)
     assert main(["entrant-page", "mine", "--run", str(root)]) != 0
     err = capsys.readouterr().err
     assert f"snakemake --cores 2 {root.as_posix()}/results/arena/regret/families.csv" in err
@@ -290,12 +296,12 @@ def test_the_scale_of_a_subset_run_says_it_is_one(tmp_path: Path, monkeypatch) -
     run = _write_run(Path("."))
     record = {"config": {"paths": paths, "overrides": overrides}}
     (entrant_page.results(run) / "summary.provenance.json").write_text(json.dumps(record))
-    text = entrant_page.page(entrant_page.read_run(run), "mine")
+    text = entrant_page.page(_read(run), "mine")
     title = text.splitlines()[0]
     assert title.startswith("# `mine` (MINE) in the arena: standard scale, a subset: 1 of "), title
     assert "(only: uniform-K3-large)" in title
     (entrant_page.results(run) / "summary.provenance.json").unlink()
-    assert entrant_page.read_run(run).scale == (
+    assert _read(run).scale == (
         "run in the current folder, 3 settings (its config is not recorded here)"
     )
 
@@ -318,6 +324,6 @@ def test_an_index_method_at_its_paper_s_constant_is_read_in_the_published_compar
 
 
 def test_uniform_play_has_no_claim_of_its_own(tmp_path: Path) -> None:
-    run = entrant_page.read_run(_write_run(tmp_path))
+    run = _read(_write_run(tmp_path))
     text = entrant_page.page(run, "uniform")
     assert "- Claim: none of its own; it is the baseline of the claims" in text

@@ -188,7 +188,7 @@ def _entrant_page(args: argparse.Namespace) -> None:
     from delayed_bandits import plotting
     from delayed_bandits.arena import entrant_page
 
-    run = entrant_page.read_run(args.run)
+    run = entrant_page.read_run(args.run, TABLES)
     entrant_page.check_entrant(run.board, args.name)
     out = args.out or entrant_page.results(args.run) / "entrants" / args.name
     out.mkdir(parents=True, exist_ok=True)

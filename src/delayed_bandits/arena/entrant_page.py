@@ -13,8 +13,7 @@ The best of a model is the entrant of that model with the lowest mean: in a fami
 that apply in every one of its settings (``complete``, as ``answer.sentences`` chooses); in a
 setting, among those that apply there, in the entrant's comparison (``comparison``: the matched
 one, or the published one for an index method at its paper's constant) at the last horizon. The
-lowest
-of several means is biased low (the winner's curse): its interval is that entrant's, not a
+lowest of several means is biased low (the winner's curse): its interval is that entrant's, not a
 correction for having chosen it.
 
 Every function here is pure but ``read_run``; the command (``arena/cli.py``) writes the page and
@@ -28,7 +27,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -93,11 +92,16 @@ def scale(run: Path, board: pd.DataFrame) -> str:
     return f"run in {name}, {board.setting.nunique()} settings (its config is not recorded here)"
 
 
-def read_run(run: Path) -> Run:
+Reader = Callable[[Path, Any], pd.DataFrame]
+"""A table's reader, (path, binding or None) -> the table checked (``arena.cli.TABLES``'s)."""
+
+
+def read_run(run: Path, readers: Mapping[str, Reader]) -> Run:
     """The tables of the run under ``run`` (``.``: the standard run, ``smoke``, ``full``), read
-    and checked by the arena's readers (``arena.cli.TABLES``'s, ``tables.read_table``; None: any
-    config made them). A run without a families table is refused, naming the rule that makes
-    it."""
+    and checked by ``readers``, the arena's (``arena.cli.TABLES``: ``leaderboard`` and
+    ``families``, each ``tables.read_table`` with its columns), whatever config made them. A run
+    without a families table is refused, naming the rule that makes it; claims.json, where
+    present, is checked against its record (``tables.read_recorded``)."""
     folder = results(run)
     path = folder / "families.csv"
     if not (folder / "leaderboard.csv").is_file():
@@ -112,13 +116,8 @@ def read_run(run: Path) -> Run:
             f"it with `{make_command(run, 'families.csv')}` (then the run's --configfile, e.g. "
             "--configfile config/smoke.yaml for smoke/)"
         )
-    board = tables.read_table(
-        folder / "leaderboard.csv",
-        leaderboard.COLUMNS,
-        ["horizon", "field", "setting", "algorithm"],
-        None,
-    )
-    families = tables.read_table(path, answer.COLUMNS, ["family", "algorithm"], None)
+    board = readers["leaderboard"](folder / "leaderboard.csv", None)
+    families = readers["families"](path, None)
     claims_path = folder / "claims.json"
     claims = json.loads(tables.read_recorded(claims_path, None)) if claims_path.is_file() else None
     return Run(run, board, families, claims, scale(run, board))
