@@ -38,6 +38,7 @@ from delayed_bandits import config, grid, tables
 from delayed_bandits import curves as cv
 from delayed_bandits.arena import answer, digest, leaderboard
 from delayed_bandits.arena.entrants import INFORMATION, MATCHED, PUBLISHED
+from delayed_bandits.claims import word
 from delayed_bandits.errors import BadParameter
 from delayed_bandits.style import reader
 
@@ -162,9 +163,9 @@ def family_rows(families: pd.DataFrame, entrant: str) -> pd.DataFrame:
 
 
 def comparison(board: pd.DataFrame, entrant: str) -> str:
-    """The comparison (``entrants.FIELDS``) the page reads of ``entrant``: the matched one, where
-    every entrant is but an index method at its paper's constant, which enters the published one
-    alone."""
+    """The comparison (``entrants.FIELDS``) the page reads of ``entrant``: the matched one, which
+    every entrant enters but an index method at its paper's constant (it enters the published
+    one alone)."""
     matched = board[board.field == MATCHED]
     return MATCHED if (matched.algorithm == entrant).any() else PUBLISHED
 
@@ -211,11 +212,6 @@ def claim(claims: list[dict[str, Any]] | None, entrant: str) -> list[dict[str, A
     per base rate, ``CLAIM-rate<r>``, where the run has several (``arena.claims``)."""
     wanted = re.compile(re.escape(CLAIM.format(entrant)) + r"(-rate[0-9.e+-]+)?")
     return [c for c in claims or () if wanted.fullmatch(str(c.get("id", "")))]
-
-
-def verdict_word(holds: bool | None) -> str:
-    """How a claim's verdict reads: holds, fails, inconclusive."""
-    return {True: "holds", False: "fails", None: "inconclusive"}[holds]
 
 
 # --- the page -----------------------------------------------------------------------------------
@@ -379,8 +375,7 @@ def page(
         per_rate = " (one per base rate)" if len(said) > 1 else ""
         out.append(f"- Its automatic claim{per_rate}: {statement}.")
         out.extend(
-            f"  - `{c['id']}`: **{verdict_word(c.get('holds'))}**; measured: "
-            f"{c.get('measured', '')}"
+            f"  - `{c['id']}`: **{word(c.get('holds'))}**; measured: {c.get('measured', '')}"
             for c in said
         )
     out += [
