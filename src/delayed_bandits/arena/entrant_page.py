@@ -699,12 +699,12 @@ def settings_figure(run: Run, entrant: str) -> list[plt.Figure]:
         _log_axis(ax, ends)
         ax.set_xlabel(f"mean pseudo-regret at T = {f['horizon']:,} (log scale)", fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
-        page_note = f" (page {n} of {len(chunks)})" if len(chunks) > 1 else ""
+        page_note = f", page {n} of {len(chunks)}" if len(chunks) > 1 else ""
         fig.suptitle(
             textwrap.fill(
                 reader(
                     f"{entrant} ({f['label']}) against the best of each information model, per "
-                    f"setting ({f['comparison']} comparison){page_note}: {scale_phrase(f['scale'])}, "
+                    f"setting ({f['comparison']} comparison{page_note}): {scale_phrase(f['scale'])}, "
                     f"T = {f['horizon']:,}, {f['runs']} paired runs per setting; bootstrap 95 % "
                     "intervals of the mean"
                 ),
