@@ -245,7 +245,7 @@ def test_an_unknown_entrant_names_the_runs_entrants(tmp_path: Path, capsys) -> N
         entrant_page.page(_read(root), "theirs")
     assert main(["entrant-page", "theirs", "--run", str(root)]) != 0
     assert "its entrants: mine, ts, d-ts, qpm-d, uniform" in capsys.readouterr().err
-    assert not (entrant_page.results(root) / "entrants").exists()
+    assert not (root / "entrants").exists()
 
 
 def test_a_run_without_families_names_the_rule(tmp_path: Path, capsys) -> None:
@@ -271,7 +271,8 @@ def test_the_command_writes_the_page_and_its_figures(tmp_path: Path) -> None:
     assert (out / "settings.pdf").read_bytes()[:5] == b"%PDF-"
     # the default folder: beside the run's tables
     assert main(["entrant-page", "d-ts", "--run", str(root)]) == 0
-    assert (entrant_page.results(root) / "entrants" / "d-ts" / "page.md").is_file()
+    assert (root / "entrants" / "d-ts" / "page.md").is_file()
+    assert not (root / "results" / "arena" / "regret" / "entrants").exists()
 
 
 def test_a_run_of_many_settings_gets_a_page_of_figures_each(tmp_path: Path, monkeypatch) -> None:

@@ -80,7 +80,7 @@ def add_commands(sub: Any) -> None:
         "--out",
         type=Path,
         help=f"the folder to write {PAGE_FILE} and the figures to (default: "
-        "<run>/results/arena/regret/entrants/<id>)",
+        "<run>/entrants/<id>, beside the run's results/, never in it: `verify` checks that tree)",
     )
 
     p = sub.add_parser(
@@ -190,7 +190,7 @@ def _entrant_page(args: argparse.Namespace) -> None:
 
     run = entrant_page.read_run(args.run, TABLES)
     entrant_page.check_entrant(run.board, args.name)
-    out = args.out or entrant_page.results(args.run) / "entrants" / args.name
+    out = args.out or entrant_page.default_out(args.run, args.name)
     out.mkdir(parents=True, exist_ok=True)
     drawn = entrant_page.figures(run, args.name)
     pages = {}

@@ -72,6 +72,13 @@ def results(run: Path) -> Path:
     return run / "results" / PAPER / FIGURE
 
 
+def default_out(run: Path, entrant: str) -> Path:
+    """Where the page of ``entrant`` goes by default: ``<run>/entrants/<id>/``, beside the run's
+    results/, figures/ and reports/, not in them (``verify`` holds those to the run's checksums,
+    and a page is no output of the workflow)."""
+    return run / "entrants" / entrant
+
+
 def make_command(run: Path, table: str) -> str:
     """The command that makes ``table`` (``families.csv``: the rule ``families``) of the run under
     ``run`` (to be given the run's ``--configfile`` for a run of an overlay)."""
