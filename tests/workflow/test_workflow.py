@@ -108,6 +108,22 @@ def test_pikeburke_band_and_reimplementation_curves(smoke_run: Path) -> None:
 
 
 @pytest.mark.slow
+def test_the_families_and_an_entrants_page_come_from_the_smoke_run(
+    smoke_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workflow makes the answer per regime family; entrant-page reads it with the
+    leaderboard, and the page carries the family table's numbers."""
+    families = pd.read_csv(smoke_run / "smoke/results/arena/regret/families.csv")
+    ts = families[families.algorithm == "ts"]
+    assert len(ts) == families.family.nunique() and (ts.ratio == 1.0).all()
+    monkeypatch.chdir(smoke_run)
+    main(["entrant-page", "d-ts", "--run", "smoke", "--out", str(tmp_path)])
+    page = (tmp_path / "page.md").read_text()
+    row = families[families.algorithm == "d-ts"].iloc[0]
+    assert row.family in page and f"{row.ratio:.3g}" in page
+
+
+@pytest.mark.slow
 def test_rerun_has_nothing_to_do_and_single_rule_audit(smoke_run: Path) -> None:
     dry = snakemake(smoke_run, "-n")
     assert dry.returncode == 0
