@@ -260,6 +260,14 @@ REJECTED: dict[str, tuple[Mutation, list[str]]] = {
             "allowed: uniform,",
         ],
     ),
+    "screen-runs-negative": (
+        lambda c: c["papers"]["arena"]["regret"]["statistics"].update(screen_runs=-1),
+        ["papers.arena.regret.statistics.screen_runs", "-1"],
+    ),
+    "screen-runs-not-an-integer": (
+        lambda c: c["papers"]["arena"]["regret"]["statistics"].update(screen_runs=2.5),
+        ["papers.arena.regret.statistics.screen_runs", "2.5"],
+    ),
     "grid-keys-move-together": (
         lambda c: c["papers"]["arena"]["regret"]["grid"][1].update(values=[[0.4, 0.2], [0.02]]),
         ["papers.arena.regret.grid.1.values", "[0.02]", "a list of 2 numbers"],

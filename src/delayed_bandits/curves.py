@@ -26,11 +26,13 @@ def figure(config: Mapping[str, Any], paper: str, fig: str) -> Mapping[str, Any]
 JOB_KINDS = ("per_figure", "per_setting", "per_curve")
 
 
-def replication_limit(fig: Mapping[str, Any]) -> int:
-    """How many replications a figure's runs may have: its ``replications``, and the fresh ones
-    of a second stage where its ``statistics`` ask for one (``race_runs``: the arena's racing,
-    ``delayed_bandits.arena.racing``), which take the indices after them."""
-    return int(fig["replications"]) + int((fig.get("statistics") or {}).get("race_runs", 0))
+def first_stage(fig: Mapping[str, Any]) -> int:
+    """The replications every curve of the figure runs, its shards': all its ``replications``,
+    or the screen's where its ``statistics`` ask for one (``screen_runs``: the arena's screen,
+    ``delayed_bandits.arena.screening``; its contest runs the rest for the contenders alone)."""
+    from delayed_bandits.arena.screening import stages  # the arena's, read by generic layout
+
+    return stages(fig.get("statistics") or {}, int(fig["replications"]))[0]
 
 
 def simulate_jobs(fig: Mapping[str, Any]) -> str:

@@ -37,18 +37,15 @@ from typing import Any, Collection, Mapping
 import numpy as np
 from scipy import stats as sps
 
-from delayed_bandits.arena.ties import WORSE, excess, verdict
-
-SCREEN_RUNS = 10
-"""The default first stage: about 10 paired runs of every entrant in every setting (figure key
-``statistics.screen_runs``)."""
+from delayed_bandits.arena.ties import STATISTICS, WORSE, excess, verdict
 
 
 def stages(stats: Mapping[str, Any], replications: int) -> tuple[int, int]:
     """(runs of the screen, runs in all) of a figure whose ``statistics`` ask for
     ``screen_runs`` of its ``replications``: one stage (the screen is everything) when
-    ``screen_runs`` is 0 or at least ``replications``."""
-    first = int(stats.get("screen_runs", SCREEN_RUNS))
+    ``screen_runs`` is 0 (the default, ``ties.STATISTICS``: a figure screens only where its
+    config asks) or at least ``replications``."""
+    first = int(stats.get("screen_runs", STATISTICS["screen_runs"]))
     if first <= 0 or first >= replications:
         return replications, replications
     return first, replications
