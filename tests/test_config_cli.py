@@ -429,9 +429,9 @@ def test_titles_and_captions_state_the_run_s_own_scale(tmp_path: Path) -> None:
 
     standard = arena()
     assert standard["title"].endswith("(standard scale; citable: make arena-full)")
-    assert standard["caption"].startswith("The arena at its standard scale (8 runs, T = 20,000,")
+    assert standard["caption"].startswith("The arena at its standard scale (10 runs, T = 20,000,")
     smoke = arena(SMOKE)
-    assert smoke["title"].endswith("(smoke scale)") and "(2 runs, T = 2,000," in smoke["caption"]
+    assert smoke["title"].endswith("(smoke scale)") and "(4 runs, T = 2,000," in smoke["caption"]
     overlay = _write(
         tmp_path / "mine.yaml",
         {

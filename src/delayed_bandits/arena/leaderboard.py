@@ -418,7 +418,8 @@ def screen_plan(
 
 def _held(
     regrets: pd.DataFrame,
-    where: str,
+    name: str,
+    t: int,
     everywhere: set[str],
     members: Collection[str],
     first: int,
@@ -431,7 +432,7 @@ def _held(
     given), is an error naming it."""
     if first < total and list(regrets.index) != list(range(total)):
         raise ConfigError(
-            f"{where}: the runs hold replications {regrets.index.min()}-{regrets.index.max()} "
+            f"{name} at t = {t}: the runs hold replications {regrets.index.min()}-{regrets.index.max()} "
             f"({len(regrets)}); the figure's two stages have 0-{total - 1} (the screen's "
             f"0-{first - 1}, the contest's {first}-{total - 1}): give the contest's runs too"
         )
@@ -442,8 +443,8 @@ def _held(
         missing = list(want.difference(held))
         if missing:
             raise ConfigError(
-                f"{where}/{algorithm}: replications {missing} missing, which the setting's other "
-                "algorithms have (a paired comparison needs every one)"
+                f"{name}/{algorithm}: replications {missing} missing at t = {t}, which the "
+                "setting's other algorithms have (a paired comparison needs every one)"
             )
         if algorithm in everywhere:
             out.loc[out.index >= first, algorithm] = np.nan
@@ -507,8 +508,7 @@ def build(
         everywhere = members - set(_contenders(fig, groups, stopped))
         for (t, name), regrets in wide.items():
             if name == point.id:
-                where = f"{name} at t = {t}"
-                wide[t, name] = _held(regrets, where, everywhere, members, first, total)
+                wide[t, name] = _held(regrets, name, t, everywhere, members, first, total)
     out = []
     for horizon in horizons(fig):
         for point, raw_setting in points.items():
