@@ -20,7 +20,7 @@ entrant (a later file's rows replace an earlier one's), and prints the CPU-hours
 - (a) every entrant ``replications`` runs of every setting (one stage: the design before
   screening);
 - (b) the config's design, screen then contend (docs/decisions/arena.md#screening): each
-  figure's ``statistics.screen_runs`` runs of every entrant (``screening.stages``: all its runs
+  figure's ``statistics.screen_runs`` runs of every entrant (``curves.stages``: all its runs
   where the figure has one stage), then the rest only for the contenders. An entrant is taken to
   stop where the committed digest's median ratio to the best at T exceeds ``--stop-ratio`` at
   every base rate, unless a named claim compares it (``claims.KEPT``), which never stops.
@@ -42,8 +42,8 @@ import numpy as np
 
 from delayed_bandits import algorithms, grid, provenance, seeds
 from delayed_bandits import config as cfg
+from delayed_bandits import curves as cv
 from delayed_bandits.arena.claims import KEPT
-from delayed_bandits.arena.screening import stages
 from delayed_bandits.arena.ties import statistics
 from delayed_bandits.simulate import _Curves
 from delayed_bandits.tables import curve_key
@@ -161,7 +161,7 @@ def estimate(paths: list[Path], digest: Path, ratio: float) -> dict[str, dict[st
     cost: dict[str, dict[str, float]] = {"a": defaultdict(float), "b": defaultdict(float)}
     missing = set()
     for figure, fig in config["papers"][PAPER].items():
-        screen, runs = stages(statistics(fig), int(fig["replications"]))
+        screen, runs = cv.stages(statistics(fig), int(fig["replications"]))
         for setting in grid.settings(fig):
             key = _key(fig, figure, setting)
             if (*key, DRAW) not in timed:

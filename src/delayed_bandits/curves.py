@@ -26,12 +26,23 @@ def figure(config: Mapping[str, Any], paper: str, fig: str) -> Mapping[str, Any]
 JOB_KINDS = ("per_figure", "per_setting", "per_curve")
 
 
+def stages(stats: Mapping[str, Any], replications: int) -> tuple[int, int]:
+    """(runs of the screen, runs in all) of a figure whose ``statistics`` ask for
+    ``screen_runs`` of its ``replications`` (the arena's screen, then contest,
+    ``delayed_bandits.arena.screening``, which reads it from here): one stage (the screen is
+    everything) when ``screen_runs`` is 0 (the default, ``arena.ties.STATISTICS``: a figure
+    screens only where its config asks) or at least ``replications``. Here, below the arena,
+    so that the layout of every figure's shards can read it."""
+    first = int(stats.get("screen_runs", 0))
+    if first <= 0 or first >= replications:
+        return replications, replications
+    return first, replications
+
+
 def first_stage(fig: Mapping[str, Any]) -> int:
     """The replications every curve of the figure runs, its shards': all its ``replications``,
-    or the screen's where its ``statistics`` ask for one (``screen_runs``: the arena's screen,
-    ``delayed_bandits.arena.screening``; its contest runs the rest for the contenders alone)."""
-    from delayed_bandits.arena.screening import stages  # the arena's, read by generic layout
-
+    or the screen's where its ``statistics`` ask for one (``stages``; the contest runs the rest
+    for the contenders alone)."""
     return stages(fig.get("statistics") or {}, int(fig["replications"]))[0]
 
 

@@ -87,8 +87,8 @@ def _pooled(raw: pd.DataFrame, plan: dict) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def made() -> tuple[pd.DataFrame, dict, pd.DataFrame]:
     raw = _runs()
-    plan = leaderboard.screen_plan(raw[raw.replication < FIRST], FIG, keep=())
-    board = leaderboard.build(_pooled(raw, plan), FIG, SEED, "regret", keep=())
+    plan = leaderboard.screen_plan(raw[raw.replication < FIRST], FIG)
+    board = leaderboard.build(_pooled(raw, plan), FIG, SEED, "regret")
     return raw, plan, board
 
 
@@ -142,7 +142,7 @@ def test_a_one_stage_run_makes_the_same_board_as_the_pooled_runs(made) -> None:
     """A replication's draws depend on its setting and index alone, so the runs a stopped
     entrant did not get are those a one-stage run has, and the board leaves them out."""
     raw, _, board = made
-    pd.testing.assert_frame_equal(board, leaderboard.build(raw, FIG, SEED, "regret", keep=()))
+    pd.testing.assert_frame_equal(board, leaderboard.build(raw, FIG, SEED, "regret"))
 
 
 def test_a_stopped_entrant_is_worse_in_every_group_it_belongs_to(made) -> None:
@@ -165,12 +165,12 @@ def test_a_stopped_entrant_is_worse_in_every_group_it_belongs_to(made) -> None:
 
 def test_the_entrants_a_claim_compares_never_stop() -> None:
     raw = _runs()
-    plan = leaderboard.screen_plan(raw[raw.replication < FIRST], FIG)
+    plan = leaderboard.screen_plan(raw[raw.replication < FIRST], FIG, claims.KEPT)
     kept = claims.KEPT & set(FACTORS)
     assert {"uniform", "d-ucb", "patient", "ucb1-matched", "qpm-d"} <= kept
     for contenders in plan["settings"].values():
         assert kept <= set(contenders)
-    unkept = leaderboard.screen_plan(raw[raw.replication < FIRST], FIG, keep=())
+    unkept = leaderboard.screen_plan(raw[raw.replication < FIRST], FIG)
     assert any(not kept <= set(c) for c in unkept["settings"].values())  # the keep decides it
 
 
@@ -189,7 +189,7 @@ def test_kept_is_every_entrant_a_named_claim_compares() -> None:
 def test_a_contest_that_is_missing_is_an_error_naming_it(made) -> None:
     raw, plan, _ = made
     with pytest.raises(ConfigError, match="give the contest's runs too"):
-        leaderboard.build(raw[raw.replication < FIRST], FIG, SEED, "regret", keep=())
+        leaderboard.build(raw[raw.replication < FIRST], FIG, SEED, "regret")
     pooled = _pooled(raw, plan)
     setting, contenders = next(iter(plan["settings"].items()))
     cut = pooled[
@@ -199,7 +199,7 @@ def test_a_contest_that_is_missing_is_an_error_naming_it(made) -> None:
     with pytest.raises(
         ConfigError, match=rf"{setting}/{contenders[0]}: replications \[{TOTAL - 1}\] missing"
     ):
-        leaderboard.build(cut, FIG, SEED, "regret", keep=())
+        leaderboard.build(cut, FIG, SEED, "regret")
 
 
 def test_one_stage_has_no_contest_and_every_verdict_at_stage_1() -> None:

@@ -133,13 +133,13 @@ def read_plan(path: Path, made_by: Any) -> dict[str, Any]:
 def _screen(args: argparse.Namespace) -> None:
     from delayed_bandits import provenance, tables
     from delayed_bandits.aggregate import read_shards
-    from delayed_bandits.arena import leaderboard
+    from delayed_bandits.arena import claims, leaderboard
 
     if args.paper != leaderboard.PAPER:
         raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} screens")
     config, fig = load_figure(args)
     made_by = provenance.binding(config, args.paper, args.figure)
-    plan = leaderboard.screen_plan(read_shards(args.shards, made_by), fig)
+    plan = leaderboard.screen_plan(read_shards(args.shards, made_by), fig, claims.KEPT)
     data = json.dumps(plan, indent=2, ensure_ascii=False) + "\n"
     tables.write_recorded(data.encode(), args.out, made_by)
     going = sum(len(a) for a in plan["settings"].values())
@@ -150,13 +150,13 @@ def _screen(args: argparse.Namespace) -> None:
 
 
 def _leaderboard(args: argparse.Namespace) -> None:
-    from delayed_bandits.arena import leaderboard
+    from delayed_bandits.arena import claims, leaderboard
 
     if args.paper != leaderboard.PAPER:
         raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a leaderboard")
 
     def make(raw: Any, config: Mapping[str, Any], fig: Mapping[str, Any]) -> Any:
-        return leaderboard.build(raw, fig, config["seed"], args.figure)
+        return leaderboard.build(raw, fig, config["seed"], args.figure, claims.KEPT)
 
     board, fig = shards_to_table(args, make)
     # what the log keeps: how precise the table is, and what more runs would buy

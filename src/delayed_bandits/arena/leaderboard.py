@@ -61,7 +61,7 @@ from delayed_bandits.arena.entrants import (
     SETTLED,
 )
 from delayed_bandits.arena.problem import Setting
-from delayed_bandits.arena.screening import final_confidence, screen, spend, stages
+from delayed_bandits.arena.screening import final_confidence, screen, spend
 from delayed_bandits.arena.ties import (
     INCONCLUSIVE,
     STATISTICS,
@@ -346,15 +346,6 @@ def _groups(fig: Mapping[str, Any], st: Setting) -> dict[Group, list[str]]:
     return out
 
 
-def _kept(keep: Collection[str] | None) -> Collection[str]:
-    """The entrants the screen never stops: ``keep``, by default those a named claim compares."""
-    if keep is not None:
-        return keep
-    from delayed_bandits.arena.claims import KEPT  # claims reads this module: imported here
-
-    return KEPT
-
-
 def _stops(
     regrets: pd.DataFrame,
     groups: Mapping[Group, list[str]],
@@ -392,17 +383,18 @@ def _contenders(
 
 
 def screen_plan(
-    raw: pd.DataFrame, fig: Mapping[str, Any], keep: Collection[str] | None = None
+    raw: pd.DataFrame, fig: Mapping[str, Any], keep: Collection[str] = ()
 ) -> dict[str, Any]:
     """The contest the screen's runs ``raw`` ask for (``screening``): its replications
     ``first`` to ``last`` and, per setting, the contenders that run them (``_contenders``, of
     the screen in each group at the last horizon); no setting where the figure has one stage.
-    ``keep`` defaults to the entrants a named claim compares (``claims.KEPT``)."""
+    The entrants of ``keep`` never stop: the workflow's commands pass those a named claim
+    compares (``claims.KEPT``, which reads this module)."""
     stats = statistics(fig)
-    first, total = stages(stats, int(fig["replications"]))
+    first, total = cv.stages(stats, int(fig["replications"]))
     settings: dict[str, list[str]] = {}
     if first < total:
-        keep, horizon = _kept(keep), horizons(fig)[-1]
+        horizon = horizons(fig)[-1]
         alpha_1 = spend(stats["confidence"], first, total)[0]
         at = raw[(raw.t == horizon) & (raw.replication < first)]
         for point, raw_setting in grid.selected(fig).items():
@@ -456,7 +448,7 @@ def build(
     fig: Mapping[str, Any],
     seed: int,
     figure: str,
-    keep: Collection[str] | None = None,
+    keep: Collection[str] = (),
 ) -> pd.DataFrame:
     """One row per (horizon, field, setting, algorithm of the field), fields in the order of
     ``FIELDS``, settings and algorithms in config order. ``raw`` holds the replications
@@ -474,10 +466,10 @@ def build(
     the order of ``raw`` nor the sharding changes a number. A curve missing from ``raw``
     although it applies, or missing some of the replications it must have, is an error."""
     stats = statistics(fig)
-    first, total = stages(stats, int(fig["replications"]))
+    first, total = cv.stages(stats, int(fig["replications"]))
     alpha_1 = spend(stats["confidence"], first, total)[0]
     confidence = final_confidence(stats["confidence"], first, total)
-    keep, last = _kept(keep), horizons(fig)[-1]
+    last = horizons(fig)[-1]
     rounds = np.unique(raw.t.to_numpy())
     halves = {h: _half(rounds, h) for h in horizons(fig)}
     at = raw[raw.t.isin(set(horizons(fig)) | set(halves.values()))]

@@ -32,23 +32,12 @@ measures the whole procedure's false-tie rate and power in simulation.
 from __future__ import annotations
 
 import math
-from typing import Any, Collection, Mapping
+from typing import Collection
 
 import numpy as np
 from scipy import stats as sps
 
-from delayed_bandits.arena.ties import STATISTICS, WORSE, excess, verdict
-
-
-def stages(stats: Mapping[str, Any], replications: int) -> tuple[int, int]:
-    """(runs of the screen, runs in all) of a figure whose ``statistics`` ask for
-    ``screen_runs`` of its ``replications``: one stage (the screen is everything) when
-    ``screen_runs`` is 0 (the default, ``ties.STATISTICS``: a figure screens only where its
-    config asks) or at least ``replications``."""
-    first = int(stats.get("screen_runs", STATISTICS["screen_runs"]))
-    if first <= 0 or first >= replications:
-        return replications, replications
-    return first, replications
+from delayed_bandits.arena.ties import WORSE, excess, verdict
 
 
 def spend(confidence: float, first: int, total: int) -> tuple[float, float]:
