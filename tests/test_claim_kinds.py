@@ -138,10 +138,15 @@ def _read_runs(results: Path, paper: str, figure: str) -> Runs:
 
 
 def _claims(
-    runs: pd.DataFrame, events: pd.DataFrame, paper: str, figure: str
+    runs: pd.DataFrame,
+    events: pd.DataFrame,
+    paper: str,
+    figure: str,
+    fig: Mapping[str, Any] | None = None,
 ) -> list[claims.Claim]:
-    """The figure's claims from these runs."""
-    fig = cv.figure(SMOKE, paper, figure)
+    """The figure's claims from these runs (``fig``: the figure's config, by default the smoke
+    run's)."""
+    fig = cv.figure(SMOKE, paper, figure) if fig is None else fig
     tables = {"summary": aggregate.summarise(runs)}
     tables |= {name: MAKE[name](runs, fig, paper, figure) for name in kinds.tables(fig)}
     if kinds.reads_runs(fig):
@@ -162,9 +167,16 @@ def outcomes(results: Path, paper: str, figure: str) -> dict[str, list[claims.Cl
         return {AS_RUN: claims.check(paper, figure, {}, fig)}
     runs, events = _read_runs(results, paper, figure)
     found = {AS_RUN: _claims(runs, events, paper, figure)}
+    # a perturbation reads the screen's runs as a run of one stage, where the figure screens
+    # (the arena's screen, cv.first_stage): the runs every entrant has; the contest's are the
+    # contenders' alone, which a perturbed run (its labels cycled, its curves made equal) would
+    # not have screened the same way
+    first = cv.first_stage(fig)
+    screen = [t[t.replication < first] if not t.empty else t for t in (runs, events)]
+    one = {**fig, "replications": first}
     for name, perturb in PERTURBATIONS.items():
         try:
-            found[name] = _claims(*perturb(runs, events), paper, figure)
+            found[name] = _claims(*perturb(*screen), paper, figure, one)
         except Exception as exc:  # a checker that cannot read such runs: no evidence either way
             warnings.warn(f"{paper} {figure}, {name}: the claims raised {exc!r}", stacklevel=1)
     return found
