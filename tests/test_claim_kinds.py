@@ -105,9 +105,10 @@ def _ratios(runs: pd.DataFrame, fig: Mapping[str, Any], paper: str, figure: str)
 def _leaderboard(
     runs: pd.DataFrame, fig: Mapping[str, Any], paper: str, figure: str
 ) -> pd.DataFrame:
-    from delayed_bandits.arena import leaderboard
+    from delayed_bandits.arena import claims, leaderboard
 
-    return leaderboard.build(runs, fig, SMOKE["seed"], figure)
+    # as the workflow's command makes it: the screen never stops an entrant a claim compares
+    return leaderboard.build(runs, fig, SMOKE["seed"], figure, claims.KEPT)
 
 
 MAKE: dict[str, Callable[[pd.DataFrame, Mapping[str, Any], str, str], pd.DataFrame]] = {
@@ -122,10 +123,12 @@ def test_every_table_a_kind_reads_is_made_here() -> None:
 
 
 def _read_runs(results: Path, paper: str, figure: str) -> Runs:
-    """A figure's runs and event side tables, as the workflow wrote them, read as the claims
-    command reads them."""
+    """A figure's runs and event side tables, as the workflow wrote them (the shards, and the
+    arena's contest where the figure screens: every run pooled), read as the claims command
+    reads them."""
     where = results / paper / figure
-    shards = sorted(p for p in where.rglob("rep*.parquet") if ".events." not in p.name)
+    found = [*where.rglob("rep*.parquet"), *where.rglob("contest*.parquet")]
+    shards = sorted(p for p in found if ".events." not in p.name)
     curves = cv.curves(paper, figure, cv.figure(SMOKE, paper, figure))
     made_by = provenance.binding(SMOKE, paper, figure, curves)
     events = [read_events(p, made_by) for p in sorted(where.rglob("rep*.events.parquet"))]
@@ -135,10 +138,15 @@ def _read_runs(results: Path, paper: str, figure: str) -> Runs:
 
 
 def _claims(
-    runs: pd.DataFrame, events: pd.DataFrame, paper: str, figure: str
+    runs: pd.DataFrame,
+    events: pd.DataFrame,
+    paper: str,
+    figure: str,
+    fig: Mapping[str, Any] | None = None,
 ) -> list[claims.Claim]:
-    """The figure's claims from these runs."""
-    fig = cv.figure(SMOKE, paper, figure)
+    """The figure's claims from these runs (``fig``: the figure's config, by default the smoke
+    run's)."""
+    fig = cv.figure(SMOKE, paper, figure) if fig is None else fig
     tables = {"summary": aggregate.summarise(runs)}
     tables |= {name: MAKE[name](runs, fig, paper, figure) for name in kinds.tables(fig)}
     if kinds.reads_runs(fig):
@@ -159,9 +167,16 @@ def outcomes(results: Path, paper: str, figure: str) -> dict[str, list[claims.Cl
         return {AS_RUN: claims.check(paper, figure, {}, fig)}
     runs, events = _read_runs(results, paper, figure)
     found = {AS_RUN: _claims(runs, events, paper, figure)}
+    # a perturbation reads the screen's runs as a run of one stage, where the figure screens
+    # (the arena's screen, cv.first_stage): the runs every entrant has; the contest's are the
+    # contenders' alone, which a perturbed run (its labels cycled, its curves made equal) would
+    # not have screened the same way
+    first = cv.first_stage(fig)
+    screen = [t[t.replication < first] if not t.empty else t for t in (runs, events)]
+    one = {**fig, "replications": first}
     for name, perturb in PERTURBATIONS.items():
         try:
-            found[name] = _claims(*perturb(runs, events), paper, figure)
+            found[name] = _claims(*perturb(*screen), paper, figure, one)
         except Exception as exc:  # a checker that cannot read such runs: no evidence either way
             warnings.warn(f"{paper} {figure}, {name}: the claims raised {exc!r}", stacklevel=1)
     return found

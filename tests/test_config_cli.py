@@ -115,8 +115,10 @@ def test_smoke_is_an_overlay_of_what_differs() -> None:
 def test_smoke_shards_split_every_figure() -> None:
     smoke = _smoke()
     for fig in smoke["papers"][PAPER].values():
-        # More than one shard per (setting, algorithm), so the smoke run exercises aggregation.
-        assert len(layout.shards(fig["replications"], smoke["shard_size"])) >= 2
+        # More than one shard per (setting, algorithm), so the smoke run exercises aggregation
+        # (of the screen's replications, where a figure screens: its shards hold those alone).
+        size = fig.get("shard_size", smoke["shard_size"])
+        assert len(layout.shards(cv.first_stage(fig), size)) >= 2
 
 
 # --------------------------------------------------------------------------------------------
@@ -259,6 +261,14 @@ REJECTED: dict[str, tuple[Mutation, list[str]]] = {
             "K3 name no listed setting and no other axis' value",
             "allowed: uniform,",
         ],
+    ),
+    "screen-runs-negative": (
+        lambda c: c["papers"]["arena"]["regret"]["statistics"].update(screen_runs=-1),
+        ["papers.arena.regret.statistics.screen_runs", "-1"],
+    ),
+    "screen-runs-not-an-integer": (
+        lambda c: c["papers"]["arena"]["regret"]["statistics"].update(screen_runs=2.5),
+        ["papers.arena.regret.statistics.screen_runs", "2.5"],
     ),
     "grid-keys-move-together": (
         lambda c: c["papers"]["arena"]["regret"]["grid"][1].update(values=[[0.4, 0.2], [0.02]]),
@@ -419,9 +429,9 @@ def test_titles_and_captions_state_the_run_s_own_scale(tmp_path: Path) -> None:
 
     standard = arena()
     assert standard["title"].endswith("(standard scale; citable: make arena-full)")
-    assert standard["caption"].startswith("The arena at its standard scale (8 runs, T = 20,000,")
+    assert standard["caption"].startswith("The arena at its standard scale (10 runs, T = 20,000,")
     smoke = arena(SMOKE)
-    assert smoke["title"].endswith("(smoke scale)") and "(2 runs, T = 2,000," in smoke["caption"]
+    assert smoke["title"].endswith("(smoke scale)") and "(4 runs, T = 2,000," in smoke["caption"]
     overlay = _write(
         tmp_path / "mine.yaml",
         {

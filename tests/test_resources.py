@@ -126,7 +126,8 @@ def test_an_entrant_without_a_kernel_asks_for_time_at_the_reference_rate(root, m
         sum(grid.horizon(fig, s) for s in grid.settings(fig).values()),
     )
     # a curve a job: 200 runs of a compiled curve fit one target, of the slow one 17 of them
-    config, one = {"shard_size": "auto"}, {"simulate_jobs": "per_curve", "replications": 200}
+    one = {"simulate_jobs": "per_curve", "replications": 200, "statistics": {"screen_runs": 0}}
+    config = {"shard_size": "auto"}  # one stage: every curve runs the 200
     assert layout.shard_size(config, "arena", {**fig, **one}) == 200
     assert layout.shard_size(config, "arena", {**with_it, **one}) == 12
 

@@ -3,7 +3,7 @@ once for the two digests that state what a run cost: the arena's (``arena.digest
 digest (``speed``). Each job's last benchmark line is its latest run: ``s`` its wall time,
 ``cpu_s`` its CPU time and ``peak_mb`` its peak memory (0 where Snakemake could not measure it);
 its ``stage`` is the benchmark's name without its replication range (``rep0-9`` is a simulation
-shard, ``race40-79`` racing's second stage, ``summary`` a summary).
+shard, ``contest10-79`` the arena's contest, ``summary`` a summary).
 
 The CPU time is the job's own count, from the last line of its log (``logs/`` mirrors
 ``benchmarks/``: ``done in 12.80 s wall, 12.60 s CPU, ...``, ``cli._done``). Snakemake's

@@ -102,21 +102,14 @@ def merged_args(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any
 
 def shards_to_table(args: argparse.Namespace, make: Any) -> tuple[Any, Mapping[str, Any]]:
     """A table made from a figure's shards (ratios, the leaderboard): the shards read as
-    made by this config (no runs where none are given: a second stage with nothing to race),
-    ``make(shards, config, fig)`` written with its record (``tables.write_table``); the table
-    and the figure's config."""
-    import pandas as pd
-
+    made by this config, ``make(shards, config, fig)`` written with its record
+    (``tables.write_table``); the table and the figure's config."""
     from delayed_bandits import provenance, tables
     from delayed_bandits.aggregate import read_shards
 
     config, fig = load_figure(args)
     made_by = provenance.binding(config, args.paper, args.figure)
-    raw = (
-        read_shards(args.shards, made_by)
-        if args.shards
-        else pd.DataFrame(columns=tables.SHARD_COLUMNS)
-    )
+    raw = read_shards(args.shards, made_by)
     table = make(raw, config, fig)
     tables.write_table(table, args.out, made_by)
     return table, fig

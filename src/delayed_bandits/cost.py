@@ -17,11 +17,13 @@ and the environment's draw apart (the row ``(draw)``). Then
 scales each measured time by the settings it stands for and by the runs each design gives an
 entrant (a later file's rows replace an earlier one's), and prints the CPU-hours of
 
-- (a) every entrant ``replications`` runs of every setting (today's config; the design before
+- (a) every entrant ``replications`` runs of every setting (one stage: the design before
   screening);
-- (b) ``--screen`` runs of every entrant, then the rest only for the contenders: an entrant stops
-  where the committed digest's median ratio to the best at T exceeds ``--stop-ratio`` at both base
-  rates (the regret figure; the window and switching figures keep their runs).
+- (b) the config's design, screen then contend (docs/decisions/arena.md#screening): each
+  figure's ``statistics.screen_runs`` runs of every entrant (``curves.stages``: all its runs
+  where the figure has one stage), then the rest only for the contenders. An entrant is taken to
+  stop where the committed digest's median ratio to the best at T exceeds ``--stop-ratio`` at
+  every base rate, unless a named claim compares it (``claims.KEPT``), which never stops.
 
 Only the simulation is counted: the analysis jobs were about 3 % of the citable run's CPU.
 """
@@ -40,6 +42,9 @@ import numpy as np
 
 from delayed_bandits import algorithms, grid, provenance, seeds
 from delayed_bandits import config as cfg
+from delayed_bandits import curves as cv
+from delayed_bandits.arena.claims import KEPT
+from delayed_bandits.arena.ties import statistics
 from delayed_bandits.simulate import _Curves
 from delayed_bandits.tables import curve_key
 
@@ -132,32 +137,31 @@ def _read(paths: list[Path]) -> dict[tuple, float]:
 
 def stopped(digest: Path, ratio: float) -> set[str]:
     """The entrants whose median ratio to the best at the digest's horizon exceeds ``ratio`` at
-    every base rate (the screen's assumed outcome)."""
+    every base rate and that no named claim compares (``claims.KEPT``): the screen's assumed
+    outcome."""
     d = json.loads(digest.read_text())
     by: dict[str, list[float]] = defaultdict(list)
     for w in d["wins"]:
         if w["horizon"] == d["horizon"]:
             by[w["algorithm"]].append(w["median_ratio"])
-    return {a for a, r in by.items() if len(r) == len(d["base_means"]) and min(r) > ratio}
+    return {
+        a
+        for a, r in by.items()
+        if len(r) == len(d["base_means"]) and min(r) > ratio and a not in KEPT
+    }
 
 
-def estimate(
-    paths: list[Path],
-    digest: Path,
-    screen: int,
-    ratio: float,
-    screened_figures: tuple[str, ...] = ("regret",),
-) -> dict[str, dict[str, float]]:
+def estimate(paths: list[Path], digest: Path, ratio: float) -> dict[str, dict[str, float]]:
     """CPU-hours of the simulation under designs (a) and (b) (module docstring), by figure and
     by entrant: {"a": {...}, "b": {...}}, each with a "total". The screen stops entrants in the
-    figures of ``screened_figures`` only."""
+    figures that screen (``statistics.screen_runs``) only."""
     config = _config()
     timed = _read(paths)
     stop = stopped(digest, ratio)
     cost: dict[str, dict[str, float]] = {"a": defaultdict(float), "b": defaultdict(float)}
     missing = set()
     for figure, fig in config["papers"][PAPER].items():
-        runs = int(fig["replications"])
+        screen, runs = cv.stages(statistics(fig), int(fig["replications"]))
         for setting in grid.settings(fig):
             key = _key(fig, figure, setting)
             if (*key, DRAW) not in timed:
@@ -166,11 +170,11 @@ def estimate(
             ran = [n for n in fig["algorithms"] if (*key, n) in timed]
             for name in [*ran, DRAW]:
                 per_run = timed[(*key, name)]
-                screened = figure in screened_figures and name in stop
+                screened = per_run * (screen if name in stop else runs)
                 cost["a"][name] += per_run * runs
-                cost["b"][name] += per_run * (min(screen, runs) if screened else runs)
+                cost["b"][name] += screened
                 cost["a"][f"figure {figure}"] += per_run * runs
-                cost["b"][f"figure {figure}"] += per_run * (min(screen, runs) if screened else runs)
+                cost["b"][f"figure {figure}"] += screened
     if missing:
         raise SystemExit(f"no timing for {len(missing)} keys, e.g. {sorted(missing)[:3]}")
     for design in cost.values():
@@ -191,16 +195,12 @@ def main() -> None:
     e = sub.add_parser("estimate")
     e.add_argument("timings", type=Path, nargs="+")
     e.add_argument("--digest", type=Path, default=Path("docs/data/arena-full.json"))
-    e.add_argument("--screen", type=int, default=10)
     e.add_argument("--stop-ratio", type=float, default=1.5)
-    e.add_argument("--screened-figures", nargs="*", default=["regret"])
     args = parser.parse_args()
     if args.command == "measure":
         measure(args.reps, args.only, args.out, args.figures, args.regimes, args.skip)
         return
-    result = estimate(
-        args.timings, args.digest, args.screen, args.stop_ratio, tuple(args.screened_figures)
-    )
+    result = estimate(args.timings, args.digest, args.stop_ratio)
     print(f"stopped after the screen: {sorted(stopped(args.digest, args.stop_ratio))}")
     keys = sorted(set(result["a"]) | set(result["b"]), key=lambda k: -result["a"].get(k, 0.0))
     print(f"{'':28s} {'(a) CPU-h':>10s} {'(b) CPU-h':>10s}")

@@ -26,11 +26,24 @@ def figure(config: Mapping[str, Any], paper: str, fig: str) -> Mapping[str, Any]
 JOB_KINDS = ("per_figure", "per_setting", "per_curve")
 
 
-def replication_limit(fig: Mapping[str, Any]) -> int:
-    """How many replications a figure's runs may have: its ``replications``, and the fresh ones
-    of a second stage where its ``statistics`` ask for one (``race_runs``: the arena's racing,
-    ``delayed_bandits.arena.racing``), which take the indices after them."""
-    return int(fig["replications"]) + int((fig.get("statistics") or {}).get("race_runs", 0))
+def stages(stats: Mapping[str, Any], replications: int) -> tuple[int, int]:
+    """(runs of the screen, runs in all) of a figure whose ``statistics`` ask for
+    ``screen_runs`` of its ``replications`` (the arena's screen, then contest,
+    ``delayed_bandits.arena.screening``, which reads it from here): one stage (the screen is
+    everything) when ``screen_runs`` is 0 (the default, ``arena.ties.STATISTICS``: a figure
+    screens only where its config asks) or at least ``replications``. Here, below the arena,
+    so that the layout of every figure's shards can read it."""
+    first = int(stats.get("screen_runs", 0))
+    if first <= 0 or first >= replications:
+        return replications, replications
+    return first, replications
+
+
+def first_stage(fig: Mapping[str, Any]) -> int:
+    """The replications every curve of the figure runs, its shards': all its ``replications``,
+    or the screen's where its ``statistics`` ask for one (``stages``; the contest runs the rest
+    for the contenders alone)."""
+    return stages(fig.get("statistics") or {}, int(fig["replications"]))[0]
 
 
 def simulate_jobs(fig: Mapping[str, Any]) -> str:

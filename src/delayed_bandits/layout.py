@@ -23,15 +23,15 @@ def shards(replications: int, shard_size: int) -> list[tuple[int, int]]:
     return [(a, min(a + shard_size, replications) - 1) for a in range(0, replications, shard_size)]
 
 
-def race_shard_paths(paper: str, figure: str, plan: Mapping[str, Any]) -> list[str]:
-    """The shards of a second stage of runs (``arena.leaderboard.race_plan``): one job per raced
-    setting, its raced algorithms on all the stage's replications ``first`` to ``last``
-    (``<setting>/race<first>-<last>``). A setting's raced curves are a small part of a figure's
-    runs, and a job per curve or per replication would pay an interpreter's start-up and the
-    kernels' load for each of thousands."""
+def contest_paths(paper: str, figure: str, plan: Mapping[str, Any]) -> list[str]:
+    """The shards of the contest, the arena's second stage (``arena.leaderboard.screen_plan``):
+    one job per setting with contenders, its contenders on all the stage's replications
+    ``first`` to ``last`` (``<setting>/contest<first>-<last>``). A setting's contenders are a
+    part of a figure's curves, and a job per curve or per replication would pay an interpreter's
+    start-up and the kernels' load for each of thousands."""
     first, last = int(plan["first"]), int(plan["last"])
     return [
-        f"results/{paper}/{figure}/{setting}/race{first}-{last}.parquet"
+        f"results/{paper}/{figure}/{setting}/contest{first}-{last}.parquet"
         for setting in plan["settings"]
     ]
 
@@ -42,7 +42,7 @@ def shard_size(config: Mapping[str, Any], paper: str, fig: Mapping[str, Any]) ->
     size = fig.get("shard_size", config["shard_size"])
     if size == "auto":
         steps, interpreted = job_steps(paper, fig)
-        return rs.auto_shard_size(paper, steps, int(fig["replications"]), interpreted)
+        return rs.auto_shard_size(paper, steps, cv.first_stage(fig), interpreted)
     return int(size)
 
 
@@ -95,8 +95,9 @@ def shard_paths(
     curves: Sequence[tuple[str, str]] | None = None,
 ) -> list[str]:
     """A figure's shards: rep<a>-<b> (per_figure, the default), <setting>/rep<a>-<b> per setting
-    that has a curve (per_setting), or <setting>/<algorithm>/rep<a>-<b> per curve (per_curve);
-    none for a figure drawn from the configuration alone. ``suffix``: ``events.parquet`` for the
+    that has a curve (per_setting), or <setting>/<algorithm>/rep<a>-<b> per curve (per_curve),
+    over the replications every curve runs (``curves.first_stage``: the arena's screen); none
+    for a figure drawn from the configuration alone. ``suffix``: ``events.parquet`` for the
     side tables beside them; ``curves``: the figure's ``curves.curves``, when the caller has them
     (working them out builds every setting)."""
     fig = cv.figure(config, paper, figure)
@@ -114,7 +115,7 @@ def shard_paths(
     return [
         f"results/{paper}/{figure}/{job}rep{a}-{b}.{suffix}"
         for job in jobs
-        for a, b in shards(fig["replications"], shard_size(config, paper, fig))
+        for a, b in shards(cv.first_stage(fig), shard_size(config, paper, fig))
     ]
 
 

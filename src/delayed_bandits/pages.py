@@ -37,7 +37,16 @@ NOT_RUN = (
 CONFIG = "config/config.yaml"  # the config of a checkout that has no run yet
 PAGES = Path("docs/figures")
 """Where the pages are written, relative to the checkout (the run's figures are two levels up)."""
-COMMANDS = ("simulate", "summarise", "ratios", "leaderboard", "race", "claims", "plot")
+COMMANDS = (
+    "simulate",
+    "screen",
+    "contest",
+    "summarise",
+    "ratios",
+    "leaderboard",
+    "claims",
+    "plot",
+)
 """The order in which a page lists a figure's jobs, the order a figure goes through its rules (by
 the start of the rule's name: ``simulate_figure`` is a ``simulate``); any other rule comes last."""
 

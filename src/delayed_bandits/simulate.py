@@ -138,10 +138,10 @@ def run_job(
     horizon x algorithms run."""
     fig = config["papers"][paper][figure]
     cv.check_curves(paper, figure, fig, settings, names)
-    if not 0 <= first <= last < cv.replication_limit(fig):
+    if not 0 <= first <= last < int(fig["replications"]):
         raise ConfigError(
-            f"--reps {first}-{last}: need 0 <= first <= last < {cv.replication_limit(fig)} "
-            f"(papers.{paper}.{figure}.replications, and statistics.race_runs where racing)"
+            f"--reps {first}-{last}: need 0 <= first <= last < {int(fig['replications'])} "
+            f"(papers.{paper}.{figure}.replications)"
         )
     plugin = algorithms.experiment(paper)
     specs = provenance.curve_specs(config, paper, figure, [(s, n) for s in settings for n in names])

@@ -4,7 +4,7 @@ and pytest's timing of every test of ``make test`` and ``make test-slow`` (``tes
 JUnit XML, which both targets write).
 
 A job's stage is its benchmark's name without its replication range (``rep0-9`` is a
-simulation, ``race40-79`` racing's second stage, ``summary`` a summary, and so on; a rendered
+simulation, ``contest10-79`` the arena's contest, ``summary`` a summary, and so on; a rendered
 notebook's is ``notebook``), and its paper the benchmark's first folder (``reports`` for the
 notebooks). The seconds are each job's
 CPU time (its log's own count, ``benchmarks``) and pytest's per-test wall time.

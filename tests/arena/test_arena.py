@@ -348,7 +348,7 @@ RAW = _raw(
 
 def test_leaderboard_ranks_with_paired_ties_in_each_field_at_each_horizon() -> None:
     board = leaderboard.build(RAW, TINY, 0, "regret")
-    assert list(board.columns) == leaderboard.BASE_COLUMNS
+    assert list(board.columns) == leaderboard.COLUMNS
     assert sorted(board.horizon.unique()) == [50, 100]
     # 2 settings x 2 horizons x (5 in the matched field + 5 in the published one)
     assert len(board) == 2 * 2 * 10

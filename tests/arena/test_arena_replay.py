@@ -145,7 +145,7 @@ def test_cli_replay_prints_the_summary_and_writes_the_trace(tmp_path: Path, caps
 BAD_REPLAY = {
     "setting": ({"setting": "nowhere"}, ["--setting 'nowhere'", SETTING, "settings"]),
     "algorithm": ({"algorithm": "thompson"}, ["--algorithm 'thompson'", "d-ucb, d-klucb"]),
-    "replication": ({"replication": "2"}, ["--replication 2", "< 2", "replications"]),
+    "replication": ({"replication": "4"}, ["--replication 4", "< 4", "replications"]),
     "not-applying": (
         {"setting": "pareto_arm-K3-large", "algorithm": "dew"},
         ["--algorithm 'dew'", "pareto_arm-K3-large", "depend on the arm"],

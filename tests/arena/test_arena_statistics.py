@@ -71,7 +71,7 @@ def test_percentile_intervals_cover_a_known_mean_at_their_stated_rate() -> None:
         w = leaderboard.resample_weights(n, stats["resamples"], np.random.SeedSequence(i))
         lo, hi = leaderboard.interval(w @ runs[:, 0], stats["confidence"])
         covered_mean += lo <= 5.0 <= hi
-        found = leaderboard.compare(runs, w, stats)
+        found = leaderboard.compare(runs, w, stats, stats["confidence"])
         covered_diff += found["diff_lo"][1] <= true_gap <= found["diff_hi"][1]
     tolerance = 3 * math.sqrt(0.95 * 0.05 / tables)
     assert abs(covered_mean / tables - 0.95) <= tolerance, covered_mean

@@ -108,8 +108,8 @@ def board() -> pd.DataFrame:
 
 
 def test_the_leaderboard_carries_the_flag(board: pd.DataFrame) -> None:
-    assert "identifiable" in leaderboard.BASE_COLUMNS
-    assert list(board.columns) == leaderboard.BASE_COLUMNS
+    assert "identifiable" in leaderboard.COLUMNS
+    assert list(board.columns) == leaderboard.COLUMNS
     flags = board.groupby("setting").identifiable.agg(["min", "max"])
     assert flags.to_dict("index") == {
         "one-K2-large": {"min": True, "max": True},

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from delayed_bandits import curves
 from delayed_bandits.arena import leaderboard, screening, ties
 
 N, FIRST, TABLES, RESAMPLES = 80, 10, 300, 500
@@ -75,9 +76,9 @@ def test_the_boundary_spends_the_stated_error_over_two_looks() -> None:
     assert math.isclose(a1 + a2, NOMINAL) and 0.0048 < a1 < 0.0050
     assert screening.spend(CONFIDENCE, N, N) == (0.0, NOMINAL)
     assert math.isclose(screening.final_confidence(CONFIDENCE, FIRST, N), 1 - 2 * a2)
-    assert screening.stages({"screen_runs": 10}, 80) == (10, 80)
-    assert screening.stages({"screen_runs": 10}, 8) == (8, 8)  # too few runs: one stage
-    assert screening.stages({"screen_runs": 0}, 80) == (80, 80)
+    assert curves.stages({"screen_runs": 10}, 80) == (10, 80)
+    assert curves.stages({"screen_runs": 10}, 8) == (8, 8)  # too few runs: one stage
+    assert curves.stages({"screen_runs": 0}, 80) == (80, 80)
 
 
 def test_the_screen_stops_the_losers_and_keeps_what_a_claim_needs() -> None:

@@ -118,7 +118,7 @@ def test_an_edit_of_the_sources_reruns_the_jobs(smoke_run: Path, tmp_path: Path)
     text = tables.stdout + tables.stderr
     assert "Params have changed since last execution" in text, text[-2000:]
     assert re.search(r"^(claims|summarise)\s+\d+", text, re.MULTILINE), text[-3000:]
-    assert not re.search(r"^(simulate\w*|race)\s+\d+", text, re.MULTILINE), text[-3000:]
+    assert not re.search(r"^(simulate\w*|contest)\s+\d+", text, re.MULTILINE), text[-3000:]
 
     kernel = src / "delayed_bandits" / "queues.py"
     kernel.write_text(kernel.read_text() + "\n# an edit\n")

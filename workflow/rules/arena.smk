@@ -1,22 +1,26 @@
 # The arena's own rules: every algorithm of the five papers, and the baselines practitioners use,
 # under every delay regime (src/delayed_bandits/arena). `snakemake arena` (papers.smk) makes it
 # alone. Its figures go through the common stages of pipeline.smk; their kinds read the
-# leaderboard table besides the summary, which the rule `leaderboard` below makes from the shards
+# leaderboard table besides the summary, which the rule `leaderboard` below makes from the runs
 # (the arena's own command, delayed-bandits leaderboard). The other views of figure `regret`
 # read the same tables, and the arena's registration lists them as its extra targets. The
-# experiment is in config/config.yaml under papers.arena. Where the figure races
-# (statistics.race_runs; docs/decisions/arena.md#racing) the leaderboard is made in two steps:
-# the base runs' (results/arena/<figure>/leaderboard-base.csv, a checkpoint), then, from the
-# second stage it asks for (results/arena/<figure>/<setting>/race<first>-<last>.parquet, rule
-# race), the leaderboard itself.
+# experiment is in config/config.yaml under papers.arena. Where a figure screens
+# (statistics.screen_runs; docs/decisions/arena.md#screening) its runs come in two stages: the
+# shards hold the screen (replications 0 to screen_runs - 1 of every entrant); the checkpoint
+# `screen` reads them and writes the plan (results/arena/<figure>/screen.json: per setting, its
+# contenders); the rule `contest` runs the rest of the replications of a setting's contenders
+# (results/arena/<figure>/<setting>/contest<first>-<last>.parquet); the leaderboard and the
+# summary read the two stages pooled (pooled_shards). A figure of one stage has no screen and
+# no contest.
 
 
 # The arena's shards: the rule simulate_figure's job under a name of its own, so that the SLURM
-# profile can leave them out of the figure's group job (workflow/profiles/slurm): racing's
+# profile can leave them out of the figure's group job (workflow/profiles/slurm): the screen's
 # checkpoint below may not be in a group, and a job outside a group may not sit between two of
-# its jobs (here: the shards, then the base leaderboard, then the claims).
-# Its shards and base leaderboard go before the papers' shards (priority): they begin the
-# longest chain of jobs (shards, the paired statistics, the views, the claims, the notebook).
+# its jobs (here: the shards, then the screen, then the leaderboard and the claims).
+# Its shards and screen go before the papers' shards (priority): they begin the longest chain
+# of jobs (shards, the screen, the contest, the paired statistics, the views, the claims, the
+# notebook).
 use rule simulate_figure as simulate_arena with:
     wildcard_constraints:
         paper="arena",
@@ -26,16 +30,16 @@ use rule simulate_figure as simulate_arena with:
 ruleorder: simulate_arena > simulate_figure
 
 
-checkpoint leaderboard_base:
+checkpoint screen:
     input:
         shards=lambda wc: shard_files(SimpleNamespace(paper="arena", figure=wc.figure)),
     output:
-        leaderboard=out("results/arena/{figure}/leaderboard-base.csv"),
-        record=out("results/arena/{figure}/leaderboard-base.provenance.json"),
+        plan=out("results/arena/{figure}/screen.json"),
+        record=out("results/arena/{figure}/screen.provenance.json"),
     log:
-        out("logs/arena/{figure}/leaderboard-base.log"),
+        out("logs/arena/{figure}/screen.log"),
     benchmark:
-        out("benchmarks/arena/{figure}/leaderboard-base.tsv")
+        out("benchmarks/arena/{figure}/screen.tsv")
     priority: 2
     conda:
         ENV
@@ -48,40 +52,43 @@ checkpoint leaderboard_base:
         merged=MERGED_FILE,
         values=values("table", "arena"),
     shell:
-        "delayed-bandits leaderboard --merged {params.merged:q} --paper arena"
-        " --figure {wildcards.figure:q} --out {output.leaderboard:q} {input.shards:q} > {log:q} 2>&1"
+        "delayed-bandits screen --merged {params.merged:q} --paper arena"
+        " --figure {wildcards.figure:q} --out {output.plan:q} {input.shards:q} > {log:q} 2>&1"
 
 
-# A raced setting's fresh replications (after the base runs'), its raced algorithms alone: the
-# same command as a shard's (pipeline.smk, rule simulate), the algorithms from the plan. Once the
-# checkpoint has run, the base leaderboard is not an input: a rerun of it that leaves the plan as
-# it was (an edit of a claim) keeps these runs; a plan that changes changes the params.
-rule race:
+# A setting's contest: the replications after the screen's, its contenders alone, the same
+# command as a shard's (pipeline.smk, rule simulate), the algorithms from the plan. A
+# replication's draws depend on its setting and index alone, so these runs are those a run of
+# one stage would have. Once the checkpoint has run, the plan is not an input: a rerun of the
+# screen that leaves the plan as it was keeps these runs; a plan that changes changes the
+# params.
+rule contest:
     input:
-        delays=race_delay_files,
+        delays=contest_delay_files,
     output:
-        raw=out("results/arena/{figure}/{setting}/race{first}-{last}.parquet"),
-        events=out("results/arena/{figure}/{setting}/race{first}-{last}.events.parquet"),
+        raw=out("results/arena/{figure}/{setting}/contest{first}-{last}.parquet"),
+        events=out("results/arena/{figure}/{setting}/contest{first}-{last}.events.parquet"),
     log:
-        out("logs/arena/{figure}/{setting}/race{first}-{last}.log"),
+        out("logs/arena/{figure}/{setting}/contest{first}-{last}.log"),
     benchmark:
-        out("benchmarks/arena/{figure}/{setting}/race{first}-{last}.tsv")
+        out("benchmarks/arena/{figure}/{setting}/contest{first}-{last}.tsv")
+    priority: 2
     conda:
         ENV
     threads: 1
     resources:
-        mem_mb=lambda wc: race_request(wc).mem_mb,
-        runtime=lambda wc: race_request(wc).runtime,
+        mem_mb=lambda wc: contest_request(wc).mem_mb,
+        runtime=lambda wc: contest_request(wc).runtime,
     params:
         code=SIMULATION_SHA256,
         merged=MERGED_FILE,
         spec=hashed(
             lambda wc: json.dumps(
-                dbprovenance.curve_specs(config, "arena", wc.figure, race_curves(wc)),
+                dbprovenance.curve_specs(config, "arena", wc.figure, contest_curves(wc)),
                 sort_keys=True,
             )
         ),
-        algorithms=lambda wc: [a for _, a in race_curves(wc)],
+        algorithms=lambda wc: [a for _, a in contest_curves(wc)],
     shell:
         "delayed-bandits simulate --merged {params.merged:q} --paper arena"
         " --figure {wildcards.figure:q} --setting {wildcards.setting:q}"
@@ -91,8 +98,7 @@ rule race:
 
 rule leaderboard:
     input:
-        base=out("results/arena/{figure}/leaderboard-base.csv"),
-        shards=race_shards,
+        shards=pooled_shards,
     output:
         leaderboard=out("results/arena/{figure}/leaderboard.csv"),
         record=out("results/arena/{figure}/leaderboard.provenance.json"),
@@ -112,16 +118,16 @@ rule leaderboard:
         values=values("table", "arena"),
     shell:
         "delayed-bandits leaderboard --merged {params.merged:q} --paper arena"
-        " --figure {wildcards.figure:q} --base {input.base:q} --out {output.leaderboard:q}"
-        " {input.shards:q} > {log:q} 2>&1"
+        " --figure {wildcards.figure:q} --out {output.leaderboard:q} {input.shards:q}"
+        " > {log:q} 2>&1"
 
 
 # The answer per regime family (delayed_bandits.arena.answer): every entrant's mean paired ratio
 # of regret at T to Thompson sampling ignoring delays over each family's settings, read from the
-# same runs as the leaderboard; the arena's digest (quote arena) states it first.
+# same runs as the leaderboard, pooled; the arena's digest (quote arena) states it first.
 rule families:
     input:
-        shards=lambda wc: shard_files(SimpleNamespace(paper="arena", figure="regret")),
+        shards=lambda wc: pooled_shards(SimpleNamespace(figure="regret")),
     output:
         families=out("results/arena/regret/families.csv"),
         record=out("results/arena/regret/families.provenance.json"),

@@ -344,46 +344,57 @@ def table_options(wildcards, input):
     return options
 
 
-# The arena's racing (arena.smk): the second stage that the base runs' leaderboard asks for.
+# The arena's screen, then contest (arena.smk): the second stage that the screen's plan asks for.
+def screens(paper, figure):
+    """Whether the figure's runs come in two stages (the arena's screen: curves.first_stage)."""
+    fig = figure_config(paper, figure)
+    return dbkinds.simulated(fig) and dbcurves.first_stage(fig) < int(fig["replications"])
+
+
 @functools.cache
-def _read_race_plan(path, modified, figure):
-    from delayed_bandits.arena.cli import TABLES
-    from delayed_bandits.arena.leaderboard import race_plan
+def _read_plan(path, modified):
+    from delayed_bandits.arena.cli import read_plan
 
-    # Not checked against this config's binding: when the base table is out of date (an edit
-    # of a kernel, another seed), Snakemake still reads it while it builds the DAG, and reads it
-    # again once the checkpoint has rerun; the leaderboard's own command checks it.
-    return race_plan(TABLES["leaderboard"](path, None), figure_config("arena", figure))
-
-
-def raced(figure):
-    """The second stage of the figure (delayed_bandits.arena.leaderboard.race_plan), read from
-    the base runs' leaderboard once the checkpoint has made it (once per version of the file)."""
-    path = checkpoints.leaderboard_base.get(figure=figure).output.leaderboard
-    return _read_race_plan(path, os.path.getmtime(path), figure)
+    # Not checked against this config's binding: when the plan is out of date (an edit of a
+    # kernel, another seed), Snakemake still reads it while it builds the DAG, and reads it
+    # again once the checkpoint has rerun; the leaderboard's own command checks the runs.
+    return read_plan(path, None)
 
 
-def race_shards(wildcards):
-    """The second stage's shards, one per raced setting (none where nothing is raced)."""
-    paths = dblayout.race_shard_paths("arena", wildcards.figure, raced(wildcards.figure))
-    return [OUT + p for p in paths]
+def contest_plan(figure):
+    """The contest of the figure (delayed_bandits.arena.leaderboard.screen_plan), read from the
+    screen's plan once the checkpoint has made it (once per version of the file)."""
+    path = checkpoints.screen.get(figure=figure).output.plan
+    return _read_plan(path, os.path.getmtime(path))
 
 
-def race_delay_files(wildcards):
-    """The files a raced setting's delay law reads; asking for the plan first makes the job
-    wait for the checkpoint."""
-    raced(wildcards.figure)
+def pooled_shards(wildcards):
+    """Every run of a figure: its shards, and, where it screens, the contest's, one per setting
+    with contenders (the summary reads them pooled; the arena's leaderboard rule has no paper
+    wildcard)."""
+    figure = SimpleNamespace(paper=getattr(wildcards, "paper", "arena"), figure=wildcards.figure)
+    shards = shard_files(figure)
+    if not screens(figure.paper, figure.figure):
+        return shards
+    plan = contest_plan(figure.figure)
+    return shards + [OUT + p for p in dblayout.contest_paths("arena", figure.figure, plan)]
+
+
+def contest_delay_files(wildcards):
+    """The files a contest's delay law reads; asking for the plan first makes the job wait for
+    the checkpoint."""
+    contest_plan(wildcards.figure)
     return setting_delay_files("arena", wildcards.figure, wildcards.setting)
 
 
-def race_curves(wildcards):
-    """The curves of one raced setting's second-stage job: its raced algorithms."""
-    algorithms = raced(wildcards.figure)["settings"][wildcards.setting]
+def contest_curves(wildcards):
+    """The curves of one setting's contest job: its contenders."""
+    algorithms = contest_plan(wildcards.figure)["settings"][wildcards.setting]
     return [(wildcards.setting, a) for a in algorithms]
 
 
-def race_request(wildcards):
-    """Memory and run time of a second-stage job, as for a shard (simulation_request)."""
+def contest_request(wildcards):
+    """Memory and run time of a contest job, as for a shard (simulation_request)."""
     fig = figure_config("arena", wildcards.figure)
     reps = int(wildcards.last) - int(wildcards.first) + 1
-    return dblayout.simulation_request("arena", fig, race_curves(wildcards), reps)
+    return dblayout.simulation_request("arena", fig, contest_curves(wildcards), reps)

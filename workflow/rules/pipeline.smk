@@ -11,6 +11,8 @@
 # per_setting, one simulate_setting job per (setting, shard), into
 # results/<paper>/<figure>/<setting>/rep<first>-<last>.parquet; per_curve, one simulate job per
 # (setting, algorithm, shard), into results/<paper>/<figure>/<setting>/<algorithm>/rep....
+# The summary reads every run of the figure: the arena's screen and contest pooled
+# (arena.smk), the shards alone elsewhere.
 # Every rule is single-threaded; its mem_mb and runtime are what a cluster job asks for
 # (workflow/profiles/slurm), computed from the config by delayed_bandits.resources.
 
@@ -73,7 +75,7 @@ use rule simulate as simulate_figure with:
 
 rule summarise:
     input:
-        shards=shard_files,
+        shards=pooled_shards,
     output:
         summary=out("results/{paper}/{figure}/summary.csv"),
         provenance=out("results/{paper}/{figure}/summary.provenance.json"),

@@ -49,6 +49,10 @@ from delayed_bandits.errors import ConfigError
 # only (or the outcomes settled at m that censoring reveals).
 DELAY_AWARE = ("d-ucb", "d-klucb", "discarding-ucb", "patient", "adapt-patient")
 IGNORANT = "ucb1-matched"  # UCB that ignores delays, at the common exploration scale
+LABELLED_QUEUE = "qpm-d"  # QPM-D over UCB1 at its paper's constant: told the outcomes, labelled
+ANONYMOUS = ("odaaf", "odaaf-v")  # told only the anonymous sum, each held to LABELLED_QUEUE
+ROBUST, MISSPECIFIED = "patient", "d-ucb"  # Patient against d-UCB's pooled (wrong) CDF
+UNIFORM = "uniform"  # uniform play: every entrant is held to it (better-than-uniform-<entrant>)
 _TABLE = experiment.crossing()
 
 
@@ -278,12 +282,12 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
                         "waits m rounds.",
                     )
                 )
-    if "qpm-d" in present:
-        for algorithm in ("odaaf", "odaaf-v"):
+    if LABELLED_QUEUE in present:
+        for algorithm in ANONYMOUS:
             rows = board[(board.algorithm == algorithm) & board.applicable]
             if algorithm not in present or rows.empty:
                 continue
-            qpmd = board[board.algorithm == "qpm-d"].set_index("setting").regret
+            qpmd = board[board.algorithm == LABELLED_QUEUE].set_index("setting").regret
             factor = rows.regret.to_numpy() / qpmd[rows.setting].to_numpy()
             claims.append(
                 _claim(
@@ -291,7 +295,7 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
                     f"{algorithm.upper()}, which sees only the anonymous sum of arriving conversions, "
                     "ends with more regret than QPM-D, which sees them labelled",
                     "Pike-Burke et al. 2018, Section 5 and Figure 3 (ratios to QPM-D above 1)",
-                    (_below(board, s, "qpm-d", algorithm) for s in rows.setting),
+                    (_below(board, s, LABELLED_QUEUE, algorithm) for s in rows.setting),
                     "in every setting where it applies, interval of the difference below 0",
                     "Where QPM-D's base (UCB1 at its paper's constant) has not separated the arms "
                     "by T (its regret near linear, e.g. heavy arm-dependent delays), ODAAF's "
@@ -299,10 +303,12 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
                     f"; regret over QPM-D's from {factor.min():.2f} to {factor.max():.2f}",
                 )
             )
-    if {"patient", "d-ucb"} <= present:
+    if {ROBUST, MISSPECIFIED} <= present:
         # where d-UCB runs: uncensored, its window (the law's 0.99 quantile) may be too long
         settings = [
-            s for s in _settings(board, arm_dependent=True) if _row(board, s, "d-ucb").applicable
+            s
+            for s in _settings(board, arm_dependent=True)
+            if _row(board, s, MISSPECIFIED).applicable
         ]
         if settings:
             claims.append(
@@ -311,7 +317,7 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
                     "Where delays depend on the arm, so that d-UCB's one CDF (the arms' laws pooled) is "
                     "wrong for every arm, Patient ends with less regret than d-UCB",
                     "Manegueu et al. 2020, Section 8.2 and Figure 5 (D-UCB with a misspecified CDF)",
-                    (_below(board, s, "patient", "d-ucb") for s in settings),
+                    (_below(board, s, ROBUST, MISSPECIFIED) for s in settings),
                     "in every arm-dependent setting, interval of the difference below 0",
                     "A pooled CDF is wrong by how far the arms' laws differ; where they differ "
                     "little, d-UCB's correction is nearly right and Patient's wider bonus "
@@ -458,20 +464,20 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
                     measured,
                 )
             )
-    if "uniform" in present:
+    if UNIFORM in present:
         learning = leaderboard.statistics(fig_cfg)["learning_margin"]
         # one claim per algorithm: an algorithm that fails does not decide it for the others
         for algorithm in fig_cfg["algorithms"]:
             settings = [
                 s
-                for s in once(board, fig_cfg, _settings(board), algorithm, "uniform")
-                if algorithm != "uniform" and _row(board, s, algorithm).applicable
+                for s in once(board, fig_cfg, _settings(board), algorithm, UNIFORM)
+                if algorithm != UNIFORM and _row(board, s, algorithm).applicable
             ]
             if not settings:
                 continue
             # how far below uniform play, where the verdict is made: a claim that holds
             # everywhere still says by how much
-            cells = [(_row(board, s, algorithm), _row(board, s, "uniform")) for s in settings]
+            cells = [(_row(board, s, algorithm), _row(board, s, UNIFORM)) for s in settings]
             factor = [float(a.regret / u.regret) for a, u in cells if a.identifiable]
             measured = (
                 f"; regret over uniform play's from {min(factor):.2f} to {max(factor):.2f}"
@@ -484,7 +490,7 @@ def _regret_claims(board: pd.DataFrame, fig_cfg: Mapping[str, Any], margin: floa
                     f"{algorithm}, where it applies, ends with less regret than uniform play, "
                     f"by at least {learning:g} of uniform play's regret",
                     "every paper's regret bound is sublinear in T; uniform play's is linear",
-                    (_better(board, s, algorithm, "uniform", learning) for s in settings),
+                    (_better(board, s, algorithm, UNIFORM, learning) for s in settings),
                     f"in every setting where it applies, interval below {1 - learning:g} x "
                     "uniform's regret (statistics.learning_margin): an entrant that never learns "
                     "ends at 1 x and fails",
@@ -678,5 +684,35 @@ def switching(tables: Mapping[str, pd.DataFrame], fig_cfg: Mapping[str, Any]) ->
         )
     return claims
 
+
+KEPT = frozenset(
+    {
+        IGNORANT,
+        *DELAY_AWARE,
+        LABELLED_QUEUE,
+        *ANONYMOUS,
+        ROBUST,
+        MISSPECIFIED,
+        UNIFORM,
+        ORACLE,
+        ORACLE_BASE,
+        *(
+            a
+            for table in (CROSSED, ESTIMATED, FITTED, BOOTSTRAPPED)
+            for ids in table.values()
+            for a in ids
+        ),
+        *WINDOWED,
+        *WINDOWED.values(),
+        *ADVERSARIAL,
+        TRACKER,
+    }
+)
+"""The entrants a named claim compares, read from the declarations above: the screen never
+stops them (``leaderboard.screen_plan``, docs/decisions/arena.md#screening), so that every claim
+compares cells of all the runs. Every entrant is also held to uniform play
+(better-than-uniform-<entrant>): that claim reads an entrant the screen stopped on its screen's
+runs, as the table gives them (``n_runs``), against ``UNIFORM``'s, with the two means taken as
+independent."""
 
 CHECKS: dict[str, Checker] = {"regret": regret, "window": window, experiment.SWITCHING: switching}

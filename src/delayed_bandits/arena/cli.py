@@ -1,5 +1,7 @@
-"""The arena's own commands of ``delayed-bandits``: ``leaderboard`` (the table its figures read,
-made from the shards by the rule of that name in ``workflow/rules/arena.smk``), ``replay`` (one
+"""The arena's own commands of ``delayed-bandits``: ``screen`` (the contest that the screen's
+runs ask for, ``leaderboard.screen_plan``: the checkpoint of that name in
+``workflow/rules/arena.smk``), ``leaderboard`` (the table its figures read, made from the
+screen's and the contest's runs pooled by the rule of that name), ``replay`` (one
 run, round by round, checked against the entrant's reference), ``check-entrant`` (an entrant's
 kernel held to its reference over whole runs, ``check``). The registry finds this module
 (``Paper.commands``) and ``cli`` adds its commands to its parser (``cli._add_package_commands``),
@@ -10,6 +12,7 @@ figures. ``quote``, which quotes the arena's digest beside the papers', is gener
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -44,12 +47,21 @@ def add_commands(sub: Any) -> None:
     figure_args(p)
     p.add_argument("--out", required=True, type=Path, help="table to write (CSV)")
     p.add_argument(
-        "--base",
+        "shards",
+        nargs="+",
         type=Path,
-        help="the base runs' leaderboard to race: the shards given are then the second stage's, "
-        "as its plan asks (none where it asks for none); without it, the shards are the base runs'",
+        help="every run: the screen's shards and, where the figure screens, the contest's",
     )
-    p.add_argument("shards", nargs="*", type=Path)
+
+    p = sub.add_parser(
+        "screen",
+        help="the arena's screen (docs/decisions/arena.md#screening): from the first stage's "
+        "shards, per setting the contenders that run the rest of the replications (JSON)",
+    )
+    p.set_defaults(handler=_screen)
+    figure_args(p)
+    p.add_argument("--out", required=True, type=Path, help="the plan to write (JSON)")
+    p.add_argument("shards", nargs="+", type=Path, help="the screen's shards")
 
     p = sub.add_parser(
         "families",
@@ -152,22 +164,41 @@ TABLES = {"leaderboard": _read_leaderboard, "families": _read_families}
 """The tables the arena's commands make that its figures read, by name (``kinds.TABLES``)."""
 
 
+def read_plan(path: Path, made_by: Any) -> dict[str, Any]:
+    """The screen's plan at ``path`` (``screen``), checked whole and made by ``made_by`` (None:
+    any; ``tables.read_recorded``)."""
+    from delayed_bandits import tables
+
+    return json.loads(tables.read_recorded(path, made_by))
+
+
+def _screen(args: argparse.Namespace) -> None:
+    from delayed_bandits import provenance, tables
+    from delayed_bandits.aggregate import read_shards
+    from delayed_bandits.arena import claims, leaderboard
+
+    if args.paper != leaderboard.PAPER:
+        raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} screens")
+    config, fig = load_figure(args)
+    made_by = provenance.binding(config, args.paper, args.figure)
+    plan = leaderboard.screen_plan(read_shards(args.shards, made_by), fig, claims.KEPT)
+    data = json.dumps(plan, indent=2, ensure_ascii=False) + "\n"
+    tables.write_recorded(data.encode(), args.out, made_by)
+    going = sum(len(a) for a in plan["settings"].values())
+    print(
+        f"replications {plan['first']}-{plan['last']}: {going} contenders in "
+        f"{len(plan['settings'])} settings"
+    )
+
+
 def _leaderboard(args: argparse.Namespace) -> None:
-    from delayed_bandits import provenance
-    from delayed_bandits.arena import leaderboard, racing
+    from delayed_bandits.arena import claims, leaderboard
 
     if args.paper != leaderboard.PAPER:
         raise ConfigError(f"--paper {args.paper!r}: only {leaderboard.PAPER!r} has a leaderboard")
-    if args.base is None and not args.shards:
-        raise ConfigError("shards: the base runs' shards are required without --base")
 
     def make(raw: Any, config: Mapping[str, Any], fig: Mapping[str, Any]) -> Any:
-        if args.base is None:
-            board = leaderboard.build(raw, fig, config["seed"], args.figure)
-            return racing.combine(board, board.iloc[:0], leaderboard.CONTENDER)
-        base = _read_leaderboard(args.base, provenance.binding(config, args.paper, args.figure))
-        base = base[leaderboard.BASE_COLUMNS]
-        return leaderboard.race(base, raw, fig, config["seed"], args.figure)
+        return leaderboard.build(raw, fig, config["seed"], args.figure, claims.KEPT)
 
     board, fig = shards_to_table(args, make)
     # what the log keeps: how precise the table is, and what more runs would buy

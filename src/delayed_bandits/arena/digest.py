@@ -233,24 +233,21 @@ def _switching(board: pd.DataFrame, fig_cfg: Mapping[str, Any]) -> list[dict[str
     return out
 
 
-def _racing(board: pd.DataFrame) -> dict[str, Any]:
-    """What the second stage raced (settings and curves with fresh runs) and, per base rate, the
-    matched comparison's cells at T that the base runs left inconclusive and it decided."""
-    if "race_runs" not in board:  # a board made before racing
-        return {"settings": 0, "curves": 0, "decided": []}
-    raced = board[board.race_runs > 0]
-    last = board[(board.horizon == board.horizon.max()) & (board.field == leaderboard.MATCHED)]
-    second = last[last.stage == 2]
+def _screening(board: pd.DataFrame) -> dict[str, Any]:
+    """What the screen stopped and the contest ran, at T: the applicable curves (setting,
+    algorithm), those that ran the contest (every run; none on a board of one stage) and, per
+    base rate, the matched comparison's cells and those the screen stopped (decided worse at
+    stage 1)."""
+    last = board[(board.horizon == board.horizon.max()) & board.applicable.astype(bool)]
+    curves = last.drop_duplicates(["setting", "algorithm"])
+    every = curves.n_runs == curves.groupby("setting").n_runs.transform("max")
+    matched = last[last.field == leaderboard.MATCHED]
     return {
-        "settings": int(raced.setting.nunique()),
-        "curves": len(raced.drop_duplicates(["setting", "algorithm"])),
-        "decided": [
-            {
-                "base_mean": _number(rate),
-                "tied_best": int((rows.verdict == TIED).sum()),
-                "worse": int((rows.verdict == WORSE).sum()),
-            }
-            for rate, rows in second.groupby("base_mean", sort=False)
+        "curves": len(curves),
+        "contest_curves": int(every.sum()) if (board.stage == 2).any() else 0,
+        "stopped": [
+            {"base_mean": _number(rate), "cells": len(rows), "worse": int(rows.stopped.sum())}
+            for rate, rows in matched.groupby("base_mean", sort=False)
         ],
     }
 
@@ -266,25 +263,25 @@ def _lpt(jobs: Iterable[float], cores: int) -> float:
 
 def _cost(run: Path) -> dict[str, Any]:
     """CPU time and wall time per job from Snakemake's benchmarks of the arena; the simulation
-    jobs are independent, the rest of the arena's jobs follow them, and racing's second-stage
-    jobs (``race*``) are independent of each other and follow the base leaderboard."""
+    jobs are independent, the rest of the arena's jobs follow them, and the contest's jobs
+    (``contest*``) are independent of each other and follow the screen."""
     jobs = benchmarks.read(run, PAPER, "`make arena-full` (full) or `make figures` (standard)")
-    jobs = jobs.assign(simulate=jobs.stage == "rep", race=jobs.stage == "race")
-    sim, race = jobs[jobs.simulate], jobs[jobs.race]
-    rest = jobs[~jobs.simulate & ~jobs.race]
+    jobs = jobs.assign(simulate=jobs.stage == "rep", contest=jobs.stage == "contest")
+    sim, contest = jobs[jobs.simulate], jobs[jobs.contest]
+    rest = jobs[~jobs.simulate & ~jobs.contest]
     return {
         "jobs": int(len(jobs)),
         "cpu_s": float(jobs.cpu_s.sum()),
         "simulate_cpu_s": float(sim.cpu_s.sum()),
         "simulate_jobs": int(len(sim)),
-        "race_cpu_s": float(race.cpu_s.sum()),
-        "race_jobs": int(len(race)),
+        "contest_cpu_s": float(contest.cpu_s.sum()),
+        "contest_jobs": int(len(contest)),
         "longest_job_s": float(jobs.s.max()),
         "after_simulation_s": float(rest.s.sum()),
         # the simulation scheduled on a machine of n cores, plus the jobs after it run one after
         # another (an upper bound: several of them can run side by side)
         "wall_estimate_s": {
-            str(n): _lpt(sim.cpu_s, n) + _lpt(race.cpu_s, n) + float(rest.cpu_s.sum())
+            str(n): _lpt(sim.cpu_s, n) + _lpt(contest.cpu_s, n) + float(rest.cpu_s.sum())
             for n in CORES
         },
     }
@@ -333,7 +330,7 @@ def digest(run: Path) -> dict[str, Any]:
             leaderboard.precision_report(board).query("field == @leaderboard.MATCHED")
         ),
         "statistics": leaderboard.statistics(made["regret"][0]),
-        "racing": _racing(board),
+        "screening": _screening(board),
         "comparisons": _compare(at_t, made["regret"][0]),
         "oracle": _oracle(board),
         "window": _window(windows),
@@ -370,7 +367,7 @@ def _run_line(d: Mapping[str, Any]) -> str:
         f"{', '.join(_rate(r) for r in d['base_means'])}), {window_reps} of the window study, "
         f"T = {d['horizon']:,}, {d['entrants']} entrants. Cost, from Snakemake's benchmarks: "
         f"{cost['cpu_s'] / 3600:.2f} CPU-hours in {cost['jobs']} jobs (the simulation "
-        f"{cost['simulate_cpu_s'] / 3600:.2f}{_race_cost(d)}); scheduled on 2 cores about "
+        f"{cost['simulate_cpu_s'] / 3600:.2f}{_contest_cost(d)}); scheduled on 2 cores about "
         f"{_minutes(cost['wall_estimate_s']['2'])}, on a 16-core node about "
         f"{_minutes(cost['wall_estimate_s']['16'])}."
     )
@@ -457,34 +454,34 @@ def _comparisons(d: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _race_cost(d: Mapping[str, Any]) -> str:
-    cost, runs = d["cost"], d["statistics"].get("race_runs", 0)
-    if not runs:
+def _contest_cost(d: Mapping[str, Any]) -> str:
+    """What the contest cost and ran, where the run screened (a digest of one stage has none)."""
+    screened = d.get("screening")
+    if not screened or not screened["contest_curves"]:
         return ""
-    raced = d.get("racing")  # a digest made before the racing record has none
-    curves = f", {raced['curves']} curves of {raced['settings']} settings" if raced else ""
     return (
-        f", racing's second stage {cost.get('race_cpu_s', 0.0) / 3600:.2f} in "
-        f"{cost.get('race_jobs', 0)} jobs of {runs} fresh runs each{curves}"
+        f", the contest {d['cost']['contest_cpu_s'] / 3600:.2f} in {d['cost']['contest_jobs']} "
+        f"jobs: {screened['contest_curves']} of the {screened['curves']} curves ran all "
+        f"{d['replications']['regret']} runs, the others the screen's "
+        f"{d['statistics']['screen_runs']}"
     )
 
 
 def _decided(d: Mapping[str, Any], p: Mapping[str, Any]) -> str:
-    """How much of the contenders' decided share the base runs made, where a second stage ran."""
-    runs = d["statistics"].get("race_runs", 0)
-    if not runs:
+    """How much of the contenders' decided share the screen made, where the run screened."""
+    screened = d.get("screening")
+    if not screened or not screened["contest_curves"]:
         return ""
-    second = {r["base_mean"]: r for r in d.get("racing", {}).get("decided", [])}
-    made = second.get(p["base_mean"], {"tied_best": 0, "worse": 0})
+    stopped = {r["base_mean"]: r for r in screened["stopped"]}.get(p["base_mean"])
     cells = (
-        f"; of all the cells, racing decided {made['tied_best']} tied-best and {made['worse']} "
-        "worse that the base runs had left open"
-        if "racing" in d
+        f"; of all the cells, the screen stopped {stopped['worse']} of {stopped['cells']}"
+        if stopped
         else ""
     )
     return (
-        f" ({p['contenders_decided_first']:.0%} by the {d['replications']['regret']} base runs, "
-        f"the rest by racing's {runs} more{cells})"
+        f" ({p['contenders_decided_first']:.0%} worse at the screen's "
+        f"{d['statistics']['screen_runs']} runs, the rest by the contest on all "
+        f"{d['replications']['regret']}{cells})"
     )
 
 

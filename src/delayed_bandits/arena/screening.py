@@ -32,26 +32,12 @@ measures the whole procedure's false-tie rate and power in simulation.
 from __future__ import annotations
 
 import math
-from typing import Any, Collection, Mapping
+from typing import Collection
 
 import numpy as np
 from scipy import stats as sps
 
 from delayed_bandits.arena.ties import WORSE, excess, verdict
-
-SCREEN_RUNS = 10
-"""The default first stage: about 10 paired runs of every entrant in every setting (figure key
-``statistics.screen_runs``)."""
-
-
-def stages(stats: Mapping[str, Any], replications: int) -> tuple[int, int]:
-    """(runs of the screen, runs in all) of a figure whose ``statistics`` ask for
-    ``screen_runs`` of its ``replications``: one stage (the screen is everything) when
-    ``screen_runs`` is 0 or at least ``replications``."""
-    first = int(stats.get("screen_runs", SCREEN_RUNS))
-    if first <= 0 or first >= replications:
-        return replications, replications
-    return first, replications
 
 
 def spend(confidence: float, first: int, total: int) -> tuple[float, float]:

@@ -21,7 +21,7 @@ STATISTICS = {
     "tie_margin": 0.1,
     "learning_margin": 0.1,
     "precision": 0.1,
-    "race_runs": 0,
+    "screen_runs": 0,
 }
 """Defaults of the figure key ``statistics`` (schema.yaml says what each means; ``leaderboard``
 and the docs read them from here)."""
