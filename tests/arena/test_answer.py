@@ -115,3 +115,10 @@ def test_the_table_pairs_each_setting_with_the_reference_and_marks_partial_famil
     ud = table[table.algorithm == "ud-ts"].iloc[0]
     assert ud.family == "short delays, uncensored, μ = 0.4" and not ud.complete
     assert ud.settings == 1 and ud.n_runs == 4
+
+
+def test_the_reference_is_never_stopped_by_the_screen() -> None:
+    """Every ratio is to the reference's runs: the screen keeps all of them (``claims.KEPT``)."""
+    from delayed_bandits.arena.claims import KEPT
+
+    assert answer.REFERENCE in KEPT
