@@ -210,3 +210,31 @@ def test_one_stage_has_no_contest_and_every_verdict_at_stage_1() -> None:
     assert (board.stage == 1).all() and not board.stopped.any()
     assert (board[board.applicable.astype(bool)].n_runs == TOTAL).all()
     assert (board[board.field == MATCHED].verdict != "").any()
+
+
+def test_twins_the_screen_split_are_paired_on_the_runs_both_have() -> None:
+    """A reward-dependent regime faces its twin's draws (``draws_as``), so the paired verdict
+    compares an algorithm's cells across the two. Where the screen stopped it in one of them
+    only, the pairing is on the replications both have, the screen's."""
+    twin = {**FIG["settings"]["one"], "zero_delay": {"kind": "geometric", "mean": 10}}
+    fig = {**FIG, "settings": {"one": FIG["settings"]["one"], "two": {**twin, "draws_as": "one"}}}
+    raw = _runs()
+    split = "klucb-matched"  # as good as the best in one, far worse in the other
+    one, two = (raw.algorithm == split) & (raw.setting == SETTINGS[0]), raw.algorithm == split
+    raw.loc[one, "regret"] /= FACTORS[split]
+    raw.loc[two & ~one, "regret"] += 5000.0 * raw.t / 100  # a constant excess: the t-test sees it
+    plan = leaderboard.screen_plan(raw[raw.replication < FIRST], fig)
+    assert split in plan["settings"][SETTINGS[0]] and split not in plan["settings"][SETTINGS[1]]
+    board = leaderboard.build(_pooled(raw, plan), fig, SEED, "regret")
+    cells = board[(board.algorithm == split) & (board.horizon == 100) & (board.field == MATCHED)]
+    assert list(cells.n_runs) == [TOTAL, FIRST]
+    stats = leaderboard.statistics(fig)
+    at_t = raw[(raw.t == 100) & (raw.algorithm == split) & (raw.replication < FIRST)]
+    runs = at_t.pivot(index="replication", columns="setting", values="regret")[list(SETTINGS)]
+    w = leaderboard.resample_weights(
+        FIRST,
+        int(stats["resamples"]),
+        seeds.analysis_seed(SEED, "arena", "regret", f"paired {seeds.seed_name(fig, SETTINGS[0])}"),
+    )
+    _, lower, upper = ties.excess(runs.to_numpy(), w, stats["tie_margin"], stats["confidence"])
+    assert list(cells.paired_verdict) == list(ties.verdict(lower, upper))

@@ -556,8 +556,9 @@ def _paired_verdicts(
     """The ``paired_verdict`` column: the tie rule (``ties.verdict`` on ``ties.excess``) of each
     cell among the cells of the same algorithm and horizon in the settings that face the same
     draws (one ``seeds.seed_name``: the values of a paired grid axis, the windows m of the window
-    study), on the replications x settings matrix of its runs (paired: row r is replication r in
-    each). Its resamples (``resample_weights``) draw from ``seed``, ``figure`` and the shared
+    study, and a reward-dependent regime and its twin), on the replications x settings matrix of
+    its runs that every one of them has (paired: row r is replication r in each; under screen,
+    then contend, the screen's alone where the algorithm stopped in some of them). Its resamples (``resample_weights``) draw from ``seed``, ``figure`` and the shared
     setting id. "" where the cell does not apply or fewer than two applicable settings share its
     draws."""
     out = np.full(len(board), "", dtype=object)
@@ -569,14 +570,12 @@ def _paired_verdicts(
         settings = list(dict.fromkeys(rows.setting))
         if len(settings) < 2:
             continue
+        # the replications every one of them has: where the screen stopped the algorithm in
+        # one setting and not in another (a reward-dependent regime and its twin), the screen's
         runs = pd.concat([wide[horizon, s][algorithm] for s in settings], axis=1)
-        if runs.isna().to_numpy().any():
-            raise ConfigError(
-                f"{algorithm} at t = {horizon}: the settings {', '.join(settings)} face the same "
-                "draws but do not have the same replications (a paired comparison needs every one: "
-                "a figure with a paired axis has one stage, statistics.screen_runs 0)"
-            )
-        runs = runs.to_numpy(float)
+        runs = runs.dropna().to_numpy(float)
+        if len(runs) < 2:
+            continue
         w = resample_weights(
             len(runs),
             int(stats["resamples"]),
