@@ -133,13 +133,13 @@ log "cluster run (timeout ${TIMEOUT}s)"
 # figure (the profile groups each figure's jobs), two per figure drawn from the configuration alone
 # (its claims and plot share no input, and a group joins connected jobs only), one for
 # gather_claims and one per paper for gather_paper_claims, and one per job of the arena's that the
-# profile leaves ungrouped (its shards, screens, contest runs and leaderboards), counted
+# profile leaves ungrouped (its shards, screens, contest runs, leaderboards and families table), counted
 # from the local run.
 submitted="$(grep -c 'has been submitted with SLURM jobid' "$WORK/slurm/run.log" || true)"
 figures="$(find "$WORK/local/smoke/results" -name claims.json | wc -l)"
 simulated="$(find "$WORK/local/smoke/results" -name summary.csv | wc -l)"
 gathered="$(find "$WORK/local/smoke/results" -mindepth 2 -maxdepth 2 -name claims.md | wc -l)"
-arena_rules='simulate_arena|screen|contest|leaderboard'
+arena_rules='simulate_arena|screen|contest|leaderboard|families'
 ungrouped="$(grep -cE "Finished jobid: [0-9]+ \(Rule: ($arena_rules)\)" "$WORK/local/run.log" \
     || true)"
 expected=$((simulated + 2 * (figures - simulated) + 1 + gathered + ungrouped))
