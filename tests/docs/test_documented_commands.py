@@ -29,6 +29,8 @@ _NAMES = {
     "delayed-bandits validate",
     "delayed-bandits quote",
     "delayed-bandits leaderboard",
+    "delayed-bandits families",
+    "delayed-bandits screen",
 }
 
 
