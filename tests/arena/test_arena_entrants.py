@@ -144,7 +144,10 @@ def test_a_policy_from_outside_the_package_joins_the_arena(tmp_path: Path, toy: 
     at_t = board[(board.horizon == board.horizon.max()) & (board.field == "matched")]
     labelled = at_t[at_t.information == "labelled outcomes (oracle)"]
     assert set(labelled.algorithm) == {"qpm-d-matched", "toy-labelled", "toy-qpmd"}
-    assert (labelled.groupby("setting").model_ratio.min() == 1.0).all()
+    # one of them is the model's best in every setting (ratio 1); a member the screen stopped
+    # in its model on the screen's runs is judged against the model's contenders, so its ratio
+    # may fall below 1 where its pooled runs end lower (docs/decisions/arena.md#screening)
+    assert labelled.groupby("setting").model_ratio.apply(lambda r: (r == 1.0).any()).all()
     assert (work / "smoke/figures/arena-regret.png").stat().st_size > 20_000
     # it ran on the same replications as the others: same paired rows in the shards
     raw = pd.concat(
