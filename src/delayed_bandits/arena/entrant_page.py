@@ -438,6 +438,20 @@ def _colours() -> dict[str, Any]:
     return {m: cmap(i + 1) for i, m in enumerate(INFORMATION)}
 
 
+def _open_handle(color: str, marker: str, size: float, label: str) -> Any:
+    """A legend entry for an open (white-filled) marker, without a line."""
+    return plt.Line2D(
+        [],
+        [],
+        color=color,
+        marker=marker,
+        markerfacecolor="white",
+        markersize=size,
+        linestyle="",
+        label=label,
+    )
+
+
 def _forest(
     ax: plt.Axes,
     rows: pd.DataFrame,
@@ -523,30 +537,12 @@ def _forest(
     ]
     if partial:
         handles.append(
-            plt.Line2D(
-                [],
-                [],
-                color="black",
-                marker="*",
-                markerfacecolor="white",
-                markersize=9,
-                linestyle="",
-                label=f"open star: {entrant} applies in part of the family only",
+            _open_handle(
+                "black", "*", 9, f"open star: {entrant} applies in part of the family only"
             )
         )
     if hollow:
-        handles.append(
-            plt.Line2D(
-                [],
-                [],
-                color="0.3",
-                marker="o",
-                markerfacecolor="white",
-                markersize=5,
-                linestyle="",
-                label=f"open: {entrant} is its model's best",
-            )
-        )
+        handles.append(_open_handle("0.3", "o", 5, f"open: {entrant} is its model's best"))
     return handles
 
 
