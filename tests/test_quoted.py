@@ -95,6 +95,25 @@ def test_the_headline_counts_findings_and_the_verdict_per_paper_names_each_short
     assert all(f"`{f['id']}` ({f['verdict']})" in given["papers-verdicts-short"] for f in short)
 
 
+def test_the_committed_cell_tables_are_those_the_committed_digest_was_made_from() -> None:
+    """Every cell of the citable run can be read without a rerun: its leaderboards and the
+    answer per regime family are committed beside the digest, each checked against its record
+    when read, and they give the digest's numbers again."""
+    committed = json.loads((ROOT / "docs/data/arena-full.json").read_text())
+    run = quoting.tables_dir(ROOT / quoting.QUOTED["arena"][0])
+    names = {path.parts[2] + "/" + path.name for path in dg.tables(run)}
+    assert names == {
+        "regret/leaderboard.csv",
+        "regret/families.csv",
+        "window/leaderboard.csv",
+        f"{dg.SWITCHING}/leaderboard.csv",
+    }
+    board = dg._board(run, "regret")
+    assert json.loads(json.dumps(dg._wins(board))) == committed["wins"]
+    assert json.loads(json.dumps(dg._families(run))) == committed["families"]
+    assert board.setting.nunique() == committed["settings"]
+
+
 def test_the_arenas_claims_are_its_own_counted_apart() -> None:
     arena = dg.blocks(json.loads((ROOT / "docs/data/arena-full.json").read_text()))
     for name in ("readme-arena", "arena-claims"):
@@ -271,6 +290,10 @@ def test_an_arena_rerun_is_held_to_the_digest_number_by_number(
     # the window study at T/10 too (its entrants are anytime): the smoke window's first horizon
     assert d["window_early"]["horizon"] == 200 and "arena-window-early" in dg.blocks(d)
     assert quoted.stale(doc.read_text(), dg.blocks(d) | dg.declared() | quoting.rule_blocks()) == []
+    # its per-cell tables beside it, with their records: every figure's leaderboard, the families
+    copies = quoting.tables_dir(made)
+    assert dg.tables(copies) == dg.tables(run) and len(dg.tables(run)) == 4
+    assert json.loads(json.dumps(dg._wins(dg._board(copies, "regret")))) == d["wins"]
     capsys.readouterr()
     assert cli.main([*args, "--run", str(run)]) == 0
     assert "numbers agree with the run in" in capsys.readouterr().out

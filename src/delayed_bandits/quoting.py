@@ -37,6 +37,12 @@ PAGES = Path("docs/figures")  # the page per figure that `quote papers --write` 
 QUOTE_SHOWN = 50  # differences a failed check lists by field; the rest it counts
 
 
+def tables_dir(digest: Path) -> Path:
+    """Where the arena digest ``digest``'s per-cell tables are committed: beside it, a folder of
+    its name (docs/data/arena-full/), in the run's layout (``arena.digest.tables``)."""
+    return digest.with_suffix("")
+
+
 def rule_blocks() -> dict[str, str]:
     """The blocks that state a statistical rule: worded by the code that applies it
     (``arena.ties``, ``claims``, ``findings``), the same whatever the run; and those of
@@ -200,6 +206,11 @@ def _quote(args: argparse.Namespace) -> None:
             with atomic_path(doc) as tmp:
                 tmp.write_text(quoted.fill(doc.read_text(), blocks, str(doc)))
         written = _write_pages(args.run, made, args.pages) if args.digest_of == "papers" else ""
+        if args.digest_of == "arena" and made is not None:
+            copies = arena.write_tables(args.run, tables_dir(paths["arena"]))
+            written = f", and {len(copies)} per-cell tables with their records under " + str(
+                tables_dir(paths["arena"])
+            )
         print(
             f"wrote {'' if made is None else f'{paths[args.digest_of]} and '}the quoted blocks "
             f"of {', '.join(map(str, args.docs))}{written}"

@@ -71,6 +71,34 @@ def test_the_sentence_names_the_best_of_each_information_model() -> None:
     assert "conversions: TS at 1.00" in answer.sentences(partial)["f"]
 
 
+@pytest.mark.parametrize(
+    ("ratio", "lo", "hi", "said"),
+    [
+        (0.8549, 0.80, 0.90, "at 0.85 × [0.80, 0.90] (15 % less regret than ts)"),
+        (0.8551, 0.80, 0.90, "at 0.86 × [0.80, 0.90] (14 % less regret than ts)"),
+        (1.2449, 1.10, 1.40, "at 1.24 × [1.10, 1.40] (24 % more regret than ts)"),
+        (2.6549, 2.40, 2.90, "at 2.65 × [2.40, 2.90] (165 % more regret than ts)"),
+        (1.9996, 1.90, 2.10, "at 2.00 × [1.90, 2.10] (100 % more regret than ts)"),
+    ],
+)
+def test_what_a_best_entrant_buys_is_its_ratio_as_printed(
+    ratio: float, lo: float, hi: float, said: str
+) -> None:
+    table = pd.DataFrame(
+        {
+            "family": ["f"],
+            "algorithm": ["a"],
+            "ratio": [ratio],
+            "lo": [lo],
+            "hi": [hi],
+            "label": ["A"],
+            "information": ["conversions"],
+            "complete": [True],
+        }
+    )
+    assert answer.sentences(table)["f"] == f"f: conversions: A {said}."
+
+
 @pytest.mark.parametrize("overlay", [[], ["config/arena-full.yaml"]])
 def test_every_setting_of_the_arena_has_its_declared_family(overlay: list[str]) -> None:
     from delayed_bandits import config, curves

@@ -139,29 +139,34 @@ def family_table(
     ]
 
 
+def bests(table: pd.DataFrame) -> pd.DataFrame:
+    """Per family of ``table`` (``table``'s columns) and information model, in the table's
+    order, the row of the entrant with the lowest mean ratio among those that apply in every
+    setting of the family (``complete``). The lowest of several means is biased low (the
+    winner's curse): its interval is the entrant's, not a correction for having chosen it."""
+    complete = table[table.complete.astype(bool)].dropna(subset=["information"])
+    return complete.loc[complete.groupby(["family", "information"], sort=False).ratio.idxmin()]
+
+
 def sentences(table: pd.DataFrame) -> dict[str, str]:
-    """Per family of ``table`` (``table``'s columns), one sentence: for each information model,
-    in the table's order, the entrant with the lowest mean ratio among those that apply in
-    every setting of the family (``complete``), its ratio to the reference with the interval,
-    and what that buys (a cut of regret where the interval lies below 1, a cost where above,
-    as a multiple from twice the reference's regret, else no difference shown). The lowest of
-    several means is biased low (the winner's curse): its interval is the entrant's, not a
-    correction for having chosen it."""
+    """Per family of ``table``, one sentence: for each information model, its best entrant
+    (``bests``), its ratio to the reference with the interval, and what that buys (a cut of
+    regret where the interval lies below 1, a cost where above, else no difference shown; in
+    percent of the reference's regret, from the ratio as printed)."""
     out = {}
-    for fam, rows in table[table.complete.astype(bool)].groupby("family", sort=False):
+    for fam, rows in bests(table).groupby("family", sort=False):
         parts = []
-        for model, group in rows.dropna(subset=["information"]).groupby("information", sort=False):
-            best = group.loc[group.ratio.idxmin()]
+        for best in rows.itertuples():
+            # what it buys, from the ratio as printed, so that the two never disagree by a rounding
+            shown = round(float(best.ratio), 2)
             if best.hi < 1:
-                buys = f"{100 * (1 - best.ratio):.0f} % less regret than {REFERENCE}"
-            elif best.lo > 1 and best.ratio >= 2:
-                buys = f"{best.ratio:.1f} times the regret of {REFERENCE}"
+                buys = f"{round(100 * (1 - shown))} % less regret than {REFERENCE}"
             elif best.lo > 1:
-                buys = f"{100 * (best.ratio - 1):.0f} % more regret than {REFERENCE}"
+                buys = f"{round(100 * (shown - 1))} % more regret than {REFERENCE}"
             else:
                 buys = f"no difference from {REFERENCE} shown"
             parts.append(
-                f"{model}: {best.label} at {best.ratio:.2f} × [{best.lo:.2f}, {best.hi:.2f}] "
+                f"{best.information}: {best.label} at {shown:.2f} × [{best.lo:.2f}, {best.hi:.2f}] "
                 f"({buys})"
             )
         out[fam] = f"{fam}: " + "; ".join(parts) + "."

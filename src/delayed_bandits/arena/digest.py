@@ -4,7 +4,7 @@ leaderboards, claims, provenance and benchmarks of a run directory into one JSON
 digest is committed as docs/data/arena-full.json (``delayed-bandits quote``).
 
 Everything in a digest but its ``cost`` is a function of the run's numbers, so a rerun of the
-same config and code gives the same digest; ``cost`` (CPU time from Snakemake's benchmarks, and
+same config and code gives the same digest; ``cost`` (each job's CPU time from its log, and
 what a node of 16 cores would take) is measured, machine by machine, and is quoted, not checked.
 
 Pairwise comparisons (``COMPARISONS``) are read from the leaderboard, which holds each cell's
@@ -63,6 +63,36 @@ def _board(run: Path, figure: str) -> pd.DataFrame:
         ["horizon", "field", "setting", "algorithm"],
         None,
     )
+
+
+def tables(run: Path) -> list[Path]:
+    """The run's per-cell tables, relative to ``run``: each figure's leaderboard and the answer
+    per regime family, where the run made them. ``quote arena --write`` commits them beside
+    the digest, in the run's own layout, so that every cell can be read without a rerun."""
+    figures = (*FIGURES, SWITCHING)
+    found = [Path("results", PAPER, figure, "leaderboard.csv") for figure in figures]
+    found.append(Path("results", PAPER, "regret", "families.csv"))
+    return [path for path in found if (run / path).is_file()]
+
+
+def write_tables(run: Path, where: Path) -> list[Path]:
+    """Copy ``tables`` of ``run`` under ``where``, each with its record, after checking its
+    bytes against the record (``tables.read_recorded``); the copies written."""
+    from delayed_bandits import tables as recorded
+    from delayed_bandits.outputs import atomic_path
+
+    written = []
+    for path in tables(run):
+        data = recorded.read_recorded(run / path, None)
+        for name, content in (
+            (path, data),
+            (recorded.sidecar_path(path), recorded.sidecar_path(run / path).read_bytes()),
+        ):
+            (where / name).parent.mkdir(parents=True, exist_ok=True)
+            with atomic_path(where / name) as tmp:
+                tmp.write_bytes(content)
+            written.append(where / name)
+    return written
 
 
 def _families(run: Path) -> list[dict[str, Any]]:
@@ -262,9 +292,9 @@ def _lpt(jobs: Iterable[float], cores: int) -> float:
 
 
 def _cost(run: Path) -> dict[str, Any]:
-    """CPU time and wall time per job from Snakemake's benchmarks of the arena; the simulation
-    jobs are independent, the rest of the arena's jobs follow them, and the contest's jobs
-    (``contest*``) are independent of each other and follow the screen."""
+    """CPU time and wall time per job of the arena (``benchmarks.read``: its log's CPU count);
+    the simulation jobs are independent, the rest of the arena's jobs follow them, and the
+    contest's jobs (``contest*``) are independent of each other and follow the screen."""
     jobs = benchmarks.read(run, PAPER, "`make arena-full` (full) or `make figures` (standard)")
     jobs = jobs.assign(simulate=jobs.stage == "rep", contest=jobs.stage == "contest")
     sim, contest = jobs[jobs.simulate], jobs[jobs.contest]
@@ -365,7 +395,8 @@ def _run_line(d: Mapping[str, Any]) -> str:
         f"*{grid.scale(d['scale'], prose=True)}*: {reps} paired runs of each of the "
         f"{d['settings']} settings of the leaderboard ({len(d['base_means'])} base rates, "
         f"{', '.join(_rate(r) for r in d['base_means'])}), {window_reps} of the window study, "
-        f"T = {d['horizon']:,}, {d['entrants']} entrants. Cost, from Snakemake's benchmarks: "
+        f"T = {d['horizon']:,}, {d['entrants']} entrants. Cost, each job's CPU time from its log "
+        "(Snakemake's benchmark where the log has none): "
         f"{cost['cpu_s'] / 3600:.2f} CPU-hours in {cost['jobs']} jobs (the simulation "
         f"{cost['simulate_cpu_s'] / 3600:.2f}{_contest_cost(d)}); scheduled on 2 cores about "
         f"{_minutes(cost['wall_estimate_s']['2'])}, on a 16-core node about "
@@ -599,54 +630,55 @@ def _claims_list(d: Mapping[str, Any]) -> str:
     )
 
 
-README_COMPARISONS = (
-    "the base learner, both ignoring delays",
-    "correcting Ñ against ignoring delays, both TS",
-    "labelled outcomes (the oracle) against conversions, both TS",
-)
-"""The paired comparisons (``comparisons``) the README's line states per base rate: what the
-runs decide setting by setting (a count of equivalence decisions, tied-best cells, is not an
-answer: most contenders sit near 1.1 × the best, where no per-cell rule on these runs decides)."""
-
-
 def _readme(d: Mapping[str, Any]) -> str:
+    """The README's line: per base rate and information model, in how many families its best
+    entrant is below Thompson sampling that ignores delays and in how many above (each by its
+    95 % interval; ``answer``), and the range of those best ratios."""
+    table = answer.bests(pd.DataFrame(d["families"]))
+    bests = table.assign(rate=table.family.str.rsplit("μ = ", n=1).str[1].astype(float))
     parts = []
     for r in d["base_means"]:
-        said = [
-            f"`{c['lower']}` below `{c['higher']}` by more than {claims.zse()} in {c['below']} of "
-            f"{c['settings']} settings "
-            f"(above in {c['above']}; median ratio {_ratio(c['median_ratio'])})"
-            for c in d["comparisons"]
-            if c["base_mean"] == r and c["isolates"] in README_COMPARISONS
-        ]
-        parts.append(f"at {_rate(r)}, paired, " + ", ".join(said))
+        at = bests[bests.rate == r]
+        said = []
+        for model in (m for m in INFORMATION if m in set(at.information)):
+            rows = at[at.information == model]
+            said.append(
+                f"seeing {model}, below in {int((rows.hi < 1).sum())} and above in "
+                f"{int((rows.lo > 1).sum())} of {len(rows)} families "
+                f"(ratios {rows.ratio.min():.2f}-{rows.ratio.max():.2f})"
+            )
+        parts.append(f"at {_rate(r)}, " + "; ".join(said))
     return (
         f"The arena ({grid.scale(d['scale'], prose=True)}, {d['replications']['regret']} "
-        f"paired runs of {d['settings']} settings): " + "; ".join(parts) + ". Its own claims, "
-        f"which no paper makes, counted apart from the papers': {claims.phrase(_tally(d), own=True)[:-1]} "
-        "(docs/arena.md)."
+        f"paired runs of {d['settings']} settings) answers per regime family: the best method of "
+        f"each information model, by its mean paired ratio of regret at T to Thompson sampling "
+        f"that ignores delays (`{answer.REFERENCE}`), below or above it where its 95 % interval "
+        "excludes 1, "
+        + "; ".join(parts)
+        + ". Its own claims, which no paper makes, counted apart from the papers': "
+        f"{claims.phrase(_tally(d), own=True)[:-1]} (the table and a sentence per family: "
+        "docs/arena.md)."
     )
 
 
 def _families_table(d: Mapping[str, Any]) -> str:
     """The answer per regime family as a table: a row per family, a column per information
-    model, each cell the best entrant of the model that applies in every setting of the family
-    (``answer.sentences``' choice), its mean paired ratio to ``answer.REFERENCE`` with its 95 %
-    interval, in bold where the interval lies below 1."""
+    model, each cell the model's best entrant (``answer.bests``), its mean paired ratio to
+    ``answer.REFERENCE`` with its 95 % interval, in bold where the interval lies below 1."""
     table = pd.DataFrame(d["families"])
     models = [m for m in INFORMATION if m in set(table.information)]
     lines = [
         f"| family (settings) | {' | '.join(models)} |",
         "|---|" + "---|" * len(models),
     ]
-    for fam, rows in table[table.complete.astype(bool)].groupby("family", sort=False):
+    for fam, rows in answer.bests(table).groupby("family", sort=False):
         cells = []
         for model in models:
-            group = rows[rows.information == model]
-            if group.empty:
+            best = rows[rows.information == model]
+            if best.empty:
                 cells.append("n/a")
                 continue
-            best = group.loc[group.ratio.idxmin()]
+            best = best.iloc[0]
             said = f"{best.label} {best.ratio:.2f} [{best.lo:.2f}, {best.hi:.2f}]"
             cells.append(f"**{said}**" if best.hi < 1 else said)
         lines.append(f"| {fam} ({int(rows.settings.max())}) | " + " | ".join(cells) + " |")
