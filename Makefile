@@ -51,9 +51,9 @@ figures: setup  ## regenerate every figure at paper scale, with its claims
 	snakemake --profile workflow/profiles/default
 
 # -n logical: one worker per logical CPU (-n auto counts physical cores where psutil is installed)
-# The arena at research power (config/arena-full.yaml, outputs under full/): about 3.7 hours on
-# 2 cores (measured per shard, docs/arena.md); on a cluster, the same overlay with the SLURM
-# profile (docs/cluster.md).
+# The arena at research power (config/arena-full.yaml, outputs under full/): within 2.5 CPU-hours,
+# about 75 minutes on 2 cores (its cost, from its jobs' logs, in docs/arena.md); on a cluster,
+# the same overlay with the SLURM profile (docs/cluster.md).
 arena-full: setup  ## the citable full-scale arena run, its figures, leaderboard and claims
 	snakemake arena --profile workflow/profiles/default --configfile config/arena-full.yaml
 

@@ -77,8 +77,9 @@ def test_the_sentence_names_the_best_of_each_information_model() -> None:
         (0.8549, 0.80, 0.90, "at 0.85 × [0.80, 0.90] (15 % less regret than ts)"),
         (0.8551, 0.80, 0.90, "at 0.86 × [0.80, 0.90] (14 % less regret than ts)"),
         (1.2449, 1.10, 1.40, "at 1.24 × [1.10, 1.40] (24 % more regret than ts)"),
-        (2.6549, 2.40, 2.90, "at 2.65 × [2.40, 2.90] (165 % more regret than ts)"),
-        (1.9996, 1.90, 2.10, "at 2.00 × [1.90, 2.10] (100 % more regret than ts)"),
+        (148.36, 135.7, 161.0, "at 148.36 × [135.70, 161.00] (over 148 times the regret of ts)"),
+        (2.6549, 2.40, 2.90, "at 2.65 × [2.40, 2.90] (over 2 times the regret of ts)"),
+        (1.9996, 1.90, 2.10, "at 2.00 × [1.90, 2.10] (2 times the regret of ts)"),
     ],
 )
 def test_what_a_best_entrant_buys_is_its_ratio_as_printed(

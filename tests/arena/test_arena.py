@@ -509,12 +509,13 @@ def test_the_digest_states_a_subset_scale_and_a_complete_one_unchanged(
     committed = json.loads((ROOT / "docs/data/arena-full.json").read_text())
     blocks = digest.blocks(committed)
     assert committed["scale"] == "full"
-    n = committed["settings"]  # the sentences count what the digest holds, whatever the edition
-    assert blocks["arena-run"].startswith(f"*full scale*: 80 paired runs of each of the {n} ")
-    assert blocks["readme-arena"].startswith(f"The arena (full scale, 80 paired runs of {n} ")
+    # the sentences count what the digest holds, whatever the edition
+    n, runs = committed["settings"], committed["replications"]["regret"]
+    assert blocks["arena-run"].startswith(f"*full scale*: {runs} paired runs of each of the {n} ")
+    assert blocks["readme-arena"].startswith(f"The arena (full scale, {runs} paired runs of {n} ")
     blocks = digest.blocks({**committed, "scale": scale})  # the sentences built from it
-    assert blocks["arena-run"].startswith(f"*{scale}*: 80 paired runs")
-    assert blocks["readme-arena"].startswith(f"The arena ({scale}, 80 paired runs")
+    assert blocks["arena-run"].startswith(f"*{scale}*: {runs} paired runs")
+    assert blocks["readme-arena"].startswith(f"The arena ({scale}, {runs} paired runs")
 
 
 @pytest.mark.parametrize("regime", ["packet_loss25_censored", "packet_loss75_censored"])

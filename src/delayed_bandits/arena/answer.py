@@ -152,7 +152,8 @@ def sentences(table: pd.DataFrame) -> dict[str, str]:
     """Per family of ``table``, one sentence: for each information model, its best entrant
     (``bests``), its ratio to the reference with the interval, and what that buys (a cut of
     regret where the interval lies below 1, a cost where above, else no difference shown; in
-    percent of the reference's regret, from the ratio as printed)."""
+    percent of the reference's regret, or as a whole multiple of it from twice on, from the
+    ratio as printed)."""
     out = {}
     for fam, rows in bests(table).groupby("family", sort=False):
         parts = []
@@ -161,6 +162,9 @@ def sentences(table: pd.DataFrame) -> dict[str, str]:
             shown = round(float(best.ratio), 2)
             if best.hi < 1:
                 buys = f"{round(100 * (1 - shown))} % less regret than {REFERENCE}"
+            elif best.lo > 1 and shown >= 2:  # a multiple, whole, at or below the ratio
+                times = int(shown)
+                buys = f"{'over ' if shown > times else ''}{times} times the regret of {REFERENCE}"
             elif best.lo > 1:
                 buys = f"{round(100 * (shown - 1))} % more regret than {REFERENCE}"
             else:
