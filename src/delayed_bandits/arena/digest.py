@@ -647,15 +647,15 @@ def _readme(d: Mapping[str, Any]) -> str:
                 f"{int((rows.lo > 1).sum())} of {len(rows)} families "
                 f"(ratios {rows.ratio.min():.2f}-{rows.ratio.max():.2f})"
             )
-        parts.append(f"at {_rate(r)}, " + "; ".join(said))
+        parts.append(f"At {_rate(r)}: " + "; ".join(said) + ".")
     return (
         f"The arena ({grid.scale(d['scale'], prose=True)}, {d['replications']['regret']} "
         f"paired runs of {d['settings']} settings) answers per regime family: the best method of "
         f"each information model, by its mean paired ratio of regret at T to Thompson sampling "
         f"that ignores delays (`{answer.REFERENCE}`), below or above it where its 95 % interval "
-        "excludes 1, "
-        + "; ".join(parts)
-        + ". Its own claims, which no paper makes, counted apart from the papers': "
+        "excludes 1. "
+        + " ".join(parts)
+        + " Its own claims, which no paper makes, counted apart from the papers': "
         f"{claims.phrase(_tally(d), own=True)[:-1]} (the table and a sentence per family: "
         "docs/arena.md)."
     )
