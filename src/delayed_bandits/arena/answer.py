@@ -82,14 +82,18 @@ def families(fig: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
+def rate(name: str) -> float:
+    """The base rate of a family named by ``family``."""
+    return float(name.rsplit("μ = ", 1)[1])
+
+
 def order(names: Mapping[str, str]) -> list[str]:
     """The families of ``families`` in reading order: base rates high to low, then ``REGIMES``,
     uncensored first."""
 
     def key(name: str) -> tuple[float, int, bool]:
-        rate = float(name.rsplit("μ = ", 1)[1])
         first = next(i for i, r in enumerate(REGIMES) if name.startswith(r))
-        return -rate, first, ", censored" in name
+        return -rate(name), first, ", censored" in name
 
     return sorted(dict.fromkeys(names.values()), key=key)
 

@@ -635,7 +635,7 @@ def _readme(d: Mapping[str, Any]) -> str:
     entrant is below Thompson sampling that ignores delays and in how many above (each by its
     95 % interval; ``answer``), and the range of those best ratios."""
     table = answer.bests(pd.DataFrame(d["families"]))
-    bests = table.assign(rate=table.family.str.rsplit("μ = ", n=1).str[1].astype(float))
+    bests = table.assign(rate=table.family.map(answer.rate))
     parts = []
     for r in d["base_means"]:
         at = bests[bests.rate == r]
@@ -674,11 +674,11 @@ def _families_table(d: Mapping[str, Any]) -> str:
     for fam, rows in answer.bests(table).groupby("family", sort=False):
         cells = []
         for model in models:
-            best = rows[rows.information == model]
-            if best.empty:
+            found = rows[rows.information == model]
+            if found.empty:
                 cells.append("n/a")
                 continue
-            best = best.iloc[0]
+            best = found.iloc[0]
             said = f"{best.label} {best.ratio:.2f} [{best.lo:.2f}, {best.hi:.2f}]"
             cells.append(f"**{said}**" if best.hi < 1 else said)
         lines.append(f"| {fam} ({int(rows.settings.max())}) | " + " | ".join(cells) + " |")

@@ -24,8 +24,9 @@ the contest's best is not the setting's) or a final-look error, so the two add u
 alpha (Bonferroni over the looks; conservative, as the looks share the first-stage runs). At
 10 of 80 runs alpha_1 = 0.0049 and alpha_2 = 0.0201 at confidence 0.95: the screen only has to
 stop the entrants many times the best, and the final look keeps almost the whole error for the
-close calls; at the citable run's 10 of 30, alpha_1 = 0.0113 and alpha_2 = 0.0137. The contest's intervals are computed for the contender set the
-screen chose from the same runs, so their level is not exact; ``tests/arena/test_screening.py``
+close calls; at the citable run's 10 of 30, alpha_1 = 0.0113 and alpha_2 = 0.0137. The
+contest's intervals are computed for the contender set the screen chose from the same runs, so
+their level is not exact; ``tests/arena/test_screening.py``
 measures the whole procedure's false-tie rate and power in simulation.
 """
 
