@@ -6,6 +6,7 @@ nothing is written into the repository (a long run may be using ``results/``).""
 
 from __future__ import annotations
 
+import argparse
 import copy
 import os
 import re
@@ -23,7 +24,7 @@ from conftest import CONFIG, FULL_FILES, SMOKE, SMOKE_FILES, smoke_config
 from delayed_bandits import algorithms, captions, grid, kinds, layout
 from delayed_bandits import config as cfg
 from delayed_bandits import curves as cv
-from delayed_bandits.cli import main
+from delayed_bandits.cli import _parser, main
 from delayed_bandits.delays import KINDS
 from delayed_bandits.errors import ConfigError
 
@@ -819,3 +820,21 @@ def test_the_outputs_of_any_named_scale_are_ignored_by_git(tmp_path: Path) -> No
     assert _ignored(tmp_path, "variation-0a1b2c3d/figures/arena-regret.png")
     assert not _ignored(tmp_path, "docs/library.md")
     assert cfg.ignore_outputs({"scale": "mine"}, tmp_path) == made  # a second run: unchanged
+
+
+def _subcommands() -> list[str]:
+    actions = _parser()._actions
+    return [
+        name for a in actions if isinstance(a, argparse._SubParsersAction) for name in a.choices
+    ]
+
+
+@pytest.mark.parametrize("command", [None, *_subcommands()])
+def test_help_formats(command: str | None, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--help` formats for the CLI and every command: argparse reads a help text as a %-format,
+    so a bare '%' (as in '95 % interval') fails only when the help is printed."""
+    argv = ["--help"] if command is None else [command, "--help"]
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 0
+    assert "usage:" in capsys.readouterr().out

@@ -66,7 +66,7 @@ def add_commands(sub: Any) -> None:
     p = sub.add_parser(
         "families",
         help="the answer per regime family: each entrant's mean paired ratio of regret at T to "
-        "Thompson sampling ignoring delays over a family's settings, with its 95 % interval",
+        "Thompson sampling ignoring delays over a family's settings, with its 95 %% interval",
     )
     p.set_defaults(handler=_families)
     figure_args(p)
