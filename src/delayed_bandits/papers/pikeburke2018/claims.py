@@ -340,7 +340,9 @@ def delay_sweep_claims(
         rows = rows.set_index("setting").loc[settings]
         means_y = rows["mean"].to_numpy()
         fitted = np.polyval(np.polyfit(x, means_y, 1), x)
-        r2 = 1 - np.sum((means_y - fitted) ** 2) / np.sum((means_y - means_y.mean()) ** 2)
+        spread = np.sum((means_y - means_y.mean()) ** 2)
+        # equal means leave R^2 undefined (0/0), not -inf
+        r2 = f"{1 - np.sum((means_y - fitted) ** 2) / spread:.3f}" if spread > 0 else "undefined"
         claims.append(
             Claim(
                 f"{alg}-regret-linear-in-delay",
@@ -352,7 +354,7 @@ def delay_sweep_claims(
                 f"{bend.se:.2f} against the line's rise {rise_mean.mean:.2f} ± "
                 f"{rise_mean.se:.2f}; regret "
                 + ", ".join(f"{v:.1f}" for v in means_y)
-                + f" for E[tau] = {', '.join(f'{v:g}' for v in x)}; R^2 of the means {r2:.3f}",
+                + f" for E[tau] = {', '.join(f'{v:g}' for v in x)}; R^2 of the means {r2}",
                 f"slope > 0 by {zse()} (fails: < 0 by {zse()}); 'linearly' has no stated "
                 "tolerance: the bend is reported, not judged",
                 holds,
