@@ -183,6 +183,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "probe(group): a reliability probe; its cases' outcomes make docs/auditing.md's tally",
     )
     _TALLY[:] = [tally.Tally()]
+    xml = config.getoption("xmlpath", None)
+    if xml and not hasattr(config, "workerinput"):  # the commit the timed tests run at
+        from delayed_bandits import speed
+
+        speed.write_commit(Path(xml), Path(__file__).parent)
 
 
 @pytest.fixture

@@ -3,11 +3,12 @@ and by file, and the times kept apart from what a rerun must reproduce."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from delayed_bandits import benchmarks, quoted, speed
+from delayed_bandits import benchmarks, provenance, quoted, speed
 from delayed_bandits.errors import ConfigError
 
 BENCH = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
@@ -86,3 +87,43 @@ def test_a_run_without_benchmarks_or_test_times_is_named(tmp_path: Path, run: Pa
     (run / speed.TEST_TIMES / "fast.xml").unlink()
     with pytest.raises(ConfigError, match="make test"):
         speed.digest(run)
+
+
+def test_the_digest_names_the_commits_it_measured(run: Path) -> None:
+    """The page states which commits its tables measured, from the run: the jobs' from their
+    shards' records, each tier's from the file its session wrote; never from prose."""
+    blocks = speed.blocks(speed.digest(run))
+    assert blocks["speed-measured"] == (
+        "Measured: `make figures`' jobs ran at commit not recorded; `make test` at not recorded."
+    )
+    record = run / "results/arena/regret/summary.provenance.json"
+    record.parent.mkdir(parents=True)
+    record.write_text(
+        json.dumps(
+            {
+                "shards": {"git_commits": ["a" * 40, "b" * 40]},
+                "shard_environments": [{"source_sha256": "s"}],
+            }
+        )
+    )
+    state = {"git_commit": "c" * 40, "git_dirty": True}
+    (run / speed.TEST_TIMES / f"fast{speed.COMMIT_SUFFIX}").write_text(json.dumps(state))
+    d = speed.digest(run)
+    assert speed.blocks(d)["speed-measured"] == (
+        f"Measured: `make figures`' jobs ran at commit `{'a' * 12}`, `{'b' * 12}`; "
+        f"`make test` at `{'c' * 12}` (modified)."
+    )
+    assert "provenance" not in quoted.checked(d)  # another commit may measure the same suite
+
+
+def test_a_timed_session_writes_its_commit_beside_its_times(tmp_path: Path) -> None:
+    """What tests/conftest.py writes beside a --junitxml session's XML, read back above."""
+    xml = tmp_path / speed.TEST_TIMES / "fast.xml"
+    tree = Path(__file__).parent
+    path = speed.write_commit(xml, tree)
+    assert path == tmp_path / speed.TEST_TIMES / f"fast{speed.COMMIT_SUFFIX}"
+    assert json.loads(path.read_text()) == provenance.git_state(tree)
+    assert json.loads(speed.write_commit(xml, tmp_path).read_text()) == {
+        "git_commit": provenance.UNKNOWN,
+        "git_dirty": None,
+    }  # outside a checkout

@@ -9,17 +9,21 @@ notebook's is ``notebook``), and its paper the benchmark's first folder (``repor
 notebooks). The seconds are each job's
 CPU time (its log's own count, ``benchmarks``) and pytest's per-test wall time.
 The times are under ``cost``, which a check of a rerun leaves out (``quoted.checked``): two runs
-never take the same time, but they run the same jobs and the same tests."""
+never take the same time, but they run the same jobs and the same tests. So is ``provenance``:
+the commits the jobs' shards recorded (``provenance.digested``) and the commit each tier's tests
+ran at (``<tier>.commit.json``, which the test session writes beside its XML: tests/conftest.py), so that the page states
+what it measured, not what its prose remembers."""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Mapping
 
 import pandas as pd
 
-from delayed_bandits import benchmarks
+from delayed_bandits import benchmarks, provenance
 from delayed_bandits.errors import ConfigError
 
 TEST_TIMES = "test-times"  # under the run's directory: <tier>.xml, written by make test, test-slow
@@ -27,6 +31,8 @@ TIERS = ("fast", "slow")  # make test, make test-slow
 SHOWN_FILES = 15  # test files a tier's table lists, the slowest; one row sums the rest
 EVERY_PAPER = "(every paper)"  # the job at benchmarks/'s top: the run's claims page
 REPORTS, NOTEBOOK = "reports", "notebook"  # benchmarks/reports/<notebook>.tsv: a rendering
+COMMIT_SUFFIX = ".commit.json"  # beside <tier>.xml: provenance.git_state of the tests' tree
+UNRECORDED = "not recorded"  # a tier timed without its commit file, or jobs without records
 
 
 def _jobs(run: Path) -> pd.DataFrame:
@@ -57,6 +63,39 @@ def _tests(run: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def write_commit(xml: Path, tree: Path) -> Path:
+    """Write, beside a test session's JUnit XML ``xml``, the commit of the tree ``tree`` that the
+    session runs (``provenance.git_state``), which ``digest`` reads; its path."""
+    path = xml.with_suffix(COMMIT_SUFFIX)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(provenance.git_state(tree)) + "\n")
+    return path
+
+
+def _commits(run: Path) -> dict[str, Any]:
+    """The commits and simulating modules' hashes of the run's shards (every figure's summary
+    record, ``provenance.digested``), and the commit of each timed tier."""
+    digested = [
+        provenance.digested(json.loads(p.read_text()))
+        for p in sorted((run / "results").glob("*/*/summary.provenance.json"))
+    ]
+    tiers = {}
+    for tier in TIERS:
+        if (run / TEST_TIMES / f"{tier}.xml").is_file():
+            path = run / TEST_TIMES / f"{tier}{COMMIT_SUFFIX}"
+            state = json.loads(path.read_text()) if path.is_file() else None
+            tiers[tier] = (
+                UNRECORDED
+                if state is None
+                else state["git_commit"] + (" (modified)" if state["git_dirty"] else "")
+            )
+    jobs = {
+        key: sorted({v for d in digested for v in d[key]})
+        for key in ("git_commits", "simulation_sha256")
+    }
+    return {**jobs, "tests": tiers}
+
+
 def digest(run: Path) -> dict[str, Any]:
     """The speed digest of the run in ``run``: every job's stage and CPU time, and every test
     file's tier and time."""
@@ -70,6 +109,7 @@ def digest(run: Path) -> dict[str, Any]:
     by_stage = jobs.groupby("stage").agg(jobs=("cpu_s", "size"), cpu_s=("cpu_s", "sum"))
     by_file = tests.groupby(["tier", "file"]).agg(tests=("s", "size"), s=("s", "sum"))
     return {
+        "provenance": _commits(run),
         "jobs": {paper: int(n) for paper, n in by_paper.jobs.items()},
         "stages": {stage: int(n) for stage, n in by_stage.jobs.items()},
         "tests": {f"{tier} {file}": int(n) for (tier, file), n in by_file.tests.items()},
@@ -98,14 +138,28 @@ def _table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
     return "\n".join(lines)
 
 
+def _measured(made: Mapping[str, Any]) -> str:
+    """Which commits the tables measured: the jobs' and each tier's."""
+
+    def named(commits: list[str]) -> str:
+        shown = [f"`{c[:12]}`{c[40:]}" for c in commits if c != UNRECORDED]
+        return ", ".join(shown) if shown else UNRECORDED
+
+    tiers = {"fast": "`make test`", "slow": "`make test-slow`"}
+    parts = [f"`make figures`' jobs ran at commit {named(made['git_commits'])}"]
+    parts += [f"{tiers[t]} at {named([c])}" for t, c in made["tests"].items()]
+    return "Measured: " + "; ".join(parts) + "."
+
+
 def blocks(d: Mapping[str, Any]) -> dict[str, str]:
-    """docs/speed.md's blocks: the jobs' CPU time by paper and by stage, and the tests' time by
-    file in each tier, the largest first."""
+    """docs/speed.md's blocks: the commits measured, the jobs' CPU time by paper and by stage,
+    and the tests' time by file in each tier, the largest first."""
     cost = d["cost"]
     papers = sorted(cost["papers"], key=lambda r: -r["cpu_s"])
     stages = sorted(cost["stages"], key=lambda r: -r["cpu_s"])
     total = sum(r["cpu_s"] for r in papers)
     out = {
+        "speed-measured": _measured(d["provenance"]),
         "speed-papers": _table(
             ("paper", "jobs", "CPU s", "share", "longest job, s", "largest peak RSS, MB"),
             [
