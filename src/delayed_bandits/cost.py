@@ -25,7 +25,9 @@ entrant (a later file's rows replace an earlier one's), and prints the CPU-hours
   stop where the committed digest's median ratio to the best at T exceeds ``--stop-ratio`` at
   every base rate, unless a named claim compares it (``claims.KEPT``), which never stops.
 
-Only the simulation is counted: the analysis jobs were about 3 % of the citable run's CPU.
+Only the simulation is counted: the analysis jobs were about 6 % of the citable run's CPU. The
+timings record the simulating code they timed (``software.simulation_sha256``); the estimate
+refuses timings of other code.
 """
 
 from __future__ import annotations
@@ -40,15 +42,17 @@ from pathlib import Path
 
 import numpy as np
 
-from delayed_bandits import algorithms, grid, provenance, seeds
+from delayed_bandits import algorithms, grid, provenance, seeds, software
 from delayed_bandits import config as cfg
 from delayed_bandits import curves as cv
 from delayed_bandits.arena.claims import KEPT
 from delayed_bandits.arena.ties import statistics
+from delayed_bandits.errors import ConfigError
 from delayed_bandits.simulate import _Curves
 from delayed_bandits.tables import curve_key
 
 CONFIGS = ("config/config.yaml", "config/arena-full.yaml")
+COLUMNS = ("figure", "regime", "n_arms", "base_mean", "window", "algorithm", "simulation_sha256")
 PAPER = "arena"
 DRAW = "(draw)"  # the row of the environment's draw, made once per setting and replication
 
@@ -76,12 +80,13 @@ def measure(
     ``skip`` files; each key's rows are appended to ``out`` as soon as they are measured."""
     config = _config()
     plugin = algorithms.experiment(PAPER)
+    simulation = software.simulation_sha256()
     done = {key[:-1] for key in _read(skip or [])}
     fresh = not out.exists()
     f = out.open("a", newline="")
     w = csv.writer(f)
     if fresh:
-        w.writerow(["figure", "regime", "n_arms", "base_mean", "window", "algorithm", "cpu_s"])
+        w.writerow([*COLUMNS, "cpu_s"])
     for figure, fig in config["papers"][PAPER].items():
         if figures and figure not in figures:
             continue
@@ -111,18 +116,32 @@ def measure(
                         algo.kernel(st, env, job.checkpoints, seeds.as_int(policy_seed))
                         times[name] += time.process_time() - start
             for name, total in times.items():
-                w.writerow([*key, name, total / reps])
+                w.writerow([*key, name, simulation, total / reps])
                 print(*key, name, f"{total / reps:.3f}", file=sys.stderr, flush=True)
             f.flush()
     f.close()
 
 
 def _read(paths: list[Path]) -> dict[tuple, float]:
-    """cpu_s by (key..., algorithm); a later file's rows replace an earlier one's."""
+    """cpu_s by (key..., algorithm); a later file's rows replace an earlier one's. Times of other
+    simulating code than this one (``software.simulation_sha256``) are refused: a kernel that
+    changed costs what it costs now, not what it cost then."""
     out: dict[tuple, float] = {}
+    simulation = software.simulation_sha256()
     for path in paths:
         with path.open() as f:
-            for row in csv.DictReader(f):
+            reader = csv.DictReader(f)
+            if reader.fieldnames != [*COLUMNS, "cpu_s"]:
+                raise ConfigError(
+                    f"{path}: columns {reader.fieldnames}, not {[*COLUMNS, 'cpu_s']} (timings "
+                    "that `measure` wrote before it recorded the simulating code): measure again"
+                )
+            for row in reader:
+                if row["simulation_sha256"] != simulation:
+                    raise ConfigError(
+                        f"{path}: timed on simulating code {row['simulation_sha256'][:12]}, "
+                        f"this code is {simulation[:12]}: measure again"
+                    )
                 key = (
                     row["figure"],
                     row["regime"],
@@ -197,10 +216,13 @@ def main() -> None:
     e.add_argument("--digest", type=Path, default=Path("docs/data/arena-full.json"))
     e.add_argument("--stop-ratio", type=float, default=1.5)
     args = parser.parse_args()
-    if args.command == "measure":
-        measure(args.reps, args.only, args.out, args.figures, args.regimes, args.skip)
-        return
-    result = estimate(args.timings, args.digest, args.stop_ratio)
+    try:
+        if args.command == "measure":
+            measure(args.reps, args.only, args.out, args.figures, args.regimes, args.skip)
+            return
+        result = estimate(args.timings, args.digest, args.stop_ratio)
+    except ConfigError as exc:
+        raise SystemExit(f"error: {exc}") from None
     print(f"stopped after the screen: {sorted(stopped(args.digest, args.stop_ratio))}")
     keys = sorted(set(result["a"]) | set(result["b"]), key=lambda k: -result["a"].get(k, 0.0))
     print(f"{'':28s} {'(a) CPU-h':>10s} {'(b) CPU-h':>10s}")
