@@ -59,10 +59,10 @@ arena-full: setup  ## the citable full-scale arena run, its figures, leaderboard
 
 # Both test targets write each test's time (test-times/, read by `delayed-bandits quote speed`).
 test: setup  ## the tests but the end-to-end tier, one worker per CPU, each taking whole test files
-	pytest -q -n logical --dist loadfile -m "not slow" --junitxml=test-times/fast.xml
+	pytest -q -n logical --dist loadfile --no-loadscope-reorder -m "not slow" --junitxml=test-times/fast.xml
 
 test-slow: setup  ## the end-to-end tier (marked slow: the smoke run, workflow runs), as CI runs it
-	pytest -q -n logical --dist loadfile -m slow --junitxml=test-times/slow.xml
+	pytest -q -n logical --dist loadfile --no-loadscope-reorder -m slow --junitxml=test-times/slow.xml
 
 lint: setup  ## ruff (checks and format) on src/ and tests/, snakefmt on the Snakefile and rules
 	ruff check src tests

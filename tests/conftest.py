@@ -203,7 +203,12 @@ def probe(request: pytest.FixtureRequest):
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that reads the smoke run belongs to the end-to-end tier (marked slow): in the
     other, ``make test``, it would start the whole workflow for one test. A probe does not: the
-    tally is checked by the session that runs every probe, ``make test``."""
+    tally is checked by the session that runs every probe, ``make test``.
+
+    The files run longest first, by their times in the committed speed digest (a file it does
+    not know first of all): the Makefile's workers take whole files in this order
+    (``--no-loadscope-reorder``), so a long file never starts last while the other worker idles."""
+    items[:] = _longest_first(items)
     slow = [item for item in items if item.get_closest_marker("slow") is not None]
     unmarked = [
         item.nodeid
@@ -217,6 +222,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         raise pytest.UsageError(
             f"probes in the end-to-end tier leave the tally unchecked: {probes}"
         )
+
+
+def _longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    import json
+
+    digest = ROOT / "docs" / "data" / "speed.json"
+    times: dict[str, float] = {}
+    if digest.is_file():
+        for row in json.loads(digest.read_text())["cost"]["tests"]:  # both tiers' rows
+            times[row["file"]] = times.get(row["file"], 0.0) + row["s"]
+
+    def seconds(item: pytest.Item) -> float:
+        path = item.path.resolve()
+        name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else None
+        return times.get(name, float("inf"))  # a file the digest does not know goes first
+
+    return sorted(items, key=lambda item: -seconds(item))  # stable: a file's tests keep their order
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
