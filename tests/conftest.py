@@ -227,11 +227,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def _longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
     import json
 
-    digest = ROOT / "docs" / "data" / "speed.json"
-    times: dict[str, float] = {}
-    if digest.is_file():
-        for row in json.loads(digest.read_text())["cost"]["tests"]:  # both tiers' rows
-            times[row["file"]] = times.get(row["file"], 0.0) + row["s"]
+    from delayed_bandits import quoting, speed
+
+    digest = ROOT / quoting.QUOTED["speed"][0]
+    times = speed.test_seconds(json.loads(digest.read_text())) if digest.is_file() else {}
 
     def seconds(item: pytest.Item) -> float:
         path = item.path.resolve()

@@ -18,7 +18,7 @@ code that gives the same numbers reproduces the digest."""
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from delayed_bandits.errors import ConfigError
 
@@ -80,6 +80,13 @@ _PROVENANCE = (
     ("source_sha256", "package sources (sha256)"),
     ("simulation_sha256", "simulation sources (sha256)"),
 )
+
+
+def pooled(digested: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """The provenance of several summaries (each ``provenance.digested``) as one digest records
+    it: each field of ``_PROVENANCE``, its distinct values sorted (empty for no summary)."""
+    rows = list(digested)
+    return {key: sorted({v for row in rows for v in row[key]}) for key, _ in _PROVENANCE}
 
 
 def checked(digest: Mapping[str, Any]) -> dict[str, Any]:

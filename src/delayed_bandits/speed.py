@@ -10,9 +10,9 @@ notebooks). The seconds are each job's
 CPU time (its log's own count, ``benchmarks``) and pytest's per-test wall time.
 The times are under ``cost``, which a check of a rerun leaves out (``quoted.checked``): two runs
 never take the same time, but they run the same jobs and the same tests. So is ``provenance``:
-the commits the jobs' shards recorded (``provenance.digested``) and the commit each tier's tests
-ran at (``<tier>.commit.json``, which the test session writes beside its XML: tests/conftest.py), so that the page states
-what it measured, not what its prose remembers."""
+what the jobs' shards recorded (``quoted.pooled``) and the commit each tier's tests ran at
+(``<tier>.commit.json``, which the test session writes beside its XML: tests/conftest.py), so
+that the page states what it measured, not what its prose remembers."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from delayed_bandits import benchmarks, provenance
+from delayed_bandits import benchmarks, provenance, quoted
 from delayed_bandits.errors import ConfigError
 
 TEST_TIMES = "test-times"  # under the run's directory: <tier>.xml, written by make test, test-slow
@@ -73,27 +73,24 @@ def write_commit(xml: Path, tree: Path) -> Path:
 
 
 def _commits(run: Path) -> dict[str, Any]:
-    """The commits and simulating modules' hashes of the run's shards (every figure's summary
-    record, ``provenance.digested``), and the commit of each timed tier."""
-    digested = [
-        provenance.digested(json.loads(p.read_text()))
-        for p in sorted((run / "results").glob("*/*/summary.provenance.json"))
-    ]
+    """What the run's shards recorded (every figure's summary record, ``quoted.pooled``), and
+    the git state each timed tier ran at (None where its session wrote none)."""
     tiers = {}
     for tier in TIERS:
         if (run / TEST_TIMES / f"{tier}.xml").is_file():
             path = run / TEST_TIMES / f"{tier}{COMMIT_SUFFIX}"
-            state = json.loads(path.read_text()) if path.is_file() else None
-            tiers[tier] = (
-                UNRECORDED
-                if state is None
-                else state["git_commit"] + (" (modified)" if state["git_dirty"] else "")
-            )
-    jobs = {
-        key: sorted({v for d in digested for v in d[key]})
-        for key in ("git_commits", "simulation_sha256")
-    }
-    return {**jobs, "tests": tiers}
+            tiers[tier] = json.loads(path.read_text()) if path.is_file() else None
+    records = sorted((run / "results").glob("*/*/summary.provenance.json"))
+    shards = quoted.pooled(provenance.digested(json.loads(p.read_text())) for p in records)
+    return {**shards, "tests": tiers}
+
+
+def test_seconds(d: Mapping[str, Any]) -> dict[str, float]:
+    """Each test file's time in the digest ``d``, both tiers added."""
+    out: dict[str, float] = {}
+    for row in d["cost"]["tests"]:
+        out[row["file"]] = out.get(row["file"], 0.0) + row["s"]
+    return out
 
 
 def digest(run: Path) -> dict[str, Any]:
@@ -141,13 +138,17 @@ def _table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
 def _measured(made: Mapping[str, Any]) -> str:
     """Which commits the tables measured: the jobs' and each tier's."""
 
-    def named(commits: list[str]) -> str:
-        shown = [f"`{c[:12]}`{c[40:]}" for c in commits if c != UNRECORDED]
-        return ", ".join(shown) if shown else UNRECORDED
+    def named(commits: list[str], dirty: bool = False) -> str:
+        shown = ", ".join(f"`{c[:12]}`" for c in commits) or UNRECORDED
+        return shown + (" (modified)" if dirty else "")
 
     tiers = {"fast": "`make test`", "slow": "`make test-slow`"}
     parts = [f"`make figures`' jobs ran at commit {named(made['git_commits'])}"]
-    parts += [f"{tiers[t]} at {named([c])}" for t, c in made["tests"].items()]
+    parts += [
+        f"{tiers[t]} at "
+        + (UNRECORDED if state is None else named([state["git_commit"]], bool(state["git_dirty"])))
+        for t, state in made["tests"].items()
+    ]
     return "Measured: " + "; ".join(parts) + "."
 
 

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from delayed_bandits import claims, config, findings, grid, papers, provenance
+from delayed_bandits import claims, config, findings, grid, papers, provenance, quoted
 from delayed_bandits.errors import ConfigError
 
 
@@ -223,8 +223,7 @@ def _made(sidecars: list[Path]) -> tuple[dict[str, Any], dict[str, Any]]:
     run_config = config.load(
         r["config"]["paths"], r["paper"], r["config"]["overrides"], r["figure"]
     )
-    digested = [provenance.digested(r) for r in records]
-    return run_config, {key: sorted({v for d in digested for v in d[key]}) for key in digested[0]}
+    return run_config, quoted.pooled(provenance.digested(r) for r in records)
 
 
 def digest(run: Path, leave_out: Iterable[str] = ()) -> dict[str, Any]:
